@@ -1,0 +1,121 @@
+"""Validation at the boundary of every public function.
+
+Each helper raises ``TypeError`` or ``ValueError`` whose message names the argument, what was expected and
+what was received, so that a learner never meets a silent NaN or a broadcasting message from deep inside numpy.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def _describe(x) -> str:
+    if isinstance(x, np.ndarray):
+        return f"an array of shape {x.shape} and dtype {x.dtype}"
+    return f"{type(x).__name__} {x!r}"
+
+
+def as_float_array(x, name: str, min_ndim: int = 2, layout: str = "(..., n, d)") -> np.ndarray:
+    """Return ``x`` as a float array (float32 stays float32, everything else real becomes float64).
+
+    Raises TypeError for non-numeric or complex input, ValueError for too few axes or non-finite entries.
+    """
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        raise ValueError(f"{name} must be a rectangular array {layout}; could not build one: {exc}") from None
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
+        raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{name} must hold real numbers; got complex dtype {arr.dtype}")
+    if arr.dtype == np.bool_:
+        raise TypeError(f"{name} must hold real numbers; got a boolean array (did you pass a mask as {name}?)")
+    if arr.dtype != np.float32:
+        arr = arr.astype(np.float64, copy=False)
+    if arr.ndim < min_ndim:
+        raise ValueError(
+            f"{name} must have at least {min_ndim} dimensions {layout}; got shape {arr.shape} "
+            f"({arr.ndim} dimension{'s' if arr.ndim != 1 else ''})"
+        )
+    check_finite(arr, name)
+    return arr
+
+
+def check_finite(arr: np.ndarray, name: str) -> None:
+    """Raise ValueError naming the first NaN or infinite entry of ``arr``."""
+    if arr.size and not np.isfinite(arr).all():
+        bad = np.argwhere(~np.isfinite(arr))[0]
+        value = arr[tuple(bad)]
+        kind = "NaN" if np.isnan(value) else "an infinite value"
+        raise ValueError(f"{name} contains {kind} at index {tuple(int(i) for i in bad)}: every entry must be finite")
+
+
+def check_size(value, name: str, minimum: int = 0) -> int:
+    """Return ``value`` as an int, or raise if it is not an integer >= ``minimum``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an integer; got {_describe(value)}")
+    value = int(value)
+    if value < minimum:
+        what = "non-negative" if minimum == 0 else f"at least {minimum}"
+        raise ValueError(f"{name} must be {what}; got {value}")
+    return value
+
+
+def check_scale(scale, d_k: int) -> float:
+    """Return the factor that multiplies Q K^T: ``1/sqrt(d_k)`` when ``scale`` is None."""
+    if scale is None:
+        return 1.0 / float(np.sqrt(d_k))
+    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+        raise TypeError(f"scale must be a positive finite number; got {_describe(scale)}")
+    scale = float(scale)
+    if not np.isfinite(scale) or scale <= 0:
+        raise ValueError(f"scale must be a positive finite number; got {scale}")
+    return scale
+
+
+def batch_shape(**arrays: np.ndarray) -> tuple:
+    """Broadcast the leading (batch) axes of the named arrays, or raise naming each batch shape."""
+    shapes = {name: arr.shape[:-2] for name, arr in arrays.items()}
+    try:
+        return np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        listed = ", ".join(f"{name} has batch shape {shape}" for name, shape in shapes.items())
+        raise ValueError(f"batch axes do not broadcast: {listed}") from None
+
+
+def check_mask(mask, scores_shape: tuple) -> np.ndarray:
+    """Return ``mask`` as a bool array broadcastable to ``scores_shape`` (..., n, m), with no fully masked row."""
+    mask = np.asarray(mask)
+    n, m = scores_shape[-2:]
+    if mask.dtype != np.bool_:
+        raise TypeError(
+            "mask must be boolean, True where the query may attend to the key "
+            f"(an additive mask of 0 and -inf is not accepted); got dtype {mask.dtype}"
+        )
+    if mask.ndim < 2:
+        raise ValueError(f"mask must have at least 2 dimensions (..., n, m) with n={n}, m={m}; got shape {mask.shape}")
+    rows, cols = mask.shape[-2:]
+    try:
+        if rows not in (1, n) or cols not in (1, m):
+            raise ValueError
+        np.broadcast_shapes(mask.shape, scores_shape)
+    except ValueError:
+        raise ValueError(
+            f"mask of shape {mask.shape} does not broadcast to the scores' shape {scores_shape} (..., n, m): "
+            f"its last two axes must be (n or 1, m or 1) = ({n} or 1, {m} or 1)"
+        ) from None
+    if n and m:
+        open_keys = mask.any(axis=-1)  # (..., n or 1): does each query row keep at least one key?
+        if not open_keys.all():
+            where = tuple(int(i) for i in np.argwhere(~open_keys)[0])
+            batch, row = where[:-1], where[-1]
+            at = f"query row {row}" + (f" of batch index {batch}" if batch else "")
+            if mask.shape[-2] == 1 and n > 1:
+                at = "every query row" + (f" of batch index {batch}" if batch else "")
+            raise ValueError(
+                f"mask blocks every key for {at}: a row whose scores are all -inf has no softmax "
+                "(each query must be allowed to attend to at least one key)"
+            )
+    return mask

@@ -1,0 +1,81 @@
+"""The backward pass of attention, written by hand: why the weights (n x m) must be kept."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_float_array, check_mask, check_scale
+from .attention import _check_qkv, _scores, _scores_shape, _softmax_rows_inplace
+
+
+def _sum_to_shape(grad, shape):
+    """Sum a gradient over the batch axes that broadcasting added or stretched, back to ``shape``."""
+    extra = grad.ndim - len(shape)
+    if extra:
+        grad = grad.sum(axis=tuple(range(extra)))
+    stretched = tuple(i for i, size in enumerate(shape) if size == 1 and grad.shape[i] != 1)
+    if stretched:
+        grad = grad.sum(axis=stretched, keepdims=True)
+    return grad
+
+
+def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
+    """Gradients of a loss with respect to Q, K and V, given its gradient with respect to the output.
+
+    With S = scale * Q K^T (masked entries -inf), P = softmax(S) row by row and O = P V:
+
+    - dV = P^T dO
+    - dP = dO V^T
+    - dS = P * (dP - rowsum(dP * P))   (the softmax's Jacobian, applied row by row)
+    - dQ = scale * dS K,  dK = scale * dS^T Q
+
+    Every line needs P, the n x m weights of the forward pass: that is why training keeps them (or recomputes
+    them).
+
+    Parameters
+    ----------
+    Q : array_like, shape (..., n, d_k)
+    K : array_like, shape (..., m, d_k)
+    V : array_like, shape (..., m, d_v)
+    grad_output : array_like, shape (..., n, d_v)
+        Gradient of the loss with respect to ``attention(Q, K, V, mask, scale)``, of the output's shape.
+    mask : array_like of bool, optional
+        As in :func:`attention`.
+    scale : float, optional
+        As in :func:`attention`.
+
+    Returns
+    -------
+    dQ, dK, dV : numpy.ndarray
+        The shapes of Q, K and V.
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`attention`, and for a ``grad_output`` whose shape is not the output's.
+
+    Examples
+    --------
+    >>> dQ, dK, dV = attention_backward(np.ones((2, 3)), np.ones((4, 3)), np.ones((4, 5)), np.ones((2, 5)))
+    >>> dQ.shape, dK.shape, dV.shape
+    ((2, 3), (4, 3), (4, 5))
+    """
+    Q, K, V, batch = _check_qkv(Q, K, V)
+    scale = check_scale(scale, Q.shape[-1])
+    if mask is not None:
+        mask = check_mask(mask, _scores_shape(Q, K, batch))
+        batch = np.broadcast_shapes(mask.shape[:-2], batch)
+    out_shape = (*batch, Q.shape[-2], V.shape[-1])
+    grad_output = as_float_array(grad_output, "grad_output", layout="(..., n, d_v)")
+    if grad_output.shape != out_shape:
+        raise ValueError(
+            f"grad_output must have the output's shape {out_shape} (..., n, d_v); got {grad_output.shape}"
+        )
+    grad_output = grad_output.astype(Q.dtype, copy=False)
+    weights = _softmax_rows_inplace(_scores(Q, K, scale, mask))  # P (..., n, m)
+    dV = np.swapaxes(weights, -1, -2) @ grad_output  # (..., m, n) x (..., n, d_v) -> (..., m, d_v)
+    d_weights = grad_output @ np.swapaxes(V, -1, -2)  # (..., n, d_v) x (..., d_v, m) -> (..., n, m)
+    d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))  # (..., n, m)
+    dQ = scale * (d_scores @ K)  # (..., n, m) x (..., m, d_k) -> (..., n, d_k)
+    dK = scale * (np.swapaxes(d_scores, -1, -2) @ Q)  # (..., m, n) x (..., n, d_k) -> (..., m, d_k)
+    return _sum_to_shape(dQ, Q.shape), _sum_to_shape(dK, K.shape), _sum_to_shape(dV, V.shape)

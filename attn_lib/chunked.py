@@ -1,0 +1,72 @@
+"""Attention over chunks of keys with the online softmax: the n x m scores are never held whole."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import check_mask, check_scale, check_size
+from .attention import _check_qkv, _scores, _scores_shape
+
+
+def chunked_attention(Q, K, V, mask=None, scale=None, chunk_size=256):
+    """The same output as :func:`attention`, computed ``chunk_size`` keys at a time.
+
+    For each query row it keeps a running maximum of the scores seen so far, a running sum of their
+    exponentials and a running weighted sum of values. When a new chunk raises the maximum, the old sums are
+    multiplied by ``exp(old_max - new_max)``, so at the end ``output = running_values / running_sum`` is exactly
+    softmax(scores) V. Memory: (..., n, chunk_size) for one chunk's scores instead of (..., n, m).
+
+    Parameters
+    ----------
+    Q : array_like, shape (..., n, d_k)
+    K : array_like, shape (..., m, d_k)
+    V : array_like, shape (..., m, d_v)
+    mask : array_like of bool, optional
+        Broadcastable to (..., n, m); True where the query may attend to the key.
+    scale : float, optional
+        Multiplies Q K^T; defaults to ``1 / sqrt(d_k)``.
+    chunk_size : int
+        Keys per chunk, at least 1.
+
+    Returns
+    -------
+    numpy.ndarray, shape (..., n, d_v)
+
+    Raises
+    ------
+    ValueError, TypeError
+        As :func:`attention`, and for a ``chunk_size`` below 1.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(0)
+    >>> Q, K, V = rng.normal(size=(5, 4)), rng.normal(size=(9, 4)), rng.normal(size=(9, 3))
+    >>> bool(np.allclose(chunked_attention(Q, K, V, chunk_size=2), attention(Q, K, V)))
+    True
+    """
+    Q, K, V, batch = _check_qkv(Q, K, V)
+    scale = check_scale(scale, Q.shape[-1])
+    chunk_size = check_size(chunk_size, "chunk_size", minimum=1)
+    shape = _scores_shape(Q, K, batch)
+    if mask is not None:
+        mask = check_mask(mask, shape)
+        batch = np.broadcast_shapes(mask.shape[:-2], batch)
+    n, m, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
+    dtype = Q.dtype
+    running_max = np.full((*batch, n, 1), -np.inf, dtype=dtype)  # largest score seen so far, per query
+    running_sum = np.zeros((*batch, n, 1), dtype=dtype)  # sum of exp(score - running_max)
+    running_out = np.zeros((*batch, n, d_v), dtype=dtype)  # sum of exp(score - running_max) * value row
+    for start in range(0, m, chunk_size):
+        keys = slice(start, min(start + chunk_size, m))
+        chunk_mask = None if mask is None else mask[..., keys]
+        scores = _scores(Q, K[..., keys, :], scale, chunk_mask)  # (..., n, c)
+        new_max = np.maximum(running_max, np.max(scores, axis=-1, keepdims=True))
+        # A row whose keys so far are all masked still has max -inf; shift it by 0 so that no -inf - -inf appears.
+        shift = np.where(np.isneginf(new_max), 0.0, new_max).astype(dtype, copy=False)
+        correction = np.exp(running_max - shift)  # rescales the old sums to the new maximum
+        scores -= shift
+        np.exp(scores, out=scores)  # (..., n, c): unnormalised weights of this chunk
+        running_sum = running_sum * correction + np.sum(scores, axis=-1, keepdims=True)
+        running_out = running_out * correction + scores @ V[..., keys, :]  # (..., n, c) x (..., c, d_v)
+        running_max = new_max
+    return running_out / running_sum

@@ -1,0 +1,98 @@
+"""Multi-head attention as in the paper's section 3.2.2: h heads with their own projections, then W^O."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._checks import as_float_array, check_size
+from .attention import attention
+
+
+class MultiHeadAttention:
+    """Multi-head attention with the paper's projections and no biases.
+
+    ``head_i = attention(x_q W_q[i], x_kv W_k[i], x_kv W_v[i])``; the heads' outputs are concatenated to width
+    ``heads * d_v`` and projected back to ``d_model`` by ``W_o``.
+
+    Parameters
+    ----------
+    d_model : int
+        Width of the model's vectors (512 in the base model).
+    heads : int
+        Number of heads h (8 in the base model).
+    d_k, d_v : int, optional
+        Width of each head's queries/keys and values; default ``d_model // heads`` (64 in the base model),
+        which needs ``heads`` to divide ``d_model``.
+    rng : int or numpy.random.Generator, optional
+        Seed or generator for the weights, drawn from a normal distribution with standard deviation
+        ``1 / sqrt(fan_in)`` so that projections keep unit-variance inputs near unit variance.
+
+    Attributes
+    ----------
+    W_q, W_k : numpy.ndarray, shape (heads, d_model, d_k)
+    W_v : numpy.ndarray, shape (heads, d_model, d_v)
+    W_o : numpy.ndarray, shape (heads * d_v, d_model)
+
+    Examples
+    --------
+    >>> mha = MultiHeadAttention(d_model=16, heads=4, rng=0)
+    >>> mha(np.ones((3, 16))).shape
+    (3, 16)
+    >>> mha(np.ones((3, 16)), np.ones((5, 16))).shape  # cross-attention: n = 3 queries, m = 5 keys
+    (3, 16)
+    """
+
+    def __init__(self, d_model=512, heads=8, d_k=None, d_v=None, rng=None):
+        self.d_model = check_size(d_model, "d_model", minimum=1)
+        self.heads = check_size(heads, "heads", minimum=1)
+        if (d_k is None or d_v is None) and self.d_model % self.heads:
+            raise ValueError(
+                f"heads={self.heads} does not divide d_model={self.d_model}: the default per-head width "
+                "d_model // heads would drop columns (pass d_k and d_v, or choose heads dividing d_model)"
+            )
+        self.d_k = self.d_model // self.heads if d_k is None else check_size(d_k, "d_k", minimum=1)
+        self.d_v = self.d_model // self.heads if d_v is None else check_size(d_v, "d_v", minimum=1)
+        rng = np.random.default_rng(rng)
+        h, d_model = self.heads, self.d_model
+        self.W_q = rng.normal(0.0, d_model**-0.5, size=(h, d_model, self.d_k))
+        self.W_k = rng.normal(0.0, d_model**-0.5, size=(h, d_model, self.d_k))
+        self.W_v = rng.normal(0.0, d_model**-0.5, size=(h, d_model, self.d_v))
+        self.W_o = rng.normal(0.0, (h * self.d_v) ** -0.5, size=(h * self.d_v, d_model))
+
+    def __repr__(self):
+        return (
+            f"MultiHeadAttention(d_model={self.d_model}, heads={self.heads}, d_k={self.d_k}, d_v={self.d_v})"
+        )
+
+    def _inputs(self, x, name):
+        x = as_float_array(x, name, layout="(..., n, d_model)")
+        if x.shape[-1] != self.d_model:
+            raise ValueError(
+                f"{name} has width {x.shape[-1]} but this MultiHeadAttention has d_model={self.d_model}; "
+                f"expected shape (..., n, {self.d_model}), got {x.shape}"
+            )
+        return x
+
+    def __call__(self, x_q, x_kv=None, mask=None, return_weights=False):
+        """Attend from ``x_q`` (..., n, d_model) to ``x_kv`` (..., m, d_model); ``x_kv`` defaults to ``x_q``.
+
+        ``mask`` is boolean, broadcastable to (..., n, m), True where the query may attend to the key; it is
+        shared by every head. Returns (..., n, d_model), and the weights (..., heads, n, m) with
+        ``return_weights=True``.
+        """
+        x_q = self._inputs(x_q, "x_q")
+        x_kv = x_q if x_kv is None else self._inputs(x_kv, "x_kv")
+        per_head_q = x_q[..., None, :, :]  # (..., 1, n, d_model): one copy for every head
+        per_head_kv = x_kv[..., None, :, :]  # (..., 1, m, d_model)
+        Q = per_head_q @ self.W_q  # (..., 1, n, d_model) x (h, d_model, d_k) -> (..., h, n, d_k)
+        K = per_head_kv @ self.W_k  # (..., 1, m, d_model) x (h, d_model, d_k) -> (..., h, m, d_k)
+        V = per_head_kv @ self.W_v  # (..., 1, m, d_model) x (h, d_model, d_v) -> (..., h, m, d_v)
+        if mask is not None:
+            mask = np.asarray(mask)
+            if mask.ndim >= 2:
+                mask = mask[..., None, :, :]  # (..., 1, n, m): the same mask for every head
+        heads_out, weights = attention(Q, K, V, mask=mask, return_weights=True)  # (..., h, n, d_v)
+        concat = np.swapaxes(heads_out, -3, -2)  # (..., n, h, d_v)
+        concat = concat.reshape(*concat.shape[:-2], self.heads * self.d_v)  # (..., n, h * d_v)
+        output = concat @ self.W_o  # (..., n, h * d_v) x (h * d_v, d_model) -> (..., n, d_model)
+        return (output, weights) if return_weights else output
