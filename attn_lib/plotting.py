@@ -84,3 +84,84 @@ def show_weights(weights, query_labels=None, key_labels=None, mask=None, ax=None
     ax.set_title(title)
     ax.figure.colorbar(image, ax=ax, label="weight", shrink=0.9)
     return image
+
+
+# Okabe-Ito colours: told apart with every common colour-vision deficiency, legible on the white figure.
+_PIECE_COLORS = {"softmax": "#0072B2", "scores": "#D55E00", "scale": "#009E73", "mix": "#CC79A7"}
+
+
+def equation_figure(fontsize=28):
+    """The equation ``softmax(Q K^T / sqrt(d_k)) V`` drawn large, with its four pieces labelled.
+
+    Each piece and its label share a colour: softmax (row by row), Q K^T (every query meets every key),
+    sqrt(d_k) (the standard deviation of one score) and V (the weights mix the value rows).
+
+    Parameters
+    ----------
+    fontsize : float
+        Size of the equation's text; the labels are drawn at about 40 % of it.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One axes without ticks, on an opaque white background.
+
+    Examples
+    --------
+    >>> fig = equation_figure()
+    >>> len([text for text in fig.axes[0].texts if ":" in text.get_text()])  # the four labels
+    4
+    """
+    with mpl.rc_context(STYLE):
+        fig = plt.figure(figsize=(9, 4.2), layout=None)
+        ax = fig.add_axes((0, 0, 1, 1))
+        ax.set_xlim(0, 1)
+        ax.set_ylim(0, 1)
+        ax.axis("off")
+        renderer = fig.canvas.get_renderer()
+        ink = "#222222"
+        mid = 0.5  # the fraction bar's height
+
+        def put(x, y, text, color=ink, size=fontsize, va="center"):
+            """Write ``text`` with its left edge at x; return it and its box in axes coordinates."""
+            artist = ax.text(x, y, text, color=color, fontsize=size, ha="left", va=va)
+            box = artist.get_window_extent(renderer).transformed(ax.transAxes.inverted())
+            return artist, box
+
+        _, box = put(0.04, mid, r"$\mathrm{Attention}(Q,K,V)\ =\ $")
+        _, soft = put(box.x1, mid, r"$\mathrm{softmax}$", color=_PIECE_COLORS["softmax"])
+        _, left = put(soft.x1, mid, "(", color=_PIECE_COLORS["softmax"], size=2.1 * fontsize)
+        start = left.x1 + 0.005
+        num_artist, num = put(start, mid + 0.02, r"$QK^{T}$", color=_PIECE_COLORS["scores"], va="bottom")
+        den_artist, den = put(start, mid - 0.025, r"$\sqrt{d_k}$", color=_PIECE_COLORS["scale"], va="top")
+        width = max(num.width, den.width)
+        for artist, box_ in ((num_artist, num), (den_artist, den)):  # centre both over the bar
+            artist.set_x(start + (width - box_.width) / 2)
+        num = num_artist.get_window_extent(renderer).transformed(ax.transAxes.inverted())
+        den = den_artist.get_window_extent(renderer).transformed(ax.transAxes.inverted())
+        ax.plot([start - 0.004, start + width + 0.004], [mid, mid], color=ink, lw=1.6)
+        _, right = put(start + width + 0.01, mid, ")", color=_PIECE_COLORS["softmax"], size=2.1 * fontsize)
+        _, value = put(right.x1 + 0.004, mid, r"$V$", color=_PIECE_COLORS["mix"])
+
+        label_size = 0.4 * fontsize
+        labels = [
+            # (piece, anchor point on the piece, label position, text)
+            ("softmax", (soft.x0 + soft.width / 2, soft.y1 + 0.01), (0.04, 0.95),
+             "softmax, row by row: each row of weights (n, m)\nis non-negative and sums to one"),
+            ("scores", (num.x0 + num.width / 2, num.y1 + 0.01), (0.50, 0.95),
+             "$QK^T$: every query meets every key;\nscore (i, j) = query i $\\cdot$ key j, a sum of $d_k$ products"),
+            ("scale", (den.x0 + den.width / 2, den.y0 - 0.01), (0.17, 0.17),
+             "$\\sqrt{d_k}$: the standard deviation of one score;\ndividing by it gives scores of unit variance"),
+            ("mix", (value.x0 + value.width / 2, value.y0 - 0.01), (0.62, 0.17),
+             "weights $\\times$ $V$: each output row (n, $d_v$)\nis a weighted average of the value rows"),
+        ]
+        for piece, anchor, where, text in labels:
+            color = _PIECE_COLORS[piece]
+            ax.annotate(
+                text, xy=anchor, xytext=where, xycoords="axes fraction", textcoords="axes fraction",
+                fontsize=label_size, color=color, ha="left", va="top" if where[1] > mid else "bottom",
+                arrowprops={"arrowstyle": "-|>", "color": color, "lw": 1.4, "shrinkA": 2, "shrinkB": 2},
+            )
+        ax.text(0.5, 0.03, "Q (n, d_k)    K (m, d_k)    V (m, d_v)    scores and weights (n, m)    output (n, d_v)",
+                ha="center", va="bottom", fontsize=label_size, color="#555555")
+    return fig
