@@ -1,0 +1,100 @@
+"""Checkers for the course's problems: each answers with a reason, not a tick.
+
+Every checker returns a :class:`Feedback` (``passed``, ``reason``, ``hint``, ``mistake``). A notebook shows it
+as a verdict line ("Correct", "Not yet", "Not answered yet"), the reason, and a hint the learner can open.
+Given ``None`` (or ``...``), or a function that raises ``NotImplementedError``, a checker says "not answered
+yet". An exception inside the learner's function comes back as feedback naming the exception, its message and
+the line of the learner's code, never as a traceback. Mistakes are recognised by computing each mistaken variant
+on the same inputs and comparing; a wrong answer that matches none gets its first measurable difference.
+
+All inputs a checker chooses are 2-D and seeded, so the same answer always gets the same words (nbval compares
+them). A row whose keys are all blocked has no softmax: attn_lib raises there, and a learner's function that
+returns NaN for it still passes, with a note saying why a NaN is dangerous.
+
+Bad arguments from a notebook's author (an unknown ``quantity``, a negative ``n``) raise ``ValueError`` or
+``TypeError``; the learner's answers never do.
+
+Checkers and the mistakes they recognise (``mistake`` ids)
+-----------------------------------------------------------
+Every checker also recognises ``not-answered``, ``exception`` (the learner's code raised), and where it calls a
+function ``not-callable``, ``wrong-signature``, ``returned-none``, ``returned-tuple``, ``not-an-array``.
+
+======================== ================================================================================
+checker                  mistakes recognised
+======================== ================================================================================
+check_attention(fn)      no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling (512 or sqrt 512),
+                         hardcoded-dk (divided by 8 = sqrt 64), dk-from-rows (sqrt(n) or sqrt(m)),
+                         scaled-by-dv, scaled-after-softmax, softmax-wrong-axis (columns sum to one),
+                         softmax-whole-matrix, softmax-no-keepdims, no-transpose, scores-transposed
+                         (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
+                         output-transposed, mask-after-softmax, mask-zero (0 instead of -inf, or
+                         scores * mask), inverted-mask, ignored-mask, mask-added (scores + mask),
+                         naive-softmax-overflow, wrong-shape, non-finite-output, not-an-average,
+                         wrong-values, no-mask-parameter; a note (not a failure) when a fully masked
+                         row gives NaN
+check_softmax(fn)        naive-overflow (right on small scores, NaN/inf on large ones), softmax-wrong-axis,
+                         softmax-whole-matrix, no-keepdims, max-wrong-axis, global-max (rows far below
+                         the largest score become 0/0), subtract-min, no-division, wrong-shape,
+                         negative-weights, non-finite-output, rows-not-one, neg-inf-not-zero,
+                         not-shift-invariant, wrong-values
+check_shapes(...)        q-transposed, q-rows-m, q-width-dv, k-transposed, k-rows-n, k-width-dv,
+                         v-transposed, v-rows-n, v-width-dk, scores-/weights-transposed,
+                         scores-/weights-square (n x n or m x m when n != m), scores-/weights-width-dk,
+                         scores-/weights-width-dv, output-width-dk, output-is-weights, output-rows-m,
+                         output-transposed, wrong-shape, not-a-shape, unknown-name
+check_count(...)         forgot-heads, forgot-layers, forgot-heads-and-layers, counted-macs, forgot-dk,
+                         forgot-dv, forgot-m, used-dk, used-dv, used-d-model, counted-flops,
+                         square-when-cross, causal-half, counted-bytes, counted-scores, float64-bytes,
+                         float16-bytes, bits, not-bytes (MB or MiB), all-heads, three-projections,
+                         dk-squared, added-not-multiplied, with-bias, wrong-count, not-a-number
+check_variance(...)      std-not-variance, one-when-unscaled, dk-when-scaled, inverse-dk,
+                         sqrt-when-scaled, inverse-sqrt-dk, dk-squared, mean-not-variance, wrong-variance,
+                         not-a-number (answers within 10 % pass)
+check_masked_softmax(fn) mask-after-softmax (= not renormalising), mask-zero (fill 0 = scores * mask),
+                         inverted-mask, ignored-mask, mask-added, softmax-wrong-axis, softmax-whole-matrix,
+                         no-division, naive-overflow, blocked-not-zero, negative-weights,
+                         non-finite-output, rows-not-one, wrong-shape, wrong-values; a note (not a
+                         failure) when a fully masked row gives NaN
+check_causal_mask(fn)    inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
+                         bottom-right-aligned, ignores-m, shape-transposed, additive-mask, not-boolean,
+                         wrong-shape, wrong-pattern
+check_split_heads(fn)    no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
+                         positions-last, wrong-shape, wrong-values
+check_chunked_attention  no-rescale, rescale-sum-only, rescale-output-only, no-final-division,
+                         chunk-average (each chunk normalised separately), drops-last-chunk, no-scaling,
+                         no-running-max (overflow on large scores), wrong-combination (right with one
+                         chunk, wrong with several), wrong-shape, non-finite-output, not-an-average,
+                         wrong-values
+======================== ================================================================================
+
+Examples
+--------
+>>> check_variance(8.0, d_k=64, scaled=False)
+Not yet: 8 is sqrt(d_k), the standard deviation of one score; the question asks for its variance,
+which is the square of that: d_k = 64.
+Hint: Variances of independent terms add: d_k products, each of variance 1, give variance d_k.
+>>> bool(check_variance(64, d_k=64, scaled=False))
+True
+"""
+
+from ._check_attention import check_attention
+from ._check_causal_mask import check_causal_mask
+from ._check_chunked import check_chunked_attention
+from ._check_predictions import check_count, check_shapes, check_variance
+from ._check_softmax import check_masked_softmax, check_softmax
+from ._check_split_heads import check_split_heads
+from ._feedback import NOT_ANSWERED, Feedback
+
+__all__ = [
+    "Feedback",
+    "NOT_ANSWERED",
+    "check_attention",
+    "check_softmax",
+    "check_shapes",
+    "check_count",
+    "check_variance",
+    "check_masked_softmax",
+    "check_causal_mask",
+    "check_split_heads",
+    "check_chunked_attention",
+]

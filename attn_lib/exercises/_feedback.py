@@ -1,0 +1,119 @@
+"""The answer every checker gives: a verdict, a reason and a hint, shown as text and as HTML."""
+
+from __future__ import annotations
+
+import html
+import re
+import textwrap
+from dataclasses import dataclass
+
+
+NOT_ANSWERED = "not-answered"
+
+_WIDTH = 100  # columns of the plain-text repr
+
+
+@dataclass(frozen=True, repr=False)
+class Feedback:
+    """A checker's answer: a verdict, the reason for it, and a hint.
+
+    Parameters
+    ----------
+    passed : bool
+        True when the answer is right. ``bool(feedback)`` is ``passed``.
+    reason : str
+        What is right or wrong, and why, in the course's terms.
+    hint : str
+        What to try next; may be empty.
+    mistake : str or None
+        Short id of the recognised mistake (see the module's table), ``"not-answered"``, or None.
+
+    Examples
+    --------
+    >>> fb = Feedback(False, "The rows sum to 2.", "Divide by the row sum.", "rows-not-one")
+    >>> print(fb)
+    Not yet: The rows sum to 2.
+    Hint: Divide by the row sum.
+    >>> bool(fb)
+    False
+    """
+
+    passed: bool
+    reason: str
+    hint: str = ""
+    mistake: str | None = None
+
+    @property
+    def verdict(self) -> str:
+        """The short verdict line: "Correct", "Not yet" or "Not answered yet"."""
+        if self.passed:
+            return "Correct"
+        return "Not answered yet" if self.mistake == NOT_ANSWERED else "Not yet"
+
+    def __bool__(self) -> bool:
+        return bool(self.passed)
+
+    def __repr__(self) -> str:
+        lines = _wrap(f"{self.verdict}: {self.reason}")
+        if self.hint:
+            lines += _wrap(f"Hint: {self.hint}")
+        return "\n".join(lines)
+
+    __str__ = __repr__
+
+    def _repr_html_(self) -> str:
+        # Text keeps the theme's own colour; only the verdict and a translucent tint carry colour, so the
+        # block reads on JupyterLab's light and dark themes alike.
+        colour = {"Correct": "#2e9e4f", "Not yet": "#d9534f", "Not answered yet": "#c98a00"}[self.verdict]
+        mark = {"Correct": "&#10004;", "Not yet": "&#10008;", "Not answered yet": "&#8230;"}[self.verdict]
+        reason = html.escape(self.reason).replace("\n", "<br>")
+        parts = [
+            f'<div class="attn-feedback" style="border-left: 4px solid {colour}; '
+            f'background: {colour}1a; padding: 0.4em 0.8em; margin: 0.3em 0;">',
+            f'<div style="font-weight: bold; color: {colour};">{mark} {self.verdict}</div>',
+            f'<div style="margin-top: 0.2em;">{reason}</div>',
+        ]
+        if self.hint:
+            hint = html.escape(self.hint).replace("\n", "<br>")
+            parts.append(
+                '<details style="margin-top: 0.3em;"><summary style="cursor: pointer;">Hint</summary>'
+                f'<div style="margin-top: 0.2em;">{hint}</div></details>'
+            )
+        parts.append("</div>")
+        return "".join(parts)
+
+
+# Indices, shapes and comparisons stay on one line: "[0, 1]", "(n, d_k)", "j <= i".
+_UNBREAKABLE = re.compile(r"\[[^\[\]]{0,40}\]|\([^()]{0,40}\)|\w+ (?:<=|>=|!=|==|<|>) \w+")
+
+
+def _wrap(text: str) -> list[str]:
+    text = _UNBREAKABLE.sub(lambda match: match.group(0).replace(" ", "\0"), text)
+    return [line.replace("\0", " ") for line in _wrap_paragraphs(text)]
+
+
+def _wrap_paragraphs(text: str) -> list[str]:
+    lines = []
+    for paragraph in text.split("\n"):
+        indent = "  " if paragraph.startswith("- ") else ""
+        lines.extend(
+            textwrap.wrap(
+                paragraph, width=_WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+            )
+            or [""]
+        )
+    return lines
+
+
+def _not_answered(what: str = "your function") -> Feedback:
+    return Feedback(
+        False,
+        f"There is nothing to check yet: {what} is still a placeholder.",
+        "Write your answer in place of `None`, `...` or `raise NotImplementedError`, run that cell, then run "
+        "this one again.",
+        NOT_ANSWERED,
+    )
+
+
+def _fail(mistake: str, reason: str, hint: str = "") -> Feedback:
+    return Feedback(False, reason, hint, mistake)
