@@ -70,7 +70,8 @@ def softmax(x, axis=-1):
             f"every entry of x[{index}] is -inf (masked): a slice along axis {axis} with nothing left "
             "to attend to has no softmax"
         )
-    out = x - peak
+    with np.errstate(over="ignore"):  # e.g. -1e308 - 1e308 overflows to -inf, whose exp is the right weight, 0
+        out = x - peak
     np.exp(out, out=out)
     out /= np.sum(out, axis=axis, keepdims=True)
     return out
@@ -84,6 +85,10 @@ def _check_qkv(Q, K, V=None):
         raise ValueError(
             f"K has d_k={K.shape[-1]} but Q has d_k={Q.shape[-1]}: queries and keys must share their width "
             f"(Q {Q.shape} is (..., n, d_k), K {K.shape} is (..., m, d_k))"
+        )
+    if Q.shape[-1] == 0:
+        raise ValueError(
+            f"Q and K have d_k=0 (Q {Q.shape}, K {K.shape}): each query and key needs at least one component"
         )
     if K.shape[-2] == 0:
         raise ValueError(f"K has no keys (m=0, shape {K.shape}): each query needs at least one key to attend to")
@@ -105,9 +110,13 @@ def _check_qkv(Q, K, V=None):
 
 
 def _scores(Q, K, scale, mask):
-    """Scaled, masked scores (..., n, m) from validated inputs; masked entries are -inf."""
+    """Scaled, masked scores (..., n, m) from validated inputs; masked entries are -inf.
+
+    Entries may be infinite or NaN if Q K^T overflows the dtype: callers check (see ``_overflow_error``).
+    """
     # Scaling Q (n x d_k) is cheaper than scaling the scores (n x m); a Python float keeps float32 as float32.
-    scores = (Q * scale) @ np.swapaxes(K, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by the caller, with its row
+        scores = (Q * scale) @ np.swapaxes(K, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
     if mask is not None:
         if mask.ndim > scores.ndim or np.broadcast_shapes(mask.shape, scores.shape) != scores.shape:
             scores = np.broadcast_to(scores, np.broadcast_shapes(mask.shape, scores.shape)).copy()
@@ -115,11 +124,36 @@ def _scores(Q, K, scale, mask):
     return scores
 
 
+def _overflow_error(bad_rows, dtype):
+    """ValueError for rows of scores that Q K^T overflowed; ``bad_rows`` is bool (..., n, 1), True where it did."""
+    where = tuple(int(i) for i in np.argwhere(bad_rows)[0][:-1])
+    batch, row = where[:-1], where[-1]
+    at = f"query row {row}" + (f" of batch index {batch}" if batch else "")
+    return ValueError(
+        f"the scores of {at} overflowed {np.dtype(dtype)} (largest finite value {np.finfo(dtype).max:.3g}): "
+        "scale * Q K^T is too large to represent; rescale Q or K (or pass a smaller scale)"
+    )
+
+
+def _exp_rows_inplace(scores):
+    """exp(scores - row maximum) in the scores' own buffer (no n x m copy); returns it and the row sums (..., n, 1).
+
+    Every row must keep at least one unmasked key (``check_mask`` ensures it); a row whose maximum is not
+    finite can then only come from an overflow of Q K^T, and raises ValueError instead of giving NaN.
+    """
+    peak = np.max(scores, axis=-1, keepdims=True)  # (..., n, 1)
+    if not np.isfinite(peak).all():
+        raise _overflow_error(~np.isfinite(peak), scores.dtype)
+    with np.errstate(over="ignore"):  # a huge gap to the peak overflows to -inf, whose exp is 0: right
+        scores -= peak  # stable: the largest score of each row becomes 0
+    np.exp(scores, out=scores)  # masked entries: exp(-inf) = 0 exactly
+    return scores, np.sum(scores, axis=-1, keepdims=True)
+
+
 def _softmax_rows_inplace(scores):
     """Softmax of each row of validated scores (..., n, m), in the scores' own buffer (no n x m copy)."""
-    scores -= np.max(scores, axis=-1, keepdims=True)  # stable: the largest score of each row becomes 0
-    np.exp(scores, out=scores)  # masked entries: exp(-inf) = 0 exactly
-    scores /= np.sum(scores, axis=-1, keepdims=True)
+    scores, row_sums = _exp_rows_inplace(scores)
+    scores *= 1.0 / row_sums  # (..., n, 1): one division per row, not per entry
     return scores
 
 
@@ -145,7 +179,8 @@ def scaled_scores(Q, K, scale=None):
     Raises
     ------
     ValueError, TypeError
-        If the widths differ, an input has fewer than 2 axes or non-finite entries, or ``scale`` is invalid.
+        If the widths differ, an input has fewer than 2 axes or non-finite entries, ``scale`` is invalid, or
+        scale * Q K^T overflows the dtype.
 
     Examples
     --------
@@ -154,7 +189,10 @@ def scaled_scores(Q, K, scale=None):
     """
     Q, K, _, batch = _check_qkv(Q, K)
     scale = check_scale(scale, Q.shape[-1])
-    return _scores(Q, K, scale, None)
+    scores = _scores(Q, K, scale, None)
+    if not np.isfinite(scores).all():
+        raise _overflow_error(~np.isfinite(scores).all(axis=-1, keepdims=True), scores.dtype)
+    return scores
 
 
 def attention(Q, K, V, mask=None, scale=None, return_weights=False):
@@ -186,7 +224,8 @@ def attention(Q, K, V, mask=None, scale=None, return_weights=False):
     ------
     ValueError
         Mismatched widths or lengths, batch axes that do not broadcast, non-finite input, no keys, a mask of
-        the wrong shape, a query row whose keys are all masked, an invalid ``scale``.
+        the wrong shape, a query row whose keys are all masked, an invalid ``scale``, scores that overflow the
+        dtype (the error names the row).
     TypeError
         Non-numeric or complex input, or a mask that is not boolean.
 
@@ -202,6 +241,13 @@ def attention(Q, K, V, mask=None, scale=None, return_weights=False):
     scale = check_scale(scale, Q.shape[-1])
     if mask is not None:
         mask = check_mask(mask, _scores_shape(Q, K, batch))
-    weights = _softmax_rows_inplace(_scores(Q, K, scale, mask))  # (..., n, m)
-    output = weights @ V  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
-    return (output, weights) if return_weights else output
+    scores = _scores(Q, K, scale, mask)  # (..., n, m)
+    if return_weights:
+        weights = _softmax_rows_inplace(scores)  # (..., n, m)
+        return weights @ V, weights  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
+    # Without the weights to return, normalise the output (n x d_v) instead of the weights (n x m): the same
+    # numbers, one pass over the n x m buffer fewer.
+    unnormalised, row_sums = _exp_rows_inplace(scores)  # (..., n, m), (..., n, 1)
+    output = unnormalised @ V  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
+    output *= 1.0 / row_sums
+    return output

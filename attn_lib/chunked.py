@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._checks import check_mask, check_scale, check_size
-from .attention import _check_qkv, _scores, _scores_shape
+from .attention import _check_qkv, _overflow_error, _scores, _scores_shape
 
 
 def chunked_attention(Q, K, V, mask=None, scale=None, chunk_size=256):
@@ -35,10 +35,11 @@ def chunked_attention(Q, K, V, mask=None, scale=None, chunk_size=256):
     Raises
     ------
     ValueError, TypeError
-        As :func:`attention`, and for a ``chunk_size`` below 1.
+        As :func:`attention` (scores that overflow the dtype included), and for a ``chunk_size`` below 1.
 
     Examples
     --------
+    >>> from attn_lib import attention
     >>> rng = np.random.default_rng(0)
     >>> Q, K, V = rng.normal(size=(5, 4)), rng.normal(size=(9, 4)), rng.normal(size=(9, 3))
     >>> bool(np.allclose(chunked_attention(Q, K, V, chunk_size=2), attention(Q, K, V)))
@@ -58,15 +59,27 @@ def chunked_attention(Q, K, V, mask=None, scale=None, chunk_size=256):
     running_out = np.zeros((*batch, n, d_v), dtype=dtype)  # sum of exp(score - running_max) * value row
     for start in range(0, m, chunk_size):
         keys = slice(start, min(start + chunk_size, m))
-        chunk_mask = None if mask is None else mask[..., keys]
-        scores = _scores(Q, K[..., keys, :], scale, chunk_mask)  # (..., n, c)
-        new_max = np.maximum(running_max, np.max(scores, axis=-1, keepdims=True))
+        # A mask of shape (..., n or 1, 1) broadcasts over the keys: it has no key axis to slice.
+        chunk_mask = mask if mask is None or mask.shape[-1] == 1 else mask[..., keys]
+        # Scaling the chunk of keys (c x d_k) rather than Q (n x d_k) keeps the memory per chunk at n x c.
+        scores = _scores(Q, K[..., keys, :] * scale, 1.0, chunk_mask)  # (..., n, c)
+        chunk_max = np.max(scores, axis=-1, keepdims=True)  # (..., n, 1)
+        if np.isnan(chunk_max).any() or np.isposinf(chunk_max).any():
+            raise _overflow_error(np.isnan(chunk_max) | np.isposinf(chunk_max), dtype)
+        new_max = np.maximum(running_max, chunk_max)
         # A row whose keys so far are all masked still has max -inf; shift it by 0 so that no -inf - -inf appears.
         shift = np.where(np.isneginf(new_max), 0.0, new_max).astype(dtype, copy=False)
-        correction = np.exp(running_max - shift)  # rescales the old sums to the new maximum
-        scores -= shift
+        correction = np.exp(running_max - shift)  # (..., n, 1): rescales the old sums to the new maximum
+        with np.errstate(over="ignore"):  # a huge gap to the maximum overflows to -inf, whose exp is 0: right
+            scores -= shift
         np.exp(scores, out=scores)  # (..., n, c): unnormalised weights of this chunk
-        running_sum = running_sum * correction + np.sum(scores, axis=-1, keepdims=True)
-        running_out = running_out * correction + scores @ V[..., keys, :]  # (..., n, c) x (..., c, d_v)
+        running_sum *= correction
+        running_sum += np.sum(scores, axis=-1, keepdims=True)
+        running_out *= correction
+        running_out += scores @ V[..., keys, :]  # (..., n, c) x (..., c, d_v) -> (..., n, d_v)
         running_max = new_max
-    return running_out / running_sum
+        del scores  # before the next chunk's scores exist: never two n x c buffers at once
+    if not (running_sum > 0).all():  # every score of the row overflowed to -inf (a masked row raised earlier)
+        raise _overflow_error(~(running_sum > 0), dtype)
+    running_out /= running_sum
+    return running_out

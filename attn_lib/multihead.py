@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_size
+from ._checks import as_float_array, batch_shape, check_mask, check_size
 from .attention import attention
 
 
@@ -82,17 +82,21 @@ class MultiHeadAttention:
         """
         x_q = self._inputs(x_q, "x_q")
         x_kv = x_q if x_kv is None else self._inputs(x_kv, "x_kv")
+        batch = batch_shape(x_q=x_q, x_kv=x_kv)
+        dtype = np.result_type(x_q, x_kv)  # float32 in stays float32 out
+        x_q, x_kv = x_q.astype(dtype, copy=False), x_kv.astype(dtype, copy=False)
+        W_q, W_k, W_v, W_o = (W.astype(dtype, copy=False) for W in (self.W_q, self.W_k, self.W_v, self.W_o))
+        if mask is not None:
+            # Checked against (..., n, m) here, so that its errors speak of the caller's shapes, not the heads'.
+            mask = check_mask(mask, (*batch, x_q.shape[-2], x_kv.shape[-2]))
+            mask = mask[..., None, :, :]  # (..., 1, n or 1, m or 1): the same mask for every head
         per_head_q = x_q[..., None, :, :]  # (..., 1, n, d_model): one copy for every head
         per_head_kv = x_kv[..., None, :, :]  # (..., 1, m, d_model)
-        Q = per_head_q @ self.W_q  # (..., 1, n, d_model) x (h, d_model, d_k) -> (..., h, n, d_k)
-        K = per_head_kv @ self.W_k  # (..., 1, m, d_model) x (h, d_model, d_k) -> (..., h, m, d_k)
-        V = per_head_kv @ self.W_v  # (..., 1, m, d_model) x (h, d_model, d_v) -> (..., h, m, d_v)
-        if mask is not None:
-            mask = np.asarray(mask)
-            if mask.ndim >= 2:
-                mask = mask[..., None, :, :]  # (..., 1, n, m): the same mask for every head
+        Q = per_head_q @ W_q  # (..., 1, n, d_model) x (h, d_model, d_k) -> (..., h, n, d_k)
+        K = per_head_kv @ W_k  # (..., 1, m, d_model) x (h, d_model, d_k) -> (..., h, m, d_k)
+        V = per_head_kv @ W_v  # (..., 1, m, d_model) x (h, d_model, d_v) -> (..., h, m, d_v)
         heads_out, weights = attention(Q, K, V, mask=mask, return_weights=True)  # (..., h, n, d_v)
         concat = np.swapaxes(heads_out, -3, -2)  # (..., n, h, d_v)
         concat = concat.reshape(*concat.shape[:-2], self.heads * self.d_v)  # (..., n, h * d_v)
-        output = concat @ self.W_o  # (..., n, h * d_v) x (h * d_v, d_model) -> (..., n, d_model)
+        output = concat @ W_o  # (..., n, h * d_v) x (h * d_v, d_model) -> (..., n, d_model)
         return (output, weights) if return_weights else output

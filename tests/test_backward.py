@@ -1,0 +1,111 @@
+"""attention_backward against central finite differences of attention, with masks and broadcast batch axes."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
+
+from attn_lib import attention, attention_backward, causal_mask
+
+STEP = 1e-6
+
+
+def finite_difference_gradients(Q, K, V, grad_output, mask=None, scale=None):
+    """d(sum(attention(Q, K, V) * grad_output)) / d(each entry of Q, K and V), by central differences."""
+    def loss(q, k, v):
+        return float(np.sum(attention(q, k, v, mask=mask, scale=scale) * grad_output))
+
+    grads = []
+    for which in range(3):
+        inputs = [Q.copy(), K.copy(), V.copy()]
+        grad = np.zeros_like(inputs[which])
+        for index in np.ndindex(*grad.shape):
+            plus = [a.copy() for a in inputs]
+            minus = [a.copy() for a in inputs]
+            plus[which][index] += STEP
+            minus[which][index] -= STEP
+            grad[index] = (loss(*plus) - loss(*minus)) / (2 * STEP)
+        grads.append(grad)
+    return grads
+
+
+def assert_matches_finite_differences(Q, K, V, grad_output, mask=None, scale=None):
+    got = attention_backward(Q, K, V, grad_output, mask=mask, scale=scale)
+    expected = finite_difference_gradients(Q, K, V, grad_output, mask=mask, scale=scale)
+    for name, g, e, x in zip(("dQ", "dK", "dV"), got, expected, (Q, K, V)):
+        assert g.shape == x.shape, name
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-7, err_msg=name)
+
+
+def test_gradients_match_finite_differences_without_a_mask():
+    rng = np.random.default_rng(21)
+    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(5, 4)), rng.normal(size=(5, 2))
+    assert_matches_finite_differences(Q, K, V, rng.normal(size=(3, 2)))
+
+
+def test_gradients_with_a_causal_mask_and_a_given_scale():
+    rng = np.random.default_rng(22)
+    Q, K, V = rng.normal(size=(4, 3)), rng.normal(size=(4, 3)), rng.normal(size=(4, 3))
+    assert_matches_finite_differences(Q, K, V, rng.normal(size=(4, 3)), mask=causal_mask(4), scale=0.8)
+
+
+def test_gradients_with_broadcast_batch_axes_are_summed_back_to_each_input():
+    rng = np.random.default_rng(23)
+    Q = rng.normal(size=(2, 1, 3, 2))  # (2, 1, n, d_k)
+    K = rng.normal(size=(3, 4, 2))  # (3, m, d_k): broadcasts over the first axis
+    V = rng.normal(size=(4, 2))  # (m, d_v): shared by all six batch entries
+    mask = np.ones((3, 1, 4), dtype=bool)  # (3, 1, m): per entry of K's batch axis, for every query
+    mask[0, 0, 3] = mask[2, 0, 0] = False
+    grad_output = rng.normal(size=(2, 3, 3, 2))  # the output's broadcast shape
+    assert_matches_finite_differences(Q, K, V, grad_output, mask=mask)
+
+
+def test_dv_is_the_weights_transposed_times_the_gradient():
+    rng = np.random.default_rng(24)
+    Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
+    grad_output = rng.normal(size=(3, 2))
+    _, weights = attention(Q, K, V, return_weights=True)
+    _, _, dV = attention_backward(Q, K, V, grad_output)
+    for j in range(4):
+        for c in range(2):
+            assert dV[j, c] == pytest.approx(sum(weights[i, j] * grad_output[i, c] for i in range(3)), rel=1e-12)
+
+
+def test_masked_keys_get_no_gradient():
+    rng = np.random.default_rng(25)
+    Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
+    keep = np.array([[True, True, False, True]])  # key 2 blocked for every query
+    _, dK, dV = attention_backward(Q, K, V, rng.normal(size=(3, 2)), mask=keep)
+    assert (dK[2] == 0).all() and (dV[2] == 0).all()
+    assert (dK[[0, 1, 3]] != 0).any()
+
+
+def test_no_queries_give_a_zero_gradient_for_keys_and_values():
+    rng = np.random.default_rng(27)
+    K, V = rng.normal(size=(4, 2)), rng.normal(size=(4, 3))
+    dQ, dK, dV = attention_backward(np.zeros((0, 2)), K, V, np.zeros((0, 3)))
+    assert dQ.shape == (0, 2)
+    assert (dK == 0).all() and dK.shape == (4, 2) and (dV == 0).all() and dV.shape == (4, 3)
+
+
+def test_float32_gradients_stay_float32():
+    rng = np.random.default_rng(26)
+    Q, K, V = (rng.normal(size=s).astype(np.float32) for s in [(3, 2), (4, 2), (4, 2)])
+    grads = attention_backward(Q, K, V, np.ones((3, 2), dtype=np.float32))
+    assert [g.dtype for g in grads] == [np.float32] * 3
+
+
+small = st.floats(-3, 3, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(1, 3), st.integers(1, 4), st.integers(1, 3), st.integers(1, 2), st.data())
+def test_gradients_match_finite_differences_for_random_shapes_and_masks(n, m, d_k, d_v, data):
+    Q = data.draw(arrays(np.float64, (n, d_k), elements=small))
+    K = data.draw(arrays(np.float64, (m, d_k), elements=small))
+    V = data.draw(arrays(np.float64, (m, d_v), elements=small))
+    grad_output = data.draw(arrays(np.float64, (n, d_v), elements=small))
+    mask = data.draw(arrays(np.bool_, (n, m)))
+    mask[:, 0] = True  # every query keeps key 0
+    assert_matches_finite_differences(Q, K, V, grad_output, mask=mask)

@@ -1,0 +1,97 @@
+"""MultiHeadAttention against a per-head loop written by hand: project, attend, concatenate the heads, apply W_o."""
+
+import numpy as np
+import pytest
+from attention_by_hand import attention_by_hand
+
+from attn_lib import MultiHeadAttention, causal_mask
+
+
+def multihead_by_hand(mha, x_q, x_kv, mask=None):
+    """Each head with explicit loops, then the heads' outputs side by side, then W_o. 2-D inputs only."""
+    n = x_q.shape[0]
+    heads_out = []
+    for h in range(mha.heads):
+        Q = np.array([[sum(x_q[i, c] * mha.W_q[h, c, k] for c in range(mha.d_model)) for k in range(mha.d_k)]
+                      for i in range(n)])
+        K = np.array([[sum(x_kv[j, c] * mha.W_k[h, c, k] for c in range(mha.d_model)) for k in range(mha.d_k)]
+                      for j in range(x_kv.shape[0])])
+        V = np.array([[sum(x_kv[j, c] * mha.W_v[h, c, k] for c in range(mha.d_model)) for k in range(mha.d_v)]
+                      for j in range(x_kv.shape[0])])
+        heads_out.append(attention_by_hand(Q, K, V, mask=mask)[0])  # (n, d_v)
+    concat = [[value for head in heads_out for value in head[i]] for i in range(n)]  # (n, heads * d_v)
+    width = mha.heads * mha.d_v
+    return np.array([[sum(concat[i][c] * mha.W_o[c, o] for c in range(width)) for o in range(mha.d_model)]
+                     for i in range(n)])
+
+
+def test_weight_shapes_and_default_widths_follow_the_paper():
+    mha = MultiHeadAttention()  # the base model: d_model = 512, 8 heads
+    assert (mha.d_model, mha.heads, mha.d_k, mha.d_v) == (512, 8, 64, 64)
+    assert mha.W_q.shape == mha.W_k.shape == (8, 512, 64)
+    assert mha.W_v.shape == (8, 512, 64)
+    assert mha.W_o.shape == (512, 512)
+    assert mha.W_q[0].size == 32_768  # one head's query projection
+
+
+def test_explicit_d_k_and_d_v_give_their_own_shapes():
+    mha = MultiHeadAttention(d_model=12, heads=3, d_k=2, d_v=5, rng=0)
+    assert mha.W_q.shape == mha.W_k.shape == (3, 12, 2)
+    assert mha.W_v.shape == (3, 12, 5)
+    assert mha.W_o.shape == (15, 12)
+    # With both widths given, heads need not divide d_model.
+    assert MultiHeadAttention(d_model=10, heads=3, d_k=4, d_v=4, rng=0).W_o.shape == (12, 10)
+
+
+def test_the_same_seed_gives_the_same_weights():
+    a, b = MultiHeadAttention(8, 2, rng=5), MultiHeadAttention(8, 2, rng=np.random.default_rng(5))
+    np.testing.assert_array_equal(a.W_q, b.W_q)
+    assert not np.array_equal(a.W_q, MultiHeadAttention(8, 2, rng=6).W_q)
+
+
+def test_self_attention_matches_the_per_head_loop():
+    mha = MultiHeadAttention(d_model=6, heads=3, rng=1)
+    x = np.random.default_rng(2).normal(size=(4, 6))
+    output = mha(x)
+    assert output.shape == (4, 6)
+    np.testing.assert_allclose(output, multihead_by_hand(mha, x, x), rtol=1e-11, atol=1e-13)
+
+
+def test_cross_attention_with_n_not_equal_to_m_and_unequal_head_widths():
+    mha = MultiHeadAttention(d_model=4, heads=2, d_k=3, d_v=1, rng=3)
+    rng = np.random.default_rng(4)
+    x_q, x_kv = rng.normal(size=(2, 4)), rng.normal(size=(5, 4))  # n = 2 queries, m = 5 keys
+    output, weights = mha(x_q, x_kv, return_weights=True)
+    assert output.shape == (2, 4) and weights.shape == (2, 2, 5)  # (n, d_model), (heads, n, m)
+    np.testing.assert_allclose(output, multihead_by_hand(mha, x_q, x_kv), rtol=1e-11, atol=1e-13)
+
+
+def test_one_mask_is_shared_by_every_head():
+    mha = MultiHeadAttention(d_model=6, heads=2, rng=7)
+    x = np.random.default_rng(8).normal(size=(4, 6))
+    mask = causal_mask(4)
+    output, weights = mha(x, mask=mask, return_weights=True)
+    for h in range(2):
+        assert (weights[h][~mask] == 0).all()
+    np.testing.assert_allclose(output, multihead_by_hand(mha, x, x, mask=mask), rtol=1e-11, atol=1e-13)
+
+
+def test_batched_inputs_with_a_padding_mask_match_each_sequence_alone():
+    mha = MultiHeadAttention(d_model=4, heads=2, rng=9)
+    x = np.random.default_rng(10).normal(size=(2, 3, 4))  # (batch, n, d_model)
+    mask = np.array([[[True, True, False]], [[True, True, True]]])  # (batch, 1, m)
+    output = mha(x, mask=mask)
+    assert output.shape == (2, 3, 4)
+    for b in range(2):
+        np.testing.assert_allclose(output[b], multihead_by_hand(mha, x[b], x[b], mask=mask[b]), rtol=1e-11,
+                                   atol=1e-13)
+
+
+@pytest.mark.parametrize("dtype, expected", [(np.float32, np.float32), (np.float64, np.float64), (int, np.float64)])
+def test_output_dtype_follows_the_input(dtype, expected):
+    mha = MultiHeadAttention(d_model=4, heads=2, rng=0)
+    assert mha(np.ones((3, 4), dtype=dtype)).dtype == expected
+
+
+def test_repr_names_the_sizes():
+    assert repr(MultiHeadAttention(8, 2, rng=0)) == "MultiHeadAttention(d_model=8, heads=2, d_k=4, d_v=4)"
