@@ -1,0 +1,302 @@
+"""Drive JupyterLab in headless Chromium: start and stop a server, open a notebook, run it, read an explorer.
+
+Used by the browser tests (conftest.py) and by benchmarks/browser_latency.py. Needs playwright (Python) and a
+Chromium at ``CHROMIUM`` (Debian's /usr/bin/chromium; ``playwright install`` cannot download one here).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+# The notebooks that show an explorer, and the explorer's kind (its CSS class is attn-explorer-KIND).
+EXPLORER_NOTEBOOKS = {
+    "03-scaling.ipynb": "dk",
+    "04-softmax.ipynb": "softmax",
+    "06-masking.ipynb": "mask",
+    "08-cost-memory-backward.ipynb": "cost",
+}
+FUNCTIONS = {"dk": "dk_explorer", "softmax": "softmax_explorer", "mask": "mask_explorer", "cost": "cost_explorer"}
+
+
+def notebook_paths():
+    """kind -> path of the notebook to open, relative to the server's root (see ``course_files``).
+
+    The course notebook when it exists; otherwise (while it is being written) a generated notebook that imports
+    and shows the same explorer, under generated/.
+    """
+    paths = {}
+    for name, kind in EXPLORER_NOTEBOOKS.items():
+        real = REPO / "notebooks" / name
+        paths[kind] = f"notebooks/{name}" if real.exists() else f"generated/{FUNCTIONS[kind]}.ipynb"
+    return paths
+
+
+def course_files():
+    """What the test server's root holds: a copy of notebooks/ and a generated notebook per explorer."""
+    files = {f"generated/{function}.ipynb": explorer_notebook(function) for function in FUNCTIONS.values()}
+    if (REPO / "notebooks").is_dir():
+        files["notebooks"] = REPO / "notebooks"
+    return files
+
+
+def missing_browser_tools():
+    """A sentence saying what is missing to run the browser tests, or None when all is there."""
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return "playwright (Python) is not installed"
+    if not (Path(CHROMIUM).exists() or shutil.which(CHROMIUM)):
+        return f"no Chromium at {CHROMIUM} (set CHROMIUM, or apt-get install chromium)"
+    return None
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def explorer_notebook(function):
+    """A minimal notebook (JSON text) that imports and shows one explorer, as the course notebooks do."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    notebook = new_notebook(cells=[
+        new_code_cell(f"from attn_lib.widgets import {function}"),
+        new_code_cell(f"{function}()"),
+    ])
+    notebook.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return nbformat.writes(notebook)
+
+
+class Lab:
+    """A JupyterLab server on 127.0.0.1 in a temporary root; stop() ends it and removes the root.
+
+    Parameters
+    ----------
+    files : dict of str -> pathlib.Path or str
+        Path in the root -> a file or folder to copy there, or the text to write there. Copies, so that
+        JupyterLab's autosave never touches the repository.
+    """
+
+    def __init__(self, files, timeout=120):
+        self.root = Path(tempfile.mkdtemp(prefix="attn-lab-"))
+        for relative, source in files.items():
+            target = self.root / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if isinstance(source, Path) and source.is_dir():
+                shutil.copytree(source, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+            elif isinstance(source, Path):
+                shutil.copy(source, target)
+            else:
+                target.write_text(source)
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+        env["JUPYTER_CONFIG_DIR"] = str(self.root / ".jupyter-config")  # no user settings leak in
+        self.log = open(self.root / "server.log", "wb")  # noqa: SIM115 (open while the server runs)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
+             f"--port={self.port}", "--IdentityProvider.token=", "--ServerApp.password=",
+             "--LabApp.expose_app_in_browser=True", "--ServerApp.disable_check_xsrf=True", "--LabApp.news_url=None",
+             "--ServerApp.port_retries=0", f"--ServerApp.root_dir={self.root}"],
+            cwd=self.root, env=env, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True,
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"jupyter lab exited with {self.process.returncode}; see {self.root}/server.log")
+            try:
+                with urllib.request.urlopen(f"{self.url}/api/status", timeout=2) as response:
+                    json.load(response)
+                break
+            except OSError:
+                if time.monotonic() > deadline:
+                    self.stop()
+                    raise RuntimeError(f"jupyter lab did not answer within {timeout} s") from None
+                time.sleep(0.3)
+
+    def stop(self):
+        """End the server and its kernels (the whole process group it leads), then remove its root."""
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                self.process.wait(timeout=15)
+        self.log.close()
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def launch_chromium(playwright):
+    return playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+
+
+def open_and_run(page, lab, name, timeout_ms=120_000):
+    """Open notebook ``name`` in JupyterLab, wait for its kernel, run all cells and wait until all have run."""
+    page.goto(f"{lab.url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    page.wait_for_function(
+        """name => {
+            const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+            const k = w && w.context && w.context.path === name && w.sessionContext.session
+                      && w.sessionContext.session.kernel;
+            return k && k.status === 'idle' && w.content.widgets.length > 0;
+        }""", arg=name, timeout=timeout_ms)
+    page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        """() => {
+            const w = window.jupyterapp.shell.currentWidget;
+            const code = w.content.widgets.filter(c => c.model.type === 'code');
+            const busy = w.sessionContext.session.kernel.status !== 'idle';
+            return !busy && code.every(c => c.model.executionCount !== null && c.promptNode.textContent !== '[*]:');
+        }""", timeout=timeout_ms, polling=200)
+
+
+def error_outputs(page):
+    """Text of every error output (a traceback, or stderr) in the open notebook, except in the cells that are
+    meant to raise (tagged ``raises-exception`` or marked ``# NBVAL_RAISES_EXCEPTION``)."""
+    return page.evaluate(
+        """() => {
+            const w = window.jupyterapp.shell.currentWidget;
+            const found = [];
+            for (const cell of w.content.widgets) {
+                if (cell.model.type !== 'code') continue;
+                const tags = cell.model.getMetadata('tags') || [];
+                const source = cell.model.sharedModel.getSource();
+                if (tags.includes('raises-exception') || source.startsWith('# NBVAL_RAISES_EXCEPTION')) continue;
+                const outputs = cell.model.outputs;
+                for (let i = 0; i < outputs.length; i++) {
+                    const o = outputs.get(i).toJSON();
+                    if (o.output_type === 'error') found.push(o.ename + ': ' + o.evalue);
+                    if (o.output_type === 'stream' && o.name === 'stderr') found.push('stderr: ' + o.text);
+                }
+            }
+            return found;
+        }""")
+
+
+# In-page helpers: a checksum of the explorer's figure pixels, and its readout text.
+PAGE_HELPERS = """
+window.attnFigureSum = (sel) => {
+    const canvas = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
+    if (!canvas || canvas.width === 0) return null;
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    let a = 1, b = 0;
+    for (let i = 0; i < data.length; i += 1) { a = (a + data[i]) % 65521; b = (b + a) % 65521; }
+    return b * 65536 + a;
+};
+window.attnFigureDrawn = (sel) => {  // an ipympl canvas is transparent until the first image arrives
+    const canvas = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
+    if (!canvas || canvas.width === 0) return false;
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) return true;
+    return false;
+};
+window.attnReadout = (sel) => {
+    const el = document.querySelector(sel + ' .attn-readout');
+    return el ? el.textContent : null;
+};
+"""
+
+
+def explorer_selector(kind):
+    return f".attn-explorer-{kind}"
+
+
+def wait_for_figure(page, kind, timeout_ms=60_000):
+    """Wait until the explorer's canvas shows a drawn figure (a non-blank image); return its checksum."""
+    selector = explorer_selector(kind)
+    page.wait_for_selector(f"{selector} .jupyter-matplotlib-canvas-div canvas", timeout=timeout_ms)
+    page.evaluate(PAGE_HELPERS)
+    page.wait_for_function("sel => window.attnFigureDrawn(sel)", arg=selector, timeout=timeout_ms, polling=100)
+    return page.evaluate("sel => window.attnFigureSum(sel)", selector)
+
+
+def focus_main_control(page, kind):
+    """Put keyboard focus on the explorer's main control (a slider handle, or the checked radio button)."""
+    selector = explorer_selector(kind)
+    handle = page.locator(f"{selector} .attn-main-control .noUi-handle")
+    if handle.count():
+        handle.first.focus()
+        return "slider"
+    radio = page.locator(f"{selector} .attn-main-control input[type=radio]:checked")
+    radio.first.focus()
+    return "radio"
+
+
+# The keys that move a main control one step, and to its end. ipywidgets' radio buttons are not one arrow-key
+# group (their inputs share no name), so each is a Tab stop and Space checks it.
+STEP_KEYS = {"slider": ["ArrowRight"], "radio": ["Tab", "Space"]}
+END_KEYS = {"slider": ["End"], "radio": ["Tab", "Space"]}
+
+
+def main_control_value(page, kind):
+    """What the main control shows: a slider's readout, or the label of the checked radio button."""
+    return page.evaluate(
+        """sel => {
+            const c = document.querySelector(sel + ' .attn-main-control');
+            const readout = c.querySelector('.widget-readout');
+            if (readout) return readout.textContent;
+            const radio = c.querySelector('input[type=radio]:checked');
+            return radio ? radio.parentElement.textContent : null;
+        }""", explorer_selector(kind))
+
+
+def key_to_pixels_ms(page, kind, key, timeout_ms=10_000):
+    """Press ``key`` (the focus must be on a control); return the milliseconds from the keydown event to the first
+    animation frame whose figure pixels differ (None if they did not change within ``timeout_ms``), and to the
+    first frame whose readout text differs."""
+    page.evaluate(
+        """([sel, timeout]) => {
+            const before = window.attnFigureSum(sel), readout = window.attnReadout(sel);
+            let pressed = null, text = null;
+            document.addEventListener('keydown', () => { pressed = performance.now(); },
+                                      {capture: true, once: true});
+            window.attnLatency = new Promise(resolve => {
+                const poll = () => {
+                    if (pressed !== null) {
+                        const now = performance.now();
+                        if (text === null && window.attnReadout(sel) !== readout) text = now - pressed;
+                        if (window.attnFigureSum(sel) !== before) { resolve([now - pressed, text]); return; }
+                        if (now - pressed > timeout) { resolve([null, text]); return; }
+                    }
+                    requestAnimationFrame(poll);
+                };
+                requestAnimationFrame(poll);
+            });
+        }""", [explorer_selector(kind), timeout_ms])
+    page.keyboard.press(key)
+    return tuple(page.evaluate("() => window.attnLatency"))
+
+
+def wait_until_settled(page, kind, quiet_ms=600, timeout_ms=20_000):
+    """Wait until the figure's pixels and the readout have not changed for ``quiet_ms``; return the time waited."""
+    return page.evaluate(
+        """([sel, quiet, timeout]) => new Promise(resolve => {
+            const start = performance.now();
+            let last = [window.attnFigureSum(sel), window.attnReadout(sel)], since = start;
+            const poll = () => {
+                const now = performance.now(), state = [window.attnFigureSum(sel), window.attnReadout(sel)];
+                if (state[0] !== last[0] || state[1] !== last[1]) { last = state; since = now; }
+                if (now - since >= quiet || now - start > timeout) { resolve(since - start); return; }
+                requestAnimationFrame(poll);
+            };
+            requestAnimationFrame(poll);
+        })""", [explorer_selector(kind), quiet_ms, timeout_ms])

@@ -1,0 +1,76 @@
+"""Each explorer in its notebook, in JupyterLab in headless Chromium, moved with the keyboard.
+
+Run: python -m pytest tests/browser -q
+"""
+
+import json
+
+import lab_driver
+import pytest
+from lab_driver import FUNCTIONS, notebook_paths
+
+KINDS = list(FUNCTIONS)
+
+
+def wait_for_change(page, kind, figure, readout, timeout_ms=30_000):
+    page.wait_for_function(
+        "([sel, sum, text]) => window.attnFigureSum(sel) !== sum && window.attnReadout(sel) !== text",
+        arg=[lab_driver.explorer_selector(kind), figure, readout], timeout=timeout_ms, polling=50)
+
+
+def state(page, kind):
+    selector = lab_driver.explorer_selector(kind)
+    return (page.evaluate("s => window.attnFigureSum(s)", selector),
+            page.evaluate("s => window.attnReadout(s)", selector),
+            lab_driver.main_control_value(page, kind))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_explorer_moves_with_the_keyboard_and_redraws(lab, page, kind):
+    path = notebook_paths()[kind]
+    if path.startswith("notebooks/"):
+        cells = json.loads((lab_driver.REPO / path).read_text())["cells"]
+        sources = ["".join(cell["source"]).strip() for cell in cells if cell["cell_type"] == "code"]
+        assert f"{FUNCTIONS[kind]}()" in sources, f"{path} has no cell that is exactly {FUNCTIONS[kind]}()"
+    lab_driver.open_and_run(page, lab, path)
+    assert lab_driver.error_outputs(page) == []
+    lab_driver.wait_for_figure(page, kind)
+    assert page.locator(f"{lab_driver.explorer_selector(kind)} .attn-figure canvas").count() >= 1
+
+    how = lab_driver.focus_main_control(page, kind)
+    for keys in (lab_driver.STEP_KEYS[how], lab_driver.END_KEYS[how]):
+        lab_driver.wait_until_settled(page, kind, quiet_ms=300)
+        figure, readout, value = state(page, kind)
+        for key in keys:
+            page.keyboard.press(key)
+        wait_for_change(page, kind, figure, readout)
+        lab_driver.wait_until_settled(page, kind, quiet_ms=300)
+        new_figure, new_readout, new_value = state(page, kind)
+        assert new_value != value, f"{keys} did not move the {kind} explorer's main control"
+        assert new_figure != figure and new_readout != readout
+
+    assert lab_driver.error_outputs(page) == []
+    assert page.errors == []
+
+
+def test_quick_key_presses_end_on_the_last_value(lab, page):
+    """Ten presses as fast as the keyboard sends them: the figure settles on d_k = 1024, no update is lost."""
+    lab_driver.open_and_run(page, lab, notebook_paths()["dk"])
+    lab_driver.wait_for_figure(page, "dk")
+    lab_driver.focus_main_control(page, "dk")
+    page.keyboard.press("Home")
+    page.wait_for_function("s => window.attnReadout(s).startsWith('d_k: 1 ')", arg=".attn-explorer-dk")
+    lab_driver.wait_until_settled(page, "dk", quiet_ms=300)
+    figure_at_1 = state(page, "dk")[0]
+    for _ in range(10):
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("s => window.attnReadout(s).startsWith('d_k: 1024 ')", arg=".attn-explorer-dk",
+                           timeout=30_000)
+    lab_driver.wait_until_settled(page, "dk", quiet_ms=500)
+    figure, readout, value = state(page, "dk")
+    assert value == "1024" and figure != figure_at_1
+    # The settled figure is the one the kernel draws for d_k = 1024 (a fresh press of End changes nothing).
+    page.keyboard.press("End")
+    lab_driver.wait_until_settled(page, "dk", quiet_ms=500)
+    assert state(page, "dk") == (figure, readout, value)
+    assert page.errors == []
