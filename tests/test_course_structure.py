@@ -1,0 +1,264 @@
+"""The course's shape, checked on the committed notebooks (no kernel is started here).
+
+Every course notebook opens with what the learner will be able to do, has one seeded setup cell before any other
+code, ends with "Lines worth keeping" and a paper section, carries up-to-date navigation, is stored executed top to
+bottom without unexpected errors, uses no network, describes each figure in a "Figure:" line, and pairs its
+problems with checkers and a solutions notebook.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+SOLUTIONS = NOTEBOOKS / "solutions"
+sys.path.insert(0, str(ROOT / "tools"))
+import build_html  # noqa: E402  (tools/build_html.py)
+import nav  # noqa: E402  (tools/nav.py)
+
+COURSE = [
+    "00-start-here",
+    "01-shapes",
+    "02-scores",
+    "03-scaling",
+    "04-softmax",
+    "05-weighted-average",
+    "06-masking",
+    "07-heads-and-cross-attention",
+    "08-cost-memory-backward",
+]
+FACTS = [f"F{i}" for i in range(1, 16)]
+SOLUTION_NAMES = sorted(p.stem for p in SOLUTIONS.glob("*.ipynb")) if SOLUTIONS.is_dir() else []
+EXECUTED = [f"{name}.ipynb" for name in COURSE] + [f"solutions/{name}.ipynb" for name in SOLUTION_NAMES]
+
+GOALS = re.compile(r"able to|you will|you'll", re.IGNORECASE)
+SEEDED_RNG = re.compile(r"^rng\s*=\s*np\.random\.default_rng\(\s*\d+\s*\)", re.MULTILINE)
+ANY_RNG_ASSIGNMENT = re.compile(r"^\s*rng\s*=", re.MULTILINE)
+UNSEEDED = re.compile(r"default_rng\(\s*\)|np\.random\.(rand|randn|randint|random|normal|uniform|choice|permutation|"
+                      r"shuffle|seed)\(")
+HEADING_KEEP = re.compile(r"^#+\s*Lines worth keeping", re.IGNORECASE | re.MULTILINE)
+PAPER_SECTION = re.compile(r"(section|§)s?\s*\d+(\.\d+)+", re.IGNORECASE)
+PROBLEM_HEADING = re.compile(r"^#+\s*.*\b(problem|exercise)s?\b", re.IGNORECASE | re.MULTILINE)
+USES_CHECKERS = re.compile(r"^\s*(from\s+attn_lib\.exercises\s+import|from\s+attn_lib\s+import\s+.*\bexercises\b|"
+                           r"import\s+attn_lib\.exercises)", re.MULTILINE)
+NETWORK_MODULES = {"urllib", "urllib2", "urllib3", "requests", "http", "httpx", "aiohttp", "socket", "ftplib",
+                   "smtplib", "webbrowser", "pooch"}
+
+
+def load(rel: str):
+    path = NOTEBOOKS / rel
+    if not path.exists():
+        pytest.fail(f"expected notebook notebooks/{rel} is missing")
+    return nbformat.read(path, as_version=4)
+
+
+def body(nb):
+    """The cells without the navigation cells."""
+    return [c for c in nb.cells if not nav.is_nav(c)]
+
+
+def code_cells(nb):
+    return [c for c in nb.cells if c.cell_type == "code"]
+
+
+def marked_to_raise(cell) -> bool:
+    return "raises-exception" in cell.metadata.get("tags", []) or cell.source.lstrip().startswith(
+        "# NBVAL_RAISES_EXCEPTION")
+
+
+def python_source(cell) -> str:
+    """A code cell's source with IPython magics and shell escapes blanked, so that ast can parse it."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
+
+
+# --- opening and closing ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", COURSE)
+def test_opens_with_what_the_learner_will_be_able_to_do(name):
+    first = body(load(f"{name}.ipynb"))[0]
+    assert first.cell_type == "markdown", f"{name}: the first cell after the navigation is {first.cell_type}, not prose"
+    assert first.source.lstrip().startswith("#"), f"{name}: the first cell should open with a title"
+    assert GOALS.search(first.source), f"{name}: the first cell should say what the learner will be able to do"
+
+
+@pytest.mark.parametrize("name", COURSE)
+def test_one_seeded_setup_cell_comes_before_any_other_code(name):
+    cells = code_cells(load(f"{name}.ipynb"))
+    assert cells, f"{name}: no code cells"
+    setup = cells[0]
+    assert SEEDED_RNG.search(setup.source), (
+        f"{name}: the first code cell should be the setup cell with `rng = np.random.default_rng(<seed>)`; "
+        f"it starts with {setup.source[:80]!r}")
+    assert "import" in setup.source, f"{name}: the setup cell should hold the imports"
+    others = [c.source[:60] for c in cells[1:] if ANY_RNG_ASSIGNMENT.search(c.source)]
+    assert not others, f"{name}: `rng` is assigned again after the setup cell: {others}"
+
+
+@pytest.mark.parametrize("rel", EXECUTED)
+def test_no_unseeded_randomness(rel):
+    found = [(c.source[:60], m.group(0)) for c in code_cells(load(rel)) for m in UNSEEDED.finditer(c.source)]
+    assert not found, f"{rel}: draw random numbers from the seeded `rng`, not {found}"
+
+
+@pytest.mark.parametrize("name", COURSE)
+def test_ends_with_lines_worth_keeping_and_the_paper_section(name):
+    cells = body(load(f"{name}.ipynb"))
+    keep = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and HEADING_KEEP.search(c.source)]
+    assert keep, f"{name}: no 'Lines worth keeping' heading"
+    tail = cells[keep[-1]:]
+    assert all(c.cell_type == "markdown" for c in tail), f"{name}: code follows 'Lines worth keeping'"
+    text = "\n".join(c.source for c in tail)
+    assert PAPER_SECTION.search(text), f"{name}: the closing cells should name the paper's section(s) to read"
+
+
+# --- navigation and the contents --------------------------------------------------------------------------------
+
+
+def test_navigation_is_up_to_date():
+    result = subprocess.run([sys.executable, str(ROOT / "tools" / "nav.py"), "--check"], capture_output=True,
+                            text=True, cwd=ROOT)
+    assert result.returncode == 0, f"run `python tools/nav.py`:\n{result.stdout}{result.stderr}"
+
+
+@pytest.mark.parametrize("name", COURSE + ["contents"])
+def test_navigation_cells_open_and_close_the_notebook(name):
+    cells = load(f"{name}.ipynb").cells
+    assert nav.is_nav(cells[0]) and nav.is_nav(cells[-1]), f"{name}: the first and last cells should be nav cells"
+    assert sum(nav.is_nav(c) for c in cells) == 2, f"{name}: exactly two nav cells expected"
+    assert "(contents.ipynb)" in cells[0].source or name == "contents"
+
+
+def test_contents_lists_every_notebook_with_a_binder_link_and_every_fact():
+    course = nav.load_course()
+    text = "\n".join(c.source for c in load("contents.ipynb").cells)
+    for name in COURSE:
+        assert f"]({name}.ipynb)" in text, f"contents: no link to {name}.ipynb"
+        assert f"({nav.binder_url(course, name + '.ipynb')})" in text, f"contents: no Binder link into {name}"
+    taught = {f for record in course["notebooks"].values() for f in record["facts"]}
+    assert set(FACTS) <= taught, f"facts not placed in any notebook in tools/course.toml: {set(FACTS) - taught}"
+    for fact in FACTS:
+        assert re.search(rf"\|\s*{fact}\s*\|", text), f"contents: fact {fact} is not listed"
+
+
+def test_readme_binder_badge_opens_the_start_notebook_of_this_repository():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    url = nav.binder_url(nav.load_course(), "00-start-here.ipynb")
+    assert f"]({url})" in readme, f"README.md should link its Binder badge to {url} (slug from tools/course.toml)"
+    assert "https://mybinder.org/badge_logo.svg" in readme, "README.md should show the Binder badge"
+
+
+# --- stored execution -------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rel", EXECUTED)
+def test_stored_executed_top_to_bottom_in_one_fresh_kernel(rel):
+    nb = load(rel)
+    counts = [c.execution_count for c in code_cells(nb) if c.source.strip()]
+    assert None not in counts, f"{rel}: {counts.count(None)} code cell(s) never ran; run tools/build_notebooks.py"
+    assert counts == list(range(1, len(counts) + 1)), (
+        f"{rel}: execution counts {counts} are not 1..{len(counts)}; re-run it top to bottom in a fresh kernel")
+    assert nb.metadata.get("kernelspec", {}).get("name") == "python3", f"{rel}: kernelspec should be python3"
+
+
+@pytest.mark.parametrize("rel", EXECUTED)
+def test_errors_are_stored_only_where_deliberate(rel):
+    for cell in code_cells(load(rel)):
+        errors = [o for o in cell.get("outputs", []) if o.output_type == "error"]
+        if marked_to_raise(cell):
+            assert errors, f"{rel}: a cell marked raises-exception stores no error: {cell.source[:80]!r}"
+        else:
+            assert not errors, (f"{rel}: unexpected {errors[0].ename}: {errors[0].evalue} in cell "
+                                f"{cell.source[:80]!r}")
+
+
+# --- no network ---------------------------------------------------------------------------------------------------
+
+
+def network_uses(source: str, where: str) -> list[str]:
+    """Imports of network modules, calls given an http(s) URL, and shell escapes (pip, wget, curl) in ``source``."""
+    found = []
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [f"{where}: import {a.name}" for a in node.names if a.name.split(".")[0] in NETWORK_MODULES]
+        elif isinstance(node, ast.ImportFrom) and node.module and node.module.split(".")[0] in NETWORK_MODULES:
+            found.append(f"{where}: from {node.module} import ...")
+        elif isinstance(node, ast.Call):
+            for arg in list(node.args) + [k.value for k in node.keywords]:
+                if isinstance(arg, ast.Constant) and isinstance(arg.value, str) and re.match(r"https?://", arg.value):
+                    found.append(f"{where}: a call opens {arg.value}")
+    return found
+
+
+@pytest.mark.parametrize("rel", EXECUTED + ["contents.ipynb"])
+def test_notebook_uses_no_network(rel):
+    found = []
+    for i, cell in enumerate(code_cells(load(rel))):
+        found += network_uses(python_source(cell), f"{rel} cell {i}")
+        shell = [ln for ln in cell.source.splitlines() if re.match(r"\s*(!|%pip|%conda|%load\s+https?:)", ln)]
+        found += [f"{rel} cell {i}: {ln.strip()}" for ln in shell]
+    assert not found, "\n".join(found)
+
+
+def test_attn_lib_uses_no_network():
+    found = []
+    for path in sorted((ROOT / "attn_lib").rglob("*.py")):
+        found += network_uses(path.read_text(encoding="utf-8"), str(path.relative_to(ROOT)))
+    assert not found, "\n".join(found)
+
+
+def test_network_detector_catches_what_it_should():
+    # The detector above is what keeps the two tests before it honest: it must see each kind of network use.
+    assert network_uses("import urllib.request", "x")
+    assert network_uses("from requests import get", "x")
+    assert network_uses("import socket as s", "x")
+    assert network_uses("np.loadtxt('https://example.org/data.csv')", "x")
+    assert not network_uses("import numpy as np\nprint('see https://arxiv.org')", "x")
+
+
+# --- figures, problems, solutions ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("rel", EXECUTED)
+def test_every_figure_has_a_text_description(rel):
+    nb = load(rel)
+    missing = [nb.cells[i].source[:60] for i, _ in build_html.figure_outputs(nb)
+               if build_html.figure_description(nb, i) is None]
+    assert not missing, (f"{rel}: figure(s) without a 'Figure: ...' line printed by the cell or opening the next "
+                         f"markdown cell: {missing}")
+
+
+@pytest.mark.parametrize("name", COURSE)
+def test_problems_come_with_checkers_and_a_solutions_notebook(name):
+    nb = load(f"{name}.ipynb")
+    if not any(c.cell_type == "markdown" and PROBLEM_HEADING.search(c.source) for c in nb.cells):
+        return  # a notebook without problems (the start notebook may have none) needs neither
+    code = "\n".join(c.source for c in code_cells(nb))
+    assert USES_CHECKERS.search(code), f"{name}: it sets problems but never imports from attn_lib.exercises"
+    assert re.search(r"\bcheck_\w+\(", code), f"{name}: it sets problems but calls no checker"
+    solution = SOLUTIONS / f"{name}-solutions.ipynb"
+    assert solution.exists(), f"{name}: it sets problems, but notebooks/solutions/{solution.name} does not exist"
+
+
+@pytest.mark.parametrize("stem", SOLUTION_NAMES)
+def test_solutions_notebook_belongs_to_a_course_notebook_and_uses_the_checkers(stem):
+    assert stem.endswith("-solutions") and stem[: -len("-solutions")] in COURSE, f"{stem}: no learner notebook"
+    code = "\n".join(c.source for c in code_cells(load(f"solutions/{stem}.ipynb")))
+    assert USES_CHECKERS.search(code), f"{stem}: the solutions should be run through the same checkers"
+
+
+def test_no_notebook_checkpoints_are_tracked():
+    result = subprocess.run(["git", "ls-files"], capture_output=True, text=True, cwd=ROOT)
+    if result.returncode != 0:
+        pytest.skip(f"not a git work tree: {result.stderr.strip()}")
+    tracked = [p for p in result.stdout.splitlines() if ".ipynb_checkpoints" in p]
+    assert not tracked, f"remove these from git: {tracked}"

@@ -1,0 +1,241 @@
+"""The course tools on a small synthetic course in a temporary folder: tools/nav.py, tools/build_html.py and
+tools/build_notebooks.py (one test starts a kernel)."""
+
+from __future__ import annotations
+
+import copy
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import build_html  # noqa: E402
+import build_notebooks  # noqa: E402
+import nav  # noqa: E402
+
+COURSE = {
+    "repository": {"slug": "someone/some-course", "ref": "HEAD"},
+    "notebooks": {
+        "00-start-here": {"title": "Start here", "teaches": "the line", "facts": []},
+        "01-shapes": {"title": "Shapes", "teaches": "the shapes", "facts": ["F1"]},
+        "02-scores": {"title": "Scores", "teaches": "the scores", "facts": ["F4", "F5"]},
+    },
+    "facts": {"F1": "one", "F4": "four", "F5": "five"},
+}
+
+# A 1x1 PNG, enough for nbconvert to embed.
+PNG = ("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==")
+
+
+def executed_notebook(title: str, with_figure: bool = False):
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    cells = [
+        nbformat.v4.new_markdown_cell(f"# {title}\n\nYou will be able to do things."),
+        nbformat.v4.new_code_cell("import numpy as np\nrng = np.random.default_rng(0)", execution_count=1),
+        nbformat.v4.new_code_cell("print(rng.integers(10))", execution_count=2,
+                                  outputs=[nbformat.v4.new_output("stream", name="stdout", text="8\n")]),
+    ]
+    if with_figure:
+        cells.append(nbformat.v4.new_code_cell("plot()", execution_count=3, outputs=[nbformat.v4.new_output(
+            "display_data", data={"image/png": PNG, "text/plain": "<Figure size 10x10 with 1 Axes>"})]))
+        cells.append(nbformat.v4.new_markdown_cell("Figure: one dark pixel."))
+    nb.cells = cells
+    return nb
+
+
+@pytest.fixture
+def course(tmp_path):
+    notebooks = tmp_path / "notebooks"
+    (notebooks / "solutions").mkdir(parents=True)
+    for stem, record in COURSE["notebooks"].items():
+        nbformat.write(executed_notebook(record["title"], with_figure=stem == "02-scores"), notebooks / f"{stem}.ipynb")
+    nbformat.write(executed_notebook("Shapes: solutions"), notebooks / "solutions" / "01-shapes-solutions.ipynb")
+    return notebooks
+
+
+def non_nav(nb):
+    return [c for c in nb.cells if not nav.is_nav(c)]
+
+
+# --- nav ------------------------------------------------------------------------------------------------------------
+
+
+def test_nav_inserts_top_and_bottom_links_in_file_name_order(course):
+    before = nbformat.read(course / "01-shapes.ipynb", as_version=4)
+    written = nav.write(course, COURSE)
+    assert course / "01-shapes.ipynb" in written and course / "contents.ipynb" in written
+    nb = nbformat.read(course / "01-shapes.ipynb", as_version=4)
+    assert nav.is_nav(nb.cells[0]) and nav.is_nav(nb.cells[-1])
+    line = nb.cells[0].source
+    assert line.index("(00-start-here.ipynb)") < line.index("(contents.ipynb)") < line.index("(02-scores.ipynb)")
+    assert nb.cells[-1].source == line
+    assert non_nav(nb) == before.cells, "the notebook's own cells, outputs included, must be untouched"
+
+
+def test_nav_first_and_last_notebooks_have_no_missing_neighbour(course):
+    nav.write(course, COURSE)
+    first = nbformat.read(course / "00-start-here.ipynb", as_version=4).cells[0].source
+    last = nbformat.read(course / "02-scores.ipynb", as_version=4).cells[0].source
+    assert "(01-shapes.ipynb)" in first and first.count("](") == 2
+    assert "(01-shapes.ipynb)" in last and last.count("](") == 2
+
+
+def test_nav_is_idempotent_and_check_sees_staleness(course, capsys):
+    nav.write(course, COURSE)
+    texts = {p: p.read_bytes() for p in course.rglob("*.ipynb")}
+    assert nav.write(course, COURSE) == []
+    assert {p: p.read_bytes() for p in course.rglob("*.ipynb")} == texts
+    assert nav.stale(course, COURSE) == []
+
+    nb = nbformat.read(course / "02-scores.ipynb", as_version=4)
+    nb.cells[-1].source = "[somewhere](else.ipynb)"  # a hand edit of the bottom nav cell
+    nbformat.write(nb, course / "02-scores.ipynb")
+    assert nav.stale(course, COURSE) == [course / "02-scores.ipynb"]
+
+
+def test_nav_cli_check_exit_codes(course, tmp_path):
+    course_file = tmp_path / "course.toml"
+    course_file.write_text(
+        '[repository]\nslug = "someone/some-course"\n'
+        + "".join(f'[notebooks.{s}]\ntitle = "{r["title"]}"\nteaches = "x"\nfacts = []\n'
+                  for s, r in COURSE["notebooks"].items()))
+    args = ["--notebooks", str(course), "--course", str(course_file)]
+    assert nav.main(args + ["--check"]) == 1
+    assert nav.main(args) == 0
+    assert nav.main(args + ["--check"]) == 0
+
+
+def test_nav_moves_a_misplaced_nav_cell_back_to_the_edges(course):
+    nav.write(course, COURSE)
+    path = course / "01-shapes.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    nb.cells.insert(2, nb.cells.pop(0))  # the top nav cell dragged into the middle
+    nbformat.write(nb, path)
+    assert path in nav.write(course, COURSE)
+    nb = nbformat.read(path, as_version=4)
+    assert [nav.is_nav(c) for c in nb.cells] == [True] + [False] * (len(nb.cells) - 2) + [True]
+
+
+def test_solutions_link_back_to_their_learner_notebook(course):
+    nav.write(course, COURSE)
+    nb = nbformat.read(course / "solutions" / "01-shapes-solutions.ipynb", as_version=4)
+    assert "(../01-shapes.ipynb)" in nb.cells[0].source and "(../contents.ipynb)" in nb.cells[0].source
+
+
+def test_a_solutions_notebook_without_learner_notebook_is_an_error(course):
+    nbformat.write(executed_notebook("x"), course / "solutions" / "07-heads-solutions.ipynb")
+    with pytest.raises(ValueError, match="07-heads-solutions.ipynb has no learner notebook"):
+        nav.planned(course, COURSE)
+
+
+def test_a_numbered_notebook_missing_from_the_course_map_is_an_error(course):
+    nbformat.write(executed_notebook("x"), course / "03-scaling.ipynb")
+    with pytest.raises(ValueError, match=r"03-scaling.ipynb has no entry.*\[notebooks.03-scaling\]"):
+        nav.planned(course, COURSE)
+
+
+def test_contents_binder_links_follow_the_slug(course):
+    nav.write(course, COURSE)
+    text = "\n".join(c.source for c in nbformat.read(course / "contents.ipynb", as_version=4).cells)
+    assert ("https://mybinder.org/v2/gh/someone/some-course/HEAD?urlpath=lab/tree/notebooks/02-scores.ipynb"
+            in text)
+    moved = copy.deepcopy(COURSE)
+    moved["repository"]["slug"] = "school/attention"
+    assert nav.stale(course, moved) == [course / "contents.ipynb"]
+    nav.write(course, moved)
+    text = "\n".join(c.source for c in nbformat.read(course / "contents.ipynb", as_version=4).cells)
+    assert "someone/some-course" not in text and "/gh/school/attention/HEAD?" in text
+
+
+def test_the_real_course_map_names_every_notebook_and_fact():
+    course = nav.load_course()
+    assert course["repository"]["slug"].count("/") == 1
+    for stem, record in course["notebooks"].items():
+        assert nav.NUMBERED.match(stem + ".ipynb"), stem
+        assert set(record["facts"]) <= set(course["facts"]), stem
+
+
+# --- build_html ---------------------------------------------------------------------------------------------------
+
+
+def test_html_pages_embed_figures_with_alt_text_and_link_to_pages(course, tmp_path):
+    nav.write(course, COURSE)
+    out = tmp_path / "html"
+    build_html.build(course, out)
+    assert build_html.check(course, out) == []
+    page = (out / "02-scores.html").read_text()
+    assert '<img alt="Figure: one dark pixel."' in page
+    assert 'href="01-shapes.html"' in page and ".ipynb\"" not in page
+    assert 'href="../01-shapes.html"' in (out / "solutions" / "01-shapes-solutions.html").read_text()
+    assert (out / "index.html").read_text() == (out / "contents.html").read_text()
+
+
+def test_html_check_reports_missing_pages_figures_and_broken_links(course, tmp_path):
+    nav.write(course, COURSE)
+    out = tmp_path / "html"
+    build_html.build(course, out)
+    (out / "00-start-here.html").unlink()
+    page = out / "02-scores.html"
+    page.write_text(build_html.DATA_IMG.sub("<img src=\"gone.png", page.read_text()))
+    problems = build_html.check(course, out)
+    assert any("00-start-here.html: no page" in p for p in problems)
+    assert any("02-scores.html: 1 figure(s)" in p for p in problems)
+    assert any("broken link 00-start-here.html" in p for p in problems)
+
+
+def test_figure_description_is_found_in_the_cell_output_or_the_next_cell():
+    nb = executed_notebook("x", with_figure=True)
+    i = len(nb.cells) - 2
+    assert build_html.figure_description(nb, i) == "Figure: one dark pixel."
+    nb.cells[-1].source = "Some other remark."
+    assert build_html.figure_description(nb, i) is None
+    nb.cells[i].outputs.append(nbformat.v4.new_output("stream", name="stdout", text="Figure: printed.\n"))
+    assert build_html.figure_description(nb, i) == "Figure: printed."
+
+
+# --- build_notebooks (starts a kernel) ----------------------------------------------------------------------------
+
+
+def test_build_executes_in_a_fresh_kernel_and_keeps_a_failing_notebook_unchanged(tmp_path, capsys):
+    notebooks = tmp_path / "notebooks"
+    notebooks.mkdir()
+    good = nbformat.v4.new_notebook()
+    good.cells = [
+        nbformat.v4.new_code_cell("x = 40 + 2\nx"),
+        nbformat.v4.new_code_cell("# NBVAL_RAISES_EXCEPTION\n1 / 0"),
+        nbformat.v4.new_code_cell("print(x)"),
+    ]
+    bad = nbformat.v4.new_notebook()
+    bad.cells = [nbformat.v4.new_code_cell("undefined_name")]
+    nbformat.write(good, notebooks / "a.ipynb")
+    nbformat.write(bad, notebooks / "b.ipynb")
+    before = (notebooks / "b.ipynb").read_bytes()
+
+    build_notebooks.execute(notebooks / "a.ipynb", "python3", 60)
+    nb = nbformat.read(notebooks / "a.ipynb", as_version=4)
+    assert [c.execution_count for c in nb.cells] == [1, 2, 3]
+    assert nb.cells[0].outputs[0].data["text/plain"] == "42"
+    assert nb.cells[1].outputs[0].ename == "ZeroDivisionError"
+    assert "tags" not in nb.cells[1].metadata, "the temporary raises-exception tag must not be stored"
+    assert nb.cells[2].outputs[0].text == "42\n"
+    with pytest.raises(build_notebooks.CellExecutionError):
+        build_notebooks.execute(notebooks / "b.ipynb", "python3", 60)
+    assert (notebooks / "b.ipynb").read_bytes() == before
+
+
+# --- the real course ----------------------------------------------------------------------------------------------
+
+
+def test_the_committed_course_renders_to_html_with_figures_and_working_links(tmp_path):
+    # The same check as .ci/html.sh, on the committed notebooks: a page per notebook, every figure embedded,
+    # every relative link resolving.
+    notebooks = ROOT / "notebooks"
+    out = tmp_path / "html"
+    written = build_html.build(notebooks, out)
+    assert len(written) == len(build_html.notebook_pages(notebooks)) >= 10
+    assert build_html.check(notebooks, out) == []
+    assert 'href="00-start-here.html"' in (out / "index.html").read_text()

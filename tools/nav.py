@@ -1,0 +1,314 @@
+"""Write the navigation lines of every notebook, and notebooks/contents.ipynb, from tools/course.toml.
+
+Each course notebook (notebooks/NN-name.ipynb, and contents.ipynb) gets a markdown cell at the top and one at the
+bottom, tagged "nav", linking previous | contents | next; the order comes from the numbered file names. Each
+solutions notebook (notebooks/solutions/NN-name-solutions.ipynb) links back to its learner notebook and to the
+contents. Only those markdown cells are inserted or rewritten: code cells and their outputs are left as they are,
+and a notebook whose navigation is already right is not written at all (running the tool twice changes nothing).
+
+Usage::
+
+    python tools/nav.py            # insert or rewrite the navigation cells, regenerate contents.ipynb
+    python tools/nav.py --check    # change nothing; exit 1 and name the stale notebooks if any
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    try:
+        import tomli as tomllib
+    except ModuleNotFoundError:
+        raise ModuleNotFoundError(
+            "tools/nav.py reads tools/course.toml: it needs Python 3.11+ (tomllib) or, on 3.10, `pip install tomli`"
+        ) from None
+
+ROOT = Path(__file__).resolve().parent.parent
+COURSE_FILE = Path(__file__).resolve().parent / "course.toml"
+NAV_TAG = "nav"
+CONTENTS = "contents.ipynb"
+NUMBERED = re.compile(r"^(\d\d)-[a-z0-9-]+\.ipynb$")
+SOLUTION = re.compile(r"^(\d\d-[a-z0-9-]+)-solutions\.ipynb$")
+BINDER_URL = "https://mybinder.org/v2/gh/{slug}/{ref}?urlpath=lab/tree/notebooks/{path}"
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One numbered notebook of the course: its file name (``02-scores.ipynb``) and its course.toml record."""
+
+    name: str
+    title: str
+    teaches: str
+    facts: tuple
+
+    @property
+    def stem(self) -> str:
+        return self.name[: -len(".ipynb")]
+
+    @property
+    def number(self) -> str:
+        return self.name[:2]
+
+    @property
+    def label(self) -> str:
+        return f"{self.number} {self.title}"
+
+
+def load_course(course_file: Path = COURSE_FILE) -> dict:
+    """The parsed course.toml (repository slug and ref, one record per notebook, one line per fact)."""
+    with open(course_file, "rb") as f:
+        return tomllib.load(f)
+
+
+def binder_url(course: dict, path: str) -> str:
+    """The Binder link that opens ``notebooks/<path>`` in JupyterLab, for the repository named in course.toml."""
+    repo = course["repository"]
+    return BINDER_URL.format(slug=repo["slug"], ref=repo.get("ref", "HEAD"), path=path)
+
+
+def course_entries(notebooks_dir: Path, course: dict) -> list[Entry]:
+    """The numbered notebooks present in ``notebooks_dir``, in reading order, with their course.toml records.
+
+    Raises
+    ------
+    ValueError
+        If a numbered notebook has no record in course.toml, or a record is missing a field.
+    """
+    records = course.get("notebooks", {})
+    entries = []
+    for path in sorted(notebooks_dir.glob("*.ipynb")):
+        if not NUMBERED.match(path.name):
+            continue
+        record = records.get(path.stem)
+        if record is None:
+            raise ValueError(
+                f"notebook {path.name} has no entry in {COURSE_FILE.name}: expected a table "
+                f"[notebooks.{path.stem}] with title, teaches and facts; found entries for {sorted(records)}"
+            )
+        missing = {"title", "teaches", "facts"} - set(record)
+        if missing:
+            raise ValueError(f"[notebooks.{path.stem}] in {COURSE_FILE.name} lacks {sorted(missing)}")
+        entries.append(Entry(path.name, record["title"], record["teaches"], tuple(record["facts"])))
+    return entries
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The navigation lines
+
+
+def nav_line(entries: list[Entry], name: str) -> str:
+    """The markdown navigation line of course notebook ``name`` (a numbered notebook or contents.ipynb)."""
+    names = [e.name for e in entries]
+    parts = []
+    if name == CONTENTS:
+        if entries:
+            parts.append(f"Start: [{entries[0].label} →]({entries[0].name})")
+        return "**Contents** | " + " | ".join(parts) if parts else "**Contents**"
+    i = names.index(name)
+    if i > 0:
+        parts.append(f"[← {entries[i - 1].label}]({entries[i - 1].name})")
+    parts.append(f"[Contents]({CONTENTS})")
+    if i + 1 < len(entries):
+        parts.append(f"[{entries[i + 1].label} →]({entries[i + 1].name})")
+    return " | ".join(parts)
+
+
+def solution_nav_line(entries: list[Entry], name: str) -> str:
+    """The navigation line of a solutions notebook: back to its learner notebook, and the contents."""
+    match = SOLUTION.match(name)
+    if match is None:
+        raise ValueError(
+            f"solutions notebook names end in -solutions.ipynb, like 03-scaling-solutions.ipynb; got {name!r}")
+    learner = match.group(1) + ".ipynb"
+    by_name = {e.name: e for e in entries}
+    if learner not in by_name:
+        raise ValueError(f"solutions notebook {name} has no learner notebook notebooks/{learner}")
+    entry = by_name[learner]
+    return (f"**Teacher's solutions** | [← back to {entry.label}](../{learner}) | [Contents](../{CONTENTS})")
+
+
+def is_nav(cell) -> bool:
+    return NAV_TAG in cell.get("metadata", {}).get("tags", [])
+
+
+def _nav_cell(line: str, cell_id: str, old=None, with_ids: bool = True):
+    cell = copy.deepcopy(old) if old is not None else nbformat.v4.new_markdown_cell()
+    cell.source = line
+    cell.metadata["tags"] = [NAV_TAG] + [t for t in cell.metadata.get("tags", []) if t != NAV_TAG]
+    cell.metadata.pop("editable", None)
+    if with_ids:
+        cell["id"] = cell.get("id") if old is not None and "id" in old else cell_id
+    else:
+        cell.pop("id", None)
+    return cell
+
+
+def with_nav(nb, line: str):
+    """A copy of notebook ``nb`` with exactly one nav cell at the top and one at the bottom, both holding ``line``.
+
+    Every other cell, its outputs and execution count included, is kept as it was and in the same order.
+    """
+    nb = copy.deepcopy(nb)
+    with_ids = (nb.nbformat, nb.nbformat_minor) >= (4, 5)
+    old = [c for c in nb.cells if is_nav(c)]
+    body = [c for c in nb.cells if not is_nav(c)]
+    top_old = old[0] if old else None
+    bottom_old = old[-1] if len(old) > 1 else None
+    top = _nav_cell(line, "nav-top", top_old, with_ids)
+    bottom = _nav_cell(line, "nav-bottom", bottom_old, with_ids)
+    if with_ids and top.get("id") == bottom.get("id"):
+        bottom["id"] = "nav-bottom"
+    nb.cells = [top] + body + [bottom]
+    return nb
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The contents notebook
+
+
+def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
+    """notebooks/contents.ipynb: the course map, generated whole (markdown only, so it needs no execution)."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"},
+    }
+    line = nav_line(entries, CONTENTS)
+    facts_text = course.get("facts", {})
+    where = {}
+    for e in entries:
+        for f in e.facts:
+            where.setdefault(f, []).append(e.number)
+
+    intro = (
+        "# Attention, one line at a time: contents\n"
+        "\n"
+        "    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V\n"
+        "\n"
+        "The course reads this line one piece at a time, carrying the shapes along. Each notebook runs on its own "
+        "from top to bottom (Run > Run All Cells, or Shift+Enter cell by cell), builds its piece in plain numpy, "
+        "then checks that `attn_lib` gives the same numbers. Problems follow every idea: write your answer where the "
+        "cell says so, run the checker cell beneath it, and read its reason.\n"
+        "\n"
+        "The links in the first column open a notebook here; the Binder links open it in a fresh JupyterLab "
+        "in your browser, nothing to install (the first start can take a few minutes)."
+    )
+    rows = ["| notebook | what it teaches | facts | run online |", "|---|---|---|---|"]
+    for e in entries:
+        facts = ", ".join(e.facts) if e.facts else "overview"
+        rows.append(f"| [{e.label}]({e.name}) | {e.teaches} | {facts} | [Binder]({binder_url(course, e.name)}) |")
+    table = "## The notebooks\n\n" + "\n".join(rows)
+
+    fact_rows = ["| fact | in short | taught in |", "|---|---|---|"]
+    for f in sorted(facts_text, key=lambda k: int(k[1:])):
+        fact_rows.append(f"| {f} | {facts_text[f]} | {', '.join(where.get(f, [])) or '—'} |")
+    facts_md = (
+        "## The facts\n\n"
+        "Every fact is a computation in its notebook, printed beside the sentence that states it, so you can change "
+        "the inputs and argue with it.\n\n" + "\n".join(fact_rows)
+    )
+    teachers = (
+        "## For teachers\n\n"
+        "The worked solutions are in the folder `solutions/`, kept apart from the learner's notebooks"
+        + (": " + ", ".join(f"[{s}](solutions/{s})" for s in solutions) if solutions else "")
+        + ". The teacher's guide (`docs/teachers-guide.md` in the repository) gives the time each notebook takes, "
+        "the problems to set, the mistakes to expect, and how to run the course for a class."
+    )
+    cells = [
+        _nav_cell(line, "nav-top"),
+        nbformat.v4.new_markdown_cell(intro),
+        nbformat.v4.new_markdown_cell(table),
+        nbformat.v4.new_markdown_cell(facts_md),
+        nbformat.v4.new_markdown_cell(teachers),
+        _nav_cell(line, "nav-bottom"),
+    ]
+    for i, cell in enumerate(cells[1:-1], start=1):
+        cell["id"] = f"contents-{i}"
+    nb.cells = cells
+    return nb
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Driving it
+
+
+def planned(notebooks_dir: Path, course: dict) -> dict[Path, str]:
+    """Every notebook the tool manages, mapped to the text it should hold (nbformat JSON)."""
+    entries = course_entries(notebooks_dir, course)
+    solutions_dir = notebooks_dir / "solutions"
+    solutions = sorted(p.name for p in solutions_dir.glob("*.ipynb")) if solutions_dir.is_dir() else []
+    out = {}
+    contents = contents_notebook(entries, course, solutions)
+    out[notebooks_dir / CONTENTS] = nbformat.writes(contents) + "\n"
+    for e in entries:
+        path = notebooks_dir / e.name
+        nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        out[path] = nbformat.writes(with_nav(nb, nav_line(entries, e.name))) + "\n"
+    for name in solutions:
+        path = solutions_dir / name
+        nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        out[path] = nbformat.writes(with_nav(nb, solution_nav_line(entries, name))) + "\n"
+    return out
+
+
+def stale(notebooks_dir: Path, course: dict, plan: dict | None = None) -> list[Path]:
+    """The notebooks whose navigation (or, for contents.ipynb, whose whole text) is not what the tool would write."""
+    plan = planned(notebooks_dir, course) if plan is None else plan
+    result = []
+    for path, text in plan.items():
+        if not path.exists():
+            result.append(path)
+            continue
+        current = nbformat.read(path, as_version=nbformat.NO_CONVERT)
+        if current != nbformat.reads(text, as_version=nbformat.NO_CONVERT):
+            result.append(path)
+    return result
+
+
+def write(notebooks_dir: Path, course: dict) -> list[Path]:
+    """Insert or rewrite the navigation; write only the notebooks that change. Returns the paths written."""
+    plan = planned(notebooks_dir, course)
+    written = stale(notebooks_dir, course, plan)
+    for path in written:
+        path.write_text(plan[path], encoding="utf-8")
+    return written
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="change nothing; exit 1 if any navigation is stale")
+    parser.add_argument("--notebooks", type=Path, default=ROOT / "notebooks", help="the notebooks folder")
+    parser.add_argument("--course", type=Path, default=COURSE_FILE, help="the course map (course.toml)")
+    args = parser.parse_args(argv)
+    course = load_course(args.course)
+    try:
+        if args.check:
+            paths = stale(args.notebooks, course)
+            for p in paths:
+                print(f"stale navigation: {p.relative_to(args.notebooks.parent)}  (run: python tools/nav.py)")
+            if not paths:
+                print("navigation up to date")
+            return 1 if paths else 0
+        paths = write(args.notebooks, course)
+    except ValueError as err:
+        print(f"tools/nav.py: {err}", file=sys.stderr)
+        return 2
+    for p in paths:
+        print(f"wrote {p.relative_to(args.notebooks.parent)}")
+    if not paths:
+        print("navigation up to date; nothing written")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
