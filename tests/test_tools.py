@@ -231,7 +231,7 @@ def test_build_executes_in_a_fresh_kernel_and_keeps_a_failing_notebook_unchanged
 
 
 def test_the_committed_course_renders_to_html_with_figures_and_working_links(tmp_path):
-    # The same check as .ci/html.sh, on the committed notebooks: a page per notebook, every figure embedded,
+    # The static reading copy, built from the committed notebooks: a page per notebook, every figure embedded,
     # every relative link resolving.
     notebooks = ROOT / "notebooks"
     out = tmp_path / "html"
