@@ -15,6 +15,8 @@ from ._compare import (
     _index,
     _is_right,
     _nonfinite,
+    _overflowed,
+    _right_but_overflowed,
     _report_mistake,
     _report_problem,
 )
@@ -330,12 +332,11 @@ def _judge_attention(fn) -> Feedback:
             "scores as large as 1000, a causal mask and a padding mask." + _fully_masked_note(fn),
         )
     skip = {i for i, got in enumerate(results) if got is None}
-    overflow = {i for i in judged if "large" in cases[i].tags and _nonfinite(results[i])}
+    overflow = _overflowed(results, cases, judged)
     mistake, variant = _find_mistake(results, cases, _attention_mistakes(), skip | overflow)
     if mistake:
         return _report_mistake(mistake, variant, results, cases, overflow)
-    others_right = all(_is_right(results[i], cases[i]) for i in judged if i not in overflow)
-    if overflow and others_right:
+    if _right_but_overflowed(results, cases, overflow, judged):
         i = min(overflow)
         return _fail(
             "naive-softmax-overflow",

@@ -13,7 +13,8 @@ from ._compare import (
     _first_difference,
     _first_problem,
     _is_right,
-    _nonfinite,
+    _overflowed,
+    _right_but_overflowed,
     _report_mistake,
     _report_problem,
 )
@@ -177,13 +178,11 @@ def _judge_chunked_attention(fn) -> Feedback:
             "Your chunked attention gives the same output as attention for chunk sizes 1, 2, 3, 7 (= m) and "
             "10 (> m), and with scores as large as 1000.",
         )
-    large = {i for i, c in enumerate(cases) if "large" in c.tags}
-    overflow = {i for i in large if _nonfinite(results[i])}
+    overflow = _overflowed(results, cases)
     mistake, variant = _find_mistake(results, cases, _chunked_mistakes(), overflow)
     if mistake:
         return _report_mistake(mistake, variant, results, cases, overflow)
-    small = [i for i in range(len(cases)) if i not in large]
-    if overflow and all(_is_right(results[i], cases[i]) for i in small):
+    if _right_but_overflowed(results, cases, overflow):
         return _fail(
             "no-running-max",
             f"Your chunked attention is right on small scores but gives NaN or inf on {cases[min(overflow)].label}"
@@ -194,6 +193,7 @@ def _judge_chunked_attention(fn) -> Feedback:
     problem, case = _first_problem(results, cases)
     if problem is not None:
         return _report_problem(problem, case)
+    small = [i for i, c in enumerate(cases) if "large" not in c.tags]
     wrong = [i for i in small if not _is_right(results[i], cases[i])]
     one_chunk_right = all(_is_right(results[i], cases[i]) for i in small if "one-chunk" in cases[i].tags)
     if one_chunk_right and wrong and all(results[i].shape == cases[i].expected.shape for i in wrong):

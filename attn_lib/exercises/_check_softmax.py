@@ -16,6 +16,8 @@ from ._compare import (
     _index,
     _is_right,
     _nonfinite,
+    _overflowed,
+    _right_but_overflowed,
     _report_mistake,
     _report_problem,
 )
@@ -164,13 +166,11 @@ def _judge_softmax(fn) -> Feedback:
             f"Your softmax matches on all {len(cases)} cases: each row is non-negative and sums to one, -inf "
             "gets weight 0, and scores near 1000 do not overflow.",
         )
-    large = {i for i, c in enumerate(cases) if "large" in c.tags}
-    overflow = {i for i in large if _nonfinite(results[i])}
+    overflow = _overflowed(results, cases)
     mistake, variant = _find_mistake(results, cases, _softmax_mistakes(), overflow)
     if mistake:
         return _report_mistake(mistake, variant, results, cases, overflow)
-    small_right = all(_is_right(results[i], cases[i]) for i in range(len(cases)) if i not in large)
-    if small_right and overflow:
+    if _right_but_overflowed(results, cases, overflow):
         i = min(overflow)
         return _fail(
             "naive-overflow",
@@ -386,12 +386,11 @@ def _judge_masked_softmax(fn) -> Feedback:
             f"Your masked softmax matches on all {len(cases)} cases: blocked keys get weight 0, each row still "
             "sums to one, and scores near 1000 do not overflow." + note,
         )
-    large = {i for i, c in enumerate(cases) if "large" in c.tags}
-    overflow = {i for i in large if _nonfinite(results[i])}
+    overflow = _overflowed(results, cases)
     mistake, variant = _find_mistake(results, cases, _masked_mistakes(), overflow)
     if mistake:
         return _report_mistake(mistake, variant, results, cases, overflow)
-    if overflow and all(_is_right(results[i], cases[i]) for i in range(len(cases)) if i not in large):
+    if _right_but_overflowed(results, cases, overflow):
         return _fail(
             "naive-overflow",
             f"Your masked softmax is right on small scores but gives NaN or inf on {cases[min(overflow)].label}. "

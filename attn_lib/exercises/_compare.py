@@ -139,6 +139,18 @@ def _nonfinite(got) -> bool:
     return isinstance(got, np.ndarray) and got.size > 0 and not np.isfinite(got).all()
 
 
+def _overflowed(results, cases, judged=None) -> set:
+    """Indices of the cases tagged "large" (scores near 1000) whose result holds NaN or inf."""
+    judged = range(len(cases)) if judged is None else judged
+    return {i for i in judged if "large" in cases[i].tags and _nonfinite(results[i])}
+
+
+def _right_but_overflowed(results, cases, overflow, judged=None) -> bool:
+    """True when some large-score cases overflowed and every other case is right: exp without the maximum."""
+    judged = range(len(cases)) if judged is None else judged
+    return bool(overflow) and all(_is_right(results[i], cases[i]) for i in judged if i not in overflow)
+
+
 def _first_problem(results, cases):
     """The first _Raised or _Bad among the results, with its case."""
     for got, case in zip(results, cases):
