@@ -209,6 +209,7 @@ def test_build_executes_in_a_fresh_kernel_and_keeps_a_failing_notebook_unchanged
         nbformat.v4.new_code_cell("# NBVAL_RAISES_EXCEPTION\n1 / 0"),
         nbformat.v4.new_code_cell("print(x)"),
     ]
+    good.cells[0].metadata["execution"] = {"iopub.status.busy": "2020-01-01T00:00:00Z"}  # an old timestamp
     bad = nbformat.v4.new_notebook()
     bad.cells = [nbformat.v4.new_code_cell("undefined_name")]
     nbformat.write(good, notebooks / "a.ipynb")
@@ -222,6 +223,7 @@ def test_build_executes_in_a_fresh_kernel_and_keeps_a_failing_notebook_unchanged
     assert nb.cells[1].outputs[0].ename == "ZeroDivisionError"
     assert "tags" not in nb.cells[1].metadata, "the temporary raises-exception tag must not be stored"
     assert nb.cells[2].outputs[0].text == "42\n"
+    assert not [c for c in nb.cells if "execution" in c.metadata], "metadata.execution (timestamps) must be stripped"
     with pytest.raises(build_notebooks.CellExecutionError):
         build_notebooks.execute(notebooks / "b.ipynb", "python3", 60)
     assert (notebooks / "b.ipynb").read_bytes() == before

@@ -41,6 +41,12 @@ def solutions_notebooks(notebooks_dir: Path) -> list[Path]:
     return sorted((notebooks_dir / "solutions").glob("*-solutions.ipynb"))
 
 
+def strip_execution_metadata(nb) -> None:
+    """Remove each cell's ``metadata.execution`` (kernel timestamps), so a rebuild changes only what ran."""
+    for cell in nb.cells:
+        cell.metadata.pop("execution", None)
+
+
 def execute(path: Path, kernel_name: str | None, timeout: int) -> float:
     """Execute notebook ``path`` in a fresh kernel and write it back in place. Returns the seconds taken.
 
@@ -63,7 +69,7 @@ def execute(path: Path, kernel_name: str | None, timeout: int) -> float:
         timeout=timeout,
         kernel_name=kernel_name or nb.metadata.get("kernelspec", {}).get("name", "python3"),
         resources={"metadata": {"path": str(path.parent)}},
-        record_timing=False,  # no timestamps in the committed notebooks: a rebuild changes only what ran
+        record_timing=False,  # and strip_execution_metadata removes the timestamps nbclient still leaves
     )
     start = time.perf_counter()
     client.execute()
@@ -72,6 +78,7 @@ def execute(path: Path, kernel_name: str | None, timeout: int) -> float:
         cell.metadata["tags"].remove(RAISES_TAG)
         if not cell.metadata["tags"]:
             del cell.metadata["tags"]
+    strip_execution_metadata(nb)
     nbformat.write(nb, path)
     return seconds
 
