@@ -65,6 +65,13 @@ check_chunked_attention  no-rescale, rescale-sum-only, rescale-output-only, no-f
                          no-running-max (overflow on large scores), wrong-combination (right with one
                          chunk, wrong with several), wrong-shape, non-finite-output, not-an-average,
                          wrong-values
+check_scores(fn)         transpose-on-batch, dot-on-batch, no-transpose, keys-times-queries,
+                         scaled-too-early, wrong-on-batch
+check_scaled_scores(fn)  transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
+                         no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
+                         dk-from-rows
+check_temperature_       multiplied-by-temperature, temperature-after-softmax, temperature-ignored,
+softmax(fn)              softmax-wrong-axis, softmax-whole-array, no-division, naive-overflow
 ======================== ================================================================================
 
 Examples
@@ -82,8 +89,11 @@ from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
 from ._check_predictions import check_count, check_shapes, check_variance
+from ._check_scaled_scores import check_scaled_scores
+from ._check_scores import check_scores
 from ._check_softmax import check_masked_softmax, check_softmax
 from ._check_split_heads import check_split_heads
+from ._check_temperature_softmax import check_temperature_softmax
 from ._feedback import NOT_ANSWERED, Feedback
 
 __all__ = [
@@ -100,4 +110,7 @@ __all__ = [
     "check_chunked_attention",
     "check_number",
     "check_choice",
+    "check_scores",
+    "check_scaled_scores",
+    "check_temperature_softmax",
 ]

@@ -1,0 +1,136 @@
+"""check_scores: the learner's Q K^T for queries and keys with leading batch axes (notebook 02)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._feedback import Feedback, _fail
+from ._judge import Case, FunctionProblem, Mistake, judge
+
+
+def _t(K):
+    return np.swapaxes(K, -1, -2)  # (..., m, d_k) -> (..., d_k, m)
+
+
+def _cases():
+    """2-D with n != m; m = d_k (where Q @ K runs); one and two leading batch axes; a batch of one with
+    m = d_k, where Q @ K.T runs and gives a wrong shape instead of raising."""
+    rng = np.random.default_rng(2)
+    shapes = [  # (Q shape, K shape, label)
+        ((3, 4), (5, 4), "Q (3, 4) and K (5, 4): n = 3 queries, m = 5 keys, d_k = 4"),
+        ((4, 3), (3, 3), "Q (4, 3) and K (3, 3): m = d_k = 3"),
+        ((2, 3, 4), (2, 5, 4), "a batch: Q (2, 3, 4) and K (2, 5, 4)"),
+        ((1, 4, 3), (1, 3, 3), "a batch of one with m = d_k: Q (1, 4, 3) and K (1, 3, 3)"),
+        ((2, 3, 4, 6), (2, 3, 5, 6), "two batch axes: Q (2, 3, 4, 6) and K (2, 3, 5, 6)"),
+    ]
+    cases = []
+    for q_shape, k_shape, label in shapes:
+        Q, K = rng.normal(size=q_shape), rng.normal(size=k_shape)
+        cases.append(Case(label, {"Q": Q, "K": K}, expected=Q @ _t(K)))  # (..., n, d_k) x (..., d_k, m)
+    return cases
+
+
+_BATCH_FIX = ("Transpose only the last two axes: np.swapaxes(K, -1, -2) (or K.transpose(..., -1, -2)), or write "
+              "np.einsum('...nd,...md->...nm', Q, K).")
+
+
+def _mistakes():
+    return [
+        Mistake(
+            "transpose-on-batch",
+            "Right on 2-D inputs, but on a batch `K.T` reverses every axis: K (2, 5, 4) becomes (4, 5, 2), not "
+            "(2, 4, 5), so the batch axis ends up last and the product fails or mixes batches. Each key row must "
+            "meet each query row within its own batch: only the last two axes (m, d_k) swap.",
+            _BATCH_FIX,
+            variants=(lambda Q, K: Q @ K.T, lambda Q, K: np.matmul(Q, np.transpose(K))),
+        ),
+        Mistake(
+            "dot-on-batch",
+            "Right on 2-D inputs, but on a batch np.dot (or np.tensordot) pairs every batch of Q with every batch "
+            "of K: the result has the batch axes twice. Within a batch, query i meets key j; batches do not meet.",
+            "Use the @ operator (np.matmul), which treats the leading axes as a batch: Q @ np.swapaxes(K, -1, -2).",
+            variants=(lambda Q, K: np.dot(Q, _t(K)), lambda Q, K: np.dot(Q, K.T)),
+        ),
+        Mistake(
+            "no-transpose",
+            "You multiplied Q by K without transposing it. Q (n, d_k) times K (m, d_k) only runs when m = d_k, "
+            "and then entry (i, j) dots query i with column j of K, not with key j. The scores need K^T "
+            "(d_k, m): (n, d_k) x (d_k, m) -> (n, m).",
+            _BATCH_FIX,
+            variants=(lambda Q, K: Q @ K,),
+        ),
+        Mistake(
+            "keys-times-queries",
+            "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query and one "
+            "column per key, Q K^T (n, m), so that row i is query i's score for every key.",
+            "Put Q first: Q @ np.swapaxes(K, -1, -2).",
+            variants=(lambda Q, K: K @ np.swapaxes(Q, -1, -2), lambda Q, K: np.swapaxes(Q @ _t(K), -1, -2)),
+        ),
+        Mistake(
+            "scaled-too-early",
+            "You divided by sqrt(d_k). That is the next step (notebook 03); this function returns the raw dot "
+            "products Q K^T, entry (i, j) = query i . key j.",
+            "Return Q @ np.swapaxes(K, -1, -2) without the division.",
+            variants=(lambda Q, K: Q @ _t(K) / np.sqrt(Q.shape[-1]),),
+        ),
+    ]
+
+
+def _diagnose(results, cases):
+    flat = [i for i, c in enumerate(cases) if c.inputs["Q"].ndim == 2]
+    batch = [i for i, c in enumerate(cases) if c.inputs["Q"].ndim > 2]
+    right = [results[i].shape == cases[i].expected.shape and np.allclose(results[i], cases[i].expected)
+             for i in range(len(cases))]
+    if all(right[i] for i in flat) and not all(right[i] for i in batch):
+        i = next(i for i in batch if not right[i])
+        return _fail(
+            "wrong-on-batch",
+            f"Right on 2-D inputs, but not on {cases[i].label}: expected shape {cases[i].expected.shape}, yours "
+            f"{results[i].shape}. With leading batch axes, each batch is its own Q K^T; only the last two axes "
+            "of K swap.",
+            _BATCH_FIX,
+        )
+    return None
+
+
+PROBLEM = FunctionProblem(
+    checker="check_scores",
+    params=("Q", "K"),
+    cases=_cases,
+    mistakes=_mistakes,
+    passed="Your scores match on all {count} cases, 2-D and batched, with n != m: entry (..., i, j) is query i "
+           "dotted with key j.",
+    what="scores",
+    forbidden=("scaled_scores", "attention"),
+    diagnose=_diagnose,
+    hint="Entry (i, j) is query i . key j: Q (..., n, d_k) times K transposed on its last two axes, "
+         "(..., d_k, m).",
+)
+
+
+def check_scores(fn) -> Feedback:
+    """Check a learner's ``fn(Q, K) -> Q K^T`` (unscaled) for Q (..., n, d_k) and K (..., m, d_k).
+
+    Five seeded cases: 2-D with n != m, one with m = d_k (where ``Q @ K`` runs without error), one and two
+    leading batch axes, a batch of one where ``Q @ K.T`` runs. Mistakes: transpose-on-batch (``K.T`` reverses the batch axes too), dot-on-batch
+    (``np.dot`` pairs every batch with every other), no-transpose, keys-times-queries (K Q^T), scaled-too-early
+    (divided by sqrt(d_k), the next notebook's step), wrong-on-batch (right in 2-D only), and the skeleton's
+    generic ones.
+
+    Parameters
+    ----------
+    fn : callable or None
+        ``fn(Q, K)`` returning the scores (..., n, m).
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> check_scores(lambda Q, K: Q @ np.swapaxes(K, -1, -2)).passed
+    True
+    >>> check_scores(lambda Q, K: Q @ K.T).mistake
+    'transpose-on-batch'
+    """
+    return judge(fn, PROBLEM)

@@ -1,0 +1,152 @@
+"""check_temperature_softmax: the learner's softmax(scores / temperature) along the last axis (notebook 04)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._feedback import Feedback
+from ._judge import Case, FunctionProblem, Mistake, judge
+from ._pieces import _softmax
+
+
+def _right(scores, temperature):
+    return _softmax(scores / temperature)  # each row's maximum subtracted inside
+
+
+def _cases():
+    """Temperatures below and above 1 (never 1, where dividing and multiplying agree), n != m, a batch axis, a
+    column that wins every row (so a softmax down the columns differs), and two cases where scores / T reach
+    about 1000: large scores at T = 0.5, and modest scores at T = 0.01."""
+    rng = np.random.default_rng(4)
+    specs = [  # (scores, temperature, label, tags)
+        (rng.normal(size=(3, 5)), 0.5, "scores (3, 5) at temperature 0.5", ()),
+        (rng.normal(size=(2, 3, 4)) * 2, 3.0, "a batch of scores (2, 3, 4) at temperature 3", ()),
+        (rng.normal(size=(4, 6)) + np.array([0, 0, 3.0, 0, 0, 0]), 2.0, "scores (4, 6) at temperature 2", ()),
+        (500 + rng.normal(size=(2, 4)) * 2, 0.5, "scores near 500 at temperature 0.5 (scores / T near 1000)",
+         ("large",)),
+        (rng.normal(size=(3, 4)) * 3 + 8, 0.01, "scores near 8 at temperature 0.01 (scores / T near 800)",
+         ("large",)),
+    ]
+    return [Case(label, {"scores": s, "temperature": t}, expected=_right(s, t), tags=tags,
+                 scale=np.abs(s).max() / t)
+            for s, t, label, tags in specs]
+
+
+_FIX = "Divide the scores by the temperature first, then take the stable softmax of each row: " \
+       "my_softmax(scores / temperature)."
+
+
+def _whole(s):
+    e = np.exp(s - s.max())
+    return e / e.sum()
+
+
+def _unnormalised(scores, temperature):
+    s = scores / temperature
+    return np.exp(s - s.max(axis=-1, keepdims=True))
+
+
+def _mistakes():
+    return [
+        Mistake(
+            "multiplied-by-temperature",
+            "You multiplied the scores by the temperature instead of dividing. Then T < 1 flattens the weights "
+            "and T > 1 sharpens them, the opposite of a temperature: dividing by a small T widens the gaps "
+            "between scores, and the largest takes more weight.",
+            _FIX,
+            variants=(lambda scores, temperature: _softmax(scores * temperature),),
+        ),
+        Mistake(
+            "temperature-after-softmax",
+            "You applied the temperature to the weights after the softmax. The temperature divides the scores "
+            "before the softmax: weights scaled afterwards no longer sum to one, and their ratios do not change.",
+            _FIX,
+            variants=(lambda scores, temperature: _softmax(scores) / temperature,
+                      lambda scores, temperature: _softmax(scores) * temperature,
+                      lambda scores, temperature: _softmax(scores) ** (1 / temperature)),
+        ),
+        Mistake(
+            "temperature-ignored",
+            "Your weights are the softmax of the scores at temperature 1 whatever the temperature: the "
+            "temperature never reaches the scores (dividing a copy, or subtracting it, changes nothing).",
+            _FIX,
+            variants=(lambda scores, temperature: _softmax(scores),),
+        ),
+        Mistake(
+            "softmax-wrong-axis",
+            "Your weights sum to one down each column (axis 0 or -2), not along each row: each query shares its "
+            "attention among the keys, along the last axis.",
+            "Use axis=-1 with keepdims=True for the maximum and the sum.",
+            variants=(lambda scores, temperature: _softmax(scores / temperature, axis=-2),
+                      lambda scores, temperature: _softmax(scores / temperature, axis=0)),
+        ),
+        Mistake(
+            "softmax-whole-array",
+            "Your weights sum to one over the whole array, not along each row: each query shares its own "
+            "attention among the keys, so every row must sum to one.",
+            "Give the maximum and the sum axis=-1 and keepdims=True.",
+            variants=(lambda scores, temperature: _whole(scores / temperature),),
+        ),
+        Mistake(
+            "no-division",
+            "Your function returns exponentials without dividing each row by its sum: the rows do not sum to "
+            "one, so they are not weights.",
+            "Divide each row by its sum: e / e.sum(axis=-1, keepdims=True).",
+            variants=(_unnormalised, lambda scores, temperature: np.exp(scores / temperature)),
+        ),
+    ]
+
+
+PROBLEM = FunctionProblem(
+    checker="check_temperature_softmax",
+    params=("scores", "temperature"),
+    cases=_cases,
+    mistakes=_mistakes,
+    passed="Your weights match on all {count} cases (temperatures 0.5, 3, 2 and 0.01, a batch axis, scores / T "
+           "near 1000): the scores are divided by the temperature before a stable softmax of each row.",
+    what="weights",
+    forbidden=("softmax",),
+    overflow=(
+        "naive-overflow",
+        "Your function is right on moderate scores, but on {label} it gives NaN or inf: dividing by a small "
+        "temperature makes the scores large, and exp of a number above about 709 overflows (inf / inf is NaN). "
+        "Subtract each row's maximum after dividing by the temperature; adding a constant to a row changes no "
+        "weight.",
+        "s = scores / temperature; e = np.exp(s - s.max(axis=-1, keepdims=True)).",
+    ),
+    hint="Divide the scores by the temperature, subtract each row's maximum, exponentiate, divide by the row sum.",
+)
+
+
+def check_temperature_softmax(fn) -> Feedback:
+    """Check a learner's ``fn(scores, temperature) -> softmax(scores / temperature)`` along the last axis.
+
+    Five seeded cases: temperatures 0.5, 3, 2 and 0.01, a batch axis, n != m, and two cases where
+    scores / temperature reach about 1000 (so a softmax without each row's maximum subtracted overflows).
+    Mistakes: multiplied-by-temperature, temperature-after-softmax, temperature-ignored, softmax-wrong-axis,
+    softmax-whole-array, no-division, naive-overflow, and the skeleton's generic ones.
+
+    Parameters
+    ----------
+    fn : callable or None
+        ``fn(scores, temperature)`` with scores (..., n, m) and a number temperature > 0, returning weights
+        (..., n, m).
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> def softmax_with_temperature(scores, temperature):
+    ...     s = scores / temperature
+    ...     e = np.exp(s - s.max(axis=-1, keepdims=True))
+    ...     return e / e.sum(axis=-1, keepdims=True)
+    >>> check_temperature_softmax(softmax_with_temperature).passed
+    True
+    >>> def multiplied(scores, temperature):
+    ...     return softmax_with_temperature(scores * temperature, 1.0)
+    >>> check_temperature_softmax(multiplied).mistake
+    'multiplied-by-temperature'
+    """
+    return judge(fn, PROBLEM)

@@ -1,0 +1,90 @@
+"""check_scaled_scores against hand-written learner answers: each wrong one gets its own mistake id, every
+right one passes whatever its style."""
+
+import numpy as np
+import pytest
+
+import attn_lib
+from attn_lib.exercises import check_scaled_scores
+
+
+def swap(K):
+    return np.swapaxes(K, -1, -2)
+
+
+def qkt(Q, K):
+    return Q @ swap(K)
+
+
+def loops(Q, K):
+    d_k = Q.shape[-1]
+    out = np.zeros(Q.shape[:-1] + (K.shape[-2],))
+    for batch in np.ndindex(*Q.shape[:-2]):
+        for i in range(Q.shape[-2]):
+            for j in range(K.shape[-2]):
+                out[batch + (i, j)] = np.dot(Q[batch + (i,)], K[batch + (j,)]) / d_k**0.5
+    return out
+
+
+RIGHT = {
+    "divide-after": lambda Q, K: qkt(Q, K) / np.sqrt(Q.shape[-1]),
+    "scale-Q-first": lambda Q, K: (Q / np.sqrt(Q.shape[-1])) @ swap(K),
+    "scale-K-first": lambda Q, K: Q @ swap(K * K.shape[-1] ** -0.5),
+    "sqrt-of-each": lambda Q, K: (Q / Q.shape[-1] ** 0.25) @ swap(K / K.shape[-1] ** 0.25),
+    "einsum": lambda Q, K: np.einsum("...nd,...md->...nm", Q, K) / np.sqrt(K.shape[-1]),
+    "float32": lambda Q, K: (Q.astype(np.float32) @ swap(K).astype(np.float32)) / np.float32(np.sqrt(Q.shape[-1])),
+    "matmul": lambda Q, K: np.matmul(Q, np.moveaxis(K, -1, -2)) * Q.shape[-1] ** -0.5,
+    "plain-loops": loops,
+}
+
+WRONG = {
+    "transpose-on-batch": lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]),
+    "dk-from-wrong-axis": lambda Q, K: qkt(Q, K) / np.sqrt(Q.shape[1]),
+    "no-transpose": lambda Q, K: Q @ K / np.sqrt(Q.shape[-1]),
+    "keys-times-queries": lambda Q, K: K @ swap(Q) / np.sqrt(Q.shape[-1]),
+    "no-scaling": qkt,
+    "divide-by-dk": lambda Q, K: qkt(Q, K) / Q.shape[-1],
+    "multiply-by-sqrt-dk": lambda Q, K: qkt(Q, K) * np.sqrt(Q.shape[-1]),
+    "d-model-scaling": lambda Q, K: qkt(Q, K) / np.sqrt(512),
+    "hardcoded-dk": lambda Q, K: qkt(Q, K) / 8,
+    "dk-from-rows": lambda Q, K: qkt(Q, K) / np.sqrt(K.shape[-2]),
+    "wrong-values": lambda Q, K: qkt(Q, K) / np.sqrt(Q.shape[-1] + 1),
+}
+
+ALSO = {  # second forms of a named mistake
+    "divide-by-dk": (lambda Q, K: (Q / np.sqrt(Q.shape[-1])) @ swap(K / np.sqrt(K.shape[-1]))),
+    "d-model-scaling": (lambda Q, K: qkt(Q, K) / 512),
+    "dk-from-rows": (lambda Q, K: qkt(Q, K) / np.sqrt(Q.shape[-2])),
+}
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_right_answers_pass_whatever_their_style(name):
+    feedback = check_scaled_scores(RIGHT[name])
+    assert feedback.passed, f"{name}: {feedback}"
+
+
+@pytest.mark.parametrize("mistake", WRONG)
+def test_each_wrong_answer_gets_its_own_mistake(mistake):
+    feedback = check_scaled_scores(WRONG[mistake])
+    assert feedback.mistake == mistake, f"expected {mistake}, got {feedback.mistake}: {feedback}"
+    assert not feedback.passed and feedback.reason
+
+
+@pytest.mark.parametrize("mistake", ALSO)
+def test_other_forms_of_a_mistake_get_the_same_id(mistake):
+    assert check_scaled_scores(ALSO[mistake]).mistake == mistake
+
+
+def test_scaling_reasons_speak_of_the_standard_deviation_of_a_score():
+    assert "standard deviation is sqrt(d_k)" in check_scaled_scores(WRONG["divide-by-dk"]).reason
+    assert "per-head width" in check_scaled_scores(WRONG["d-model-scaling"]).reason
+
+
+def test_placeholders_and_calls_to_attn_lib_are_named():
+    def stub(Q, K):
+        raise NotImplementedError
+
+    assert check_scaled_scores(None).mistake == "not-answered"
+    assert check_scaled_scores(stub).mistake == "not-answered"
+    assert check_scaled_scores(lambda Q, K: attn_lib.scaled_scores(Q, K)).mistake == "used-attn-lib"

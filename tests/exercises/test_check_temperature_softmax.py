@@ -1,0 +1,97 @@
+"""check_temperature_softmax against hand-written learner answers: each wrong one gets its own mistake id, every
+right one passes whatever its style."""
+
+import numpy as np
+import pytest
+
+import attn_lib
+from attn_lib.exercises import check_temperature_softmax
+
+
+def stable(x, axis=-1):
+    e = np.exp(x - x.max(axis=axis, keepdims=True))
+    return e / e.sum(axis=axis, keepdims=True)
+
+
+def naive(x):
+    e = np.exp(x)
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def log_sum_exp(scores, temperature):
+    s = scores / temperature
+    top = s.max(axis=-1, keepdims=True)
+    return np.exp(s - top - np.log(np.exp(s - top).sum(axis=-1, keepdims=True)))
+
+
+def row_loop(scores, temperature):
+    out = np.empty_like(scores, dtype=float)
+    for idx in np.ndindex(*scores.shape[:-1]):
+        row = [x / temperature for x in scores[idx]]
+        top = max(row)
+        exps = [np.exp(x - top) for x in row]
+        out[idx] = [e / sum(exps) for e in exps]
+    return out
+
+
+def renormalised_power(scores, temperature):  # softmax(s)^(1/T), renormalised, equals softmax(s / T)
+    w = stable(scores) ** (1 / temperature)
+    return w / w.sum(axis=-1, keepdims=True)
+
+
+RIGHT = {
+    "divide-then-stable": lambda scores, temperature: stable(scores / temperature),
+    "shift-then-divide": lambda scores, temperature: naive((scores - scores.max(-1, keepdims=True)) / temperature),
+    "log-sum-exp": log_sum_exp,
+    "row-loop": row_loop,
+    "float32": lambda scores, temperature: stable((scores / temperature).astype(np.float32)),
+    "renormalised-power": renormalised_power,
+}
+
+WRONG = {
+    "multiplied-by-temperature": lambda scores, temperature: stable(scores * temperature),
+    "temperature-after-softmax": lambda scores, temperature: stable(scores) / temperature,
+    "temperature-ignored": lambda scores, temperature: stable(scores),
+    "softmax-wrong-axis": lambda scores, temperature: stable(scores / temperature, axis=-2),
+    "softmax-whole-array": lambda scores, temperature: stable((scores / temperature).ravel()).reshape(scores.shape),
+    "no-division": lambda scores, temperature: np.exp(scores / temperature - (scores / temperature).max(-1, keepdims=True)),
+    "naive-overflow": lambda scores, temperature: naive(scores / temperature),
+    "wrong-values": lambda scores, temperature: stable(scores / (temperature + 0.5)),
+}
+
+ALSO = {
+    "temperature-after-softmax": lambda scores, temperature: stable(scores) ** (1 / temperature),
+    "temperature-ignored": lambda scores, temperature: stable(scores - temperature),
+}
+
+
+@pytest.mark.parametrize("name", RIGHT)
+def test_right_answers_pass_whatever_their_style(name):
+    feedback = check_temperature_softmax(RIGHT[name])
+    assert feedback.passed, f"{name}: {feedback}"
+
+
+@pytest.mark.parametrize("mistake", WRONG)
+def test_each_wrong_answer_gets_its_own_mistake(mistake):
+    feedback = check_temperature_softmax(WRONG[mistake])
+    assert feedback.mistake == mistake, f"expected {mistake}, got {feedback.mistake}: {feedback}"
+    assert not feedback.passed and feedback.reason
+
+
+@pytest.mark.parametrize("mistake", ALSO)
+def test_other_forms_of_a_mistake_get_the_same_id(mistake):
+    assert check_temperature_softmax(ALSO[mistake]).mistake == mistake
+
+
+def test_overflow_reason_names_the_small_temperature():
+    assert "small temperature" in check_temperature_softmax(WRONG["naive-overflow"]).reason
+
+
+def test_placeholders_and_calls_to_attn_lib_are_named():
+    def stub(scores, temperature):
+        raise NotImplementedError
+
+    assert check_temperature_softmax(None).mistake == "not-answered"
+    assert check_temperature_softmax(stub).mistake == "not-answered"
+    assert check_temperature_softmax(lambda s, t: attn_lib.softmax(s / t)).mistake == "used-attn-lib"
+    assert check_temperature_softmax(lambda scores: scores).mistake == "wrong-signature"
