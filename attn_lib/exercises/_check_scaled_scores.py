@@ -29,7 +29,8 @@ def _cases():
     for q_shape, k_shape, label in shapes:
         Q, K = rng.normal(size=q_shape), rng.normal(size=k_shape)
         d_k = q_shape[-1]
-        cases.append(Case(label, {"Q": Q, "K": K}, expected=_qkt(Q, K) / np.sqrt(d_k)))
+        tags = {"batch"} if len(q_shape) > 2 else set()
+        cases.append(Case(label, {"Q": Q, "K": K}, expected=_qkt(Q, K) / np.sqrt(d_k), tags=tags))
     return cases
 
 
@@ -140,7 +141,7 @@ def check_scaled_scores(fn) -> Feedback:
     two leading batch axes, a batch of one where ``Q @ K.T`` runs. Mistakes: transpose-on-batch,
     dk-from-wrong-axis (``Q.shape[1]`` on a batch), no-transpose, keys-times-queries, no-scaling, divide-by-dk,
     multiply-by-sqrt-dk, d-model-scaling (512 or sqrt(512)), hardcoded-dk (8 or 64), dk-from-rows (sqrt(n) or
-    sqrt(m)), and the skeleton's generic ones.
+    sqrt(m)), and the skeleton's no-batch and generic ones.
 
     Parameters
     ----------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback, _fail
+from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
 
 
@@ -26,7 +26,8 @@ def _cases():
     cases = []
     for q_shape, k_shape, label in shapes:
         Q, K = rng.normal(size=q_shape), rng.normal(size=k_shape)
-        cases.append(Case(label, {"Q": Q, "K": K}, expected=Q @ _t(K)))  # (..., n, d_k) x (..., d_k, m)
+        tags = {"batch"} if len(q_shape) > 2 else set()
+        cases.append(Case(label, {"Q": Q, "K": K}, expected=Q @ _t(K), tags=tags))  # (..., n, d_k) x (..., d_k, m)
     return cases
 
 
@@ -76,23 +77,6 @@ def _mistakes():
     ]
 
 
-def _diagnose(results, cases):
-    flat = [i for i, c in enumerate(cases) if c.inputs["Q"].ndim == 2]
-    batch = [i for i, c in enumerate(cases) if c.inputs["Q"].ndim > 2]
-    right = [results[i].shape == cases[i].expected.shape and np.allclose(results[i], cases[i].expected)
-             for i in range(len(cases))]
-    if all(right[i] for i in flat) and not all(right[i] for i in batch):
-        i = next(i for i in batch if not right[i])
-        return _fail(
-            "wrong-on-batch",
-            f"Right on 2-D inputs, but not on {cases[i].label}: expected shape {cases[i].expected.shape}, yours "
-            f"{results[i].shape}. With leading batch axes, each batch is its own Q K^T; only the last two axes "
-            "of K swap.",
-            _BATCH_FIX,
-        )
-    return None
-
-
 PROBLEM = FunctionProblem(
     checker="check_scores",
     params=("Q", "K"),
@@ -102,7 +86,6 @@ PROBLEM = FunctionProblem(
            "dotted with key j.",
     what="scores",
     forbidden=("scaled_scores", "attention"),
-    diagnose=_diagnose,
     hint="Entry (i, j) is query i . key j: Q (..., n, d_k) times K transposed on its last two axes, "
          "(..., d_k, m).",
 )
@@ -114,7 +97,7 @@ def check_scores(fn) -> Feedback:
     Five seeded cases: 2-D with n != m, one with m = d_k (where ``Q @ K`` runs without error), one and two
     leading batch axes, a batch of one where ``Q @ K.T`` runs. Mistakes: transpose-on-batch (``K.T`` reverses the batch axes too), dot-on-batch
     (``np.dot`` pairs every batch with every other), no-transpose, keys-times-queries (K Q^T), scaled-too-early
-    (divided by sqrt(d_k), the next notebook's step), wrong-on-batch (right in 2-D only), and the skeleton's
+    (divided by sqrt(d_k), the next notebook's step), and the skeleton's no-batch (right in 2-D only) and
     generic ones.
 
     Parameters

@@ -20,7 +20,7 @@ def _cases():
     rng = np.random.default_rng(4)
     specs = [  # (scores, temperature, label, tags)
         (rng.normal(size=(3, 5)), 0.5, "scores (3, 5) at temperature 0.5", ()),
-        (rng.normal(size=(2, 3, 4)) * 2, 3.0, "a batch of scores (2, 3, 4) at temperature 3", ()),
+        (rng.normal(size=(2, 3, 4)) * 2, 3.0, "a batch of scores (2, 3, 4) at temperature 3", ("batch",)),
         (rng.normal(size=(4, 6)) + np.array([0, 0, 3.0, 0, 0, 0]), 2.0, "scores (4, 6) at temperature 2", ()),
         (500 + rng.normal(size=(2, 4)) * 2, 0.5, "scores near 500 at temperature 0.5 (scores / T near 1000)",
          ("large",)),
@@ -124,7 +124,7 @@ def check_temperature_softmax(fn) -> Feedback:
     Five seeded cases: temperatures 0.5, 3, 2 and 0.01, a batch axis, n != m, and two cases where
     scores / temperature reach about 1000 (so a softmax without each row's maximum subtracted overflows).
     Mistakes: multiplied-by-temperature, temperature-after-softmax, temperature-ignored, softmax-wrong-axis,
-    softmax-whole-array, no-division, naive-overflow, and the skeleton's generic ones.
+    softmax-whole-array, no-division, naive-overflow, and the skeleton's no-batch and generic ones.
 
     Parameters
     ----------

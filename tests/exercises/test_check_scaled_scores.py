@@ -3,6 +3,8 @@ right one passes whatever its style."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import attn_lib
 from attn_lib.exercises import check_scaled_scores
@@ -48,6 +50,7 @@ WRONG = {
     "d-model-scaling": lambda Q, K: qkt(Q, K) / np.sqrt(512),
     "hardcoded-dk": lambda Q, K: qkt(Q, K) / 8,
     "dk-from-rows": lambda Q, K: qkt(Q, K) / np.sqrt(K.shape[-2]),
+    "no-batch": lambda Q, K: Q @ K.transpose(1, 0) / np.sqrt(Q.shape[-1]),
     "wrong-values": lambda Q, K: qkt(Q, K) / np.sqrt(Q.shape[-1] + 1),
 }
 
@@ -88,3 +91,10 @@ def test_placeholders_and_calls_to_attn_lib_are_named():
     assert check_scaled_scores(None).mistake == "not-answered"
     assert check_scaled_scores(stub).mistake == "not-answered"
     assert check_scaled_scores(lambda Q, K: attn_lib.scaled_scores(Q, K)).mistake == "used-attn-lib"
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(min_value=0.05, max_value=20.0))
+def test_the_division_may_be_shared_between_Q_and_K_in_any_proportion(c):
+    # (c Q)(K / (c sqrt(d_k)))^T = Q K^T / sqrt(d_k) for every c > 0: all such answers are right.
+    assert check_scaled_scores(lambda Q, K: (c * Q) @ swap(K / (c * np.sqrt(Q.shape[-1])))).passed

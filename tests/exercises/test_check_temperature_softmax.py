@@ -3,6 +3,8 @@ right one passes whatever its style."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import attn_lib
 from attn_lib.exercises import check_temperature_softmax
@@ -56,6 +58,7 @@ WRONG = {
     "softmax-whole-array": lambda scores, temperature: stable((scores / temperature).ravel()).reshape(scores.shape),
     "no-division": lambda scores, temperature: np.exp(scores / temperature - (scores / temperature).max(-1, keepdims=True)),
     "naive-overflow": lambda scores, temperature: naive(scores / temperature),
+    "no-batch": lambda scores, temperature: stable(scores / temperature, axis=1),
     "wrong-values": lambda scores, temperature: stable(scores / (temperature + 0.5)),
 }
 
@@ -95,3 +98,10 @@ def test_placeholders_and_calls_to_attn_lib_are_named():
     assert check_temperature_softmax(stub).mistake == "not-answered"
     assert check_temperature_softmax(lambda s, t: attn_lib.softmax(s / t)).mistake == "used-attn-lib"
     assert check_temperature_softmax(lambda scores: scores).mistake == "wrong-signature"
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.floats(min_value=-1000.0, max_value=1000.0))
+def test_a_constant_added_to_the_scores_first_changes_nothing(c):
+    # Shift invariance: softmax((scores + c) / T) = softmax(scores / T) for every constant c.
+    assert check_temperature_softmax(lambda scores, temperature: stable((scores + c) / temperature)).passed

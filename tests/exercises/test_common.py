@@ -226,5 +226,5 @@ def test_exception_hint_fits_the_exception():
     def undefined_name(x):
         return x / row_total  # noqa: F821
 
-    assert "two shapes that do not fit" in check_softmax(shapes_clash).hint
+    assert "shapes that do not fit" in check_softmax(shapes_clash).hint
     assert "Define that name" in check_softmax(undefined_name).hint

@@ -37,8 +37,13 @@ def test_right_answer_passes_and_float32_right_to_its_rounding_passes():
     assert judge(lambda x: _softmax(x.astype(np.float32)), PROBLEM).passed
 
 
-def test_float64_answer_off_by_float32_rounding_is_not_right():
-    assert judge(lambda x: _softmax(x) * (1 + 1e-5), PROBLEM).mistake == "wrong-values"
+def test_answer_off_by_more_than_float32_rounding_is_not_right():
+    assert judge(lambda x: _softmax(x) * (1 + 1e-4 * (np.arange(x.shape[-1]) == 0)), PROBLEM).mistake == "wrong-values"
+
+
+def test_float16_answer_gets_float16_tolerance_and_float64_does_not():
+    assert judge(lambda x: _softmax(x).astype(np.float16), PROBLEM).passed
+    assert not judge(lambda x: _softmax(x).astype(np.float16).astype(float), PROBLEM).passed
 
 
 def test_mistake_table_and_overflow():
@@ -107,7 +112,7 @@ def test_digits_agree_and_differ():
 
 
 def test_wrong_value_close_to_right_names_rounding():
-    feedback = judge(lambda x: _softmax(x) * (1 + 3e-5), PROBLEM)
+    feedback = judge(lambda x: _softmax(x) * (1 + 3e-4 * (np.arange(x.shape[-1]) == 0)), PROBLEM)
     assert "significant digits" in feedback.reason and "rounding" in feedback.reason
 
 
