@@ -6,7 +6,7 @@ import numpy as np
 
 from ..attention import attention as _attention
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, fmt, judge
+from ._judge import Case, FunctionProblem, Mistake, fmt, judge, two_numbers
 from ._pieces import (
     _AXIS_1,
     _BOOL_INDEX,
@@ -395,17 +395,22 @@ def _diagnose_output(results, cases, tols, run) -> Feedback | None:
     for got, case in zip(results, cases):
         if got.size and not np.isfinite(got).all():
             return None  # the generic non-finite reason
-    for got, case in zip(results, cases):
+    for got, case, (rtol, atol) in zip(results, cases, tols):
         V = case.inputs["V"]
         low = np.broadcast_to(V.min(axis=-2, keepdims=True), got.shape)  # each output column averages V's
         high = np.broadcast_to(V.max(axis=-2, keepdims=True), got.shape)
-        outside = (got < low - 1e-6) | (got > high + 1e-6)
+        # Rounding (of the answer's dtype, or a step in float16) may step just outside: 0.1 % of the range is not
+        # a sign of weights that do not sum to one.
+        slack = atol + np.maximum(rtol * np.maximum(np.abs(low), np.abs(high)), 1e-3 * (high - low))
+        outside = (got < low - slack) | (got > high + slack)
         if outside.any():
             at = tuple(np.argwhere(outside)[0])
             c = at[-1]
+            bound = low[at] if got[at] < low[at] else high[at]
+            shown, _ = two_numbers(got[at], bound)
             return _fail(
                 "not-an-average",
-                f"For {case.label}, entry {list(map(int, at))} of your output is {fmt(got[at])}, outside the range "
+                f"For {case.label}, entry {list(map(int, at))} of your output is {shown}, outside the range "
                 f"of column {c} of V ({fmt(low[at])} to {fmt(high[at])}). Each output row is a weighted average "
                 "of value rows (weights >= 0 summing to one), so it must lie inside them.",
                 "Check that each row of your weights is non-negative and sums to one.",
@@ -457,10 +462,10 @@ _ATTENTION = FunctionProblem(
 def check_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
 
-    Twelve seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
-    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, a mask (1, m) that broadcasts, a
-    batch of 2, two batch axes, and batches with masks (2, 1, m) and (n, m) that broadcast over them
-    (``mask`` boolean, True = may attend). Calling attn_lib.attention is named (``used-attn-lib``).
+Twelve seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
+    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, a mask (1,
+    m) that broadcasts, a batch of 2, two batch axes, and batches with masks (2, 1, m) and (n, m) that broadcast
+    over them (``mask`` boolean, True = may attend). Calling attn_lib.attention is named (``used-attn-lib``).
 
     Parameters
     ----------

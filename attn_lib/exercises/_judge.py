@@ -10,11 +10,14 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported) becomes
    ``used-attn-lib``; returning None, a tuple or a non-number becomes ``returned-none``, ``returned-tuple``,
    ``not-an-array``.
-4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32
-   answer right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the
-   size of the numbers the computation goes through). Then ``after_pass`` may still fail it (too much memory, not boolean) or add a note.
+4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32 answer
+   right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the size of
+   the numbers the computation goes through). Then ``after_pass`` may still fail it (too much memory, not
+   boolean) or add a note.
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
+   When none matches and the answer fails on cases tagged ``"batch"`` or ``"broadcast"`` (a 2-D-only answer with
+   a second mistake), steps 5-7 run on the other cases and a note about the batch is added.
 6. Otherwise: right except NaN/inf on cases tagged ``"large"`` -> ``overflow`` (id, reason, hint).
 7. Otherwise ``no-batch`` (right on every case without the tag ``"batch"``, wrong on one with it), an
    exception or odd return value on some case, ``diagnose(results, cases, tols, run)`` (the problem's own
@@ -66,20 +69,22 @@ Writing one
   finite input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if
   coarser: float16).
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
-  keywords and returns the mistaken answer (or raises, as the mistaken code would). A case where the variant is
+  keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
+  raising the same exception with the same message, numbers aside). A case where the variant is
   mostly NaN/inf tells nothing and is skipped, unless ``strict_nonfinite`` (a numerical mistake whose NaN/inf
   must be reproduced). A mistake only matches if on some case it differs from the right answer: order the table
   from specific to general.
 - ``FunctionProblem``: ``params`` are passed positionally, in order; ``optional`` names (e.g. ``("mask",)``) are
   passed by keyword only when the case's value is not None; a function that cannot take them is judged on the
   other cases and then fails with ``no-<name>-parameter``. ``by_name`` lists params passed by keyword when the
-  learner's function has a parameter of that name (e.g. ``("chunk_size",)``), else positionally. ``forbidden`` names attn_lib functions the learner
-  must write, not call (e.g. ``("softmax",)``). ``diagnose(results, cases, tols, run) -> Feedback | None``
-  sees every result as an array (exceptions and odd returns were reported before), ``tols[i]`` the (rtol,
-  atol) for ``results[i]`` (use ``close(got, want, tol)``), and may call the learner again with ``run``. ``after_pass(fn, run) ->
-  Feedback | str | None`` runs once everything is right: ``run(*args, **kwargs)`` calls the learner's function
-  safely (same rules) and returns its raw result; return a failing Feedback, a note to append, or None.
-  ``convert="float"`` turns results into float arrays; ``convert="array"`` keeps bool/int dtypes.
+  learner's function has a parameter of that name (e.g. ``("chunk_size",)``), else positionally. ``forbidden``
+  names attn_lib functions the learner must write, not call (e.g. ``("softmax",)``). ``diagnose(results, cases,
+  tols, run) -> Feedback | None`` sees every result as an array (exceptions and odd returns were reported
+  before), ``tols[i]`` the (rtol, atol) for ``results[i]`` (use ``close(got, want, tol)``), and may call the
+  learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
+  ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
+  failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
+  ``convert="array"`` keeps bool/int dtypes.
 - Export ``check_x`` from ``attn_lib/exercises/__init__.py``, add its row to that module's table of mistake
   ids, and test it in ``tests/exercises/test_check_x.py`` with a table of wrong answers (each asserted to get
   its own id) and a table of right-but-unusual answers (all must pass).
@@ -89,14 +94,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
+import re
 import signal
 import sys
 import threading
 import time
 import types
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -497,7 +502,8 @@ def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=No
     )
     digits = agreeing_digits(g, w)
     if digits >= 3:
-        kind = f" (your answer is {np.dtype(dtype).name})" if dtype is not None and np.dtype(dtype) != np.float64 else ""
+        coarse = dtype is not None and np.dtype(dtype) != np.float64
+        kind = f" (your answer is {np.dtype(dtype).name})" if coarse else ""
         text += (
             f". The two agree to {digits} significant digits, so rounding is a possible cause{kind}: a step done "
             "in float16 or float32, or a number rounded by hand, loses digits"
@@ -519,10 +525,14 @@ def variant_outcome(variant, case: Case):
             return Raised(exc)
 
 
+def _gist(exc: BaseException) -> str:
+    return re.sub(r"\d+", "#", str(exc))
+
+
 def _agree(got, want, tol, strict: bool):
     """True/False: does the learner's outcome agree with a variant's? None: this case tells nothing."""
-    if isinstance(want, Raised):
-        return isinstance(got, Raised) and isinstance(got.exc, type(want.exc))
+    if isinstance(want, Raised):  # the same exception with the same message (sizes aside): the same operation
+        return isinstance(got, Raised) and type(got.exc) is type(want.exc) and _gist(got.exc) == _gist(want.exc)
     if isinstance(got, (Raised, Bad)):
         return False
     finite = np.isfinite(want)

@@ -52,7 +52,7 @@ def test_mistake_table_and_overflow():
 
 
 @pytest.mark.parametrize("fn", [lambda x: renamed_softmax(x), lambda x: attn_lib.softmax(x),
-                                lambda x: attn_lib.attention.__module__ and sys.modules["attn_lib.attention"].softmax(x)])
+                                lambda x: sys.modules["attn_lib.attention"].softmax(x)])
 def test_calling_the_forbidden_function_under_any_name_is_named_and_then_restored(fn):
     original = sys.modules["attn_lib.attention"].softmax
     assert judge(fn, PROBLEM).mistake == "used-attn-lib"
