@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, Raised, close, fmt, index, judge
+from ._judge import Case, FunctionProblem, Mistake, Raised, close, fmt, index, judge, two_numbers
 from ._pieces import (
     _AXIS_1,
     _BOOL_INDEX,
@@ -183,7 +183,8 @@ def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | No
             row = np.argwhere(off)[0]
             return _fail(
                 "rows-not-one",
-                f"For {case.label}, row {index(row)} of your weights sums to {fmt(sums[tuple(row)], 6)}, not 1. "
+                f"For {case.label}, row {index(row)} of your weights sums to {two_numbers(sums[tuple(row)], 1.0)[0]}, "
+                "not 1. "
                 "Each row is one query's distribution over the keys.",
                 "Divide each row by its own sum: e / np.sum(e, axis=-1, keepdims=True).",
             )

@@ -181,7 +181,7 @@ class FunctionProblem:
     hint: str = "Call your function by hand on a small input and print each intermediate array."
     define: str = ""
     convert: str = "float"
-    time_limit: float = TIME_LIMIT
+    time_limit: float | None = None  # seconds; None: TIME_LIMIT, read when the check runs
 
 
 # ------------------------------------------------------------------------------------------- running safely
@@ -234,8 +234,8 @@ def _namespaces_of(fn) -> list:
         f = stack.pop()
         f = getattr(f, "func", f)  # functools.partial
         f = getattr(f, "__func__", f)  # bound method
-        if isinstance(f, type):
-            f = getattr(f, "__call__", None)
+        if not hasattr(f, "__globals__") and callable(f):  # an object with __call__
+            f = getattr(type(f) if not isinstance(f, type) else f, "__call__", None)
         g = getattr(f, "__globals__", None)
         if isinstance(g, dict) and id(g) not in seen:
             seen.add(id(g))
@@ -260,6 +260,8 @@ class Runner:
         self._patched: list = []
         self._deadline = None
         self._old_handler = None
+        self._armed = False
+        self._left = 0.0
 
     # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
     def _patch(self):
@@ -291,36 +293,46 @@ class Runner:
                 space[key] = original
         self._patched.clear()
 
-    # -- time limit: SIGALRM in the main thread; elsewhere no limit (signals only reach the main thread)
-    def _start_timer(self):
-        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-            return
-        try:
-            self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
-        except (ValueError, OSError):
-            return
-        self._deadline = time.monotonic() + self.problem.time_limit
-        signal.setitimer(signal.ITIMER_REAL, self.problem.time_limit)
-
-    @staticmethod
-    def _alarm(signum, frame):
-        raise _TimeUp()
-
-    def _stop_timer(self):
-        if self._deadline is None:
-            return
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
-        self._deadline = None
-
+    # -- time limit: SIGALRM in the main thread, armed only while the learner's code runs (the checker's own
+    # work is never interrupted); elsewhere no limit (signals only reach the main thread)
     def __enter__(self):
-        self._start_timer()
+        self._left = _limit(self.problem)  # seconds of learner time left
+        self._armed = False
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            try:
+                self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
+                self._deadline = True
+            except (ValueError, OSError):
+                self._deadline = None
         return self
 
+    def _alarm(self, signum, frame):
+        if self._armed:  # only inside the learner's code
+            self._armed = False
+            raise _TimeUp()
+
     def __exit__(self, *exc):
-        self._stop_timer()
+        if self._deadline is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
+            self._deadline = None
         self._unpatch()
         return False
+
+    def _run(self, args, kwargs):
+        if self._deadline is None:
+            return self.fn(*args, **kwargs)
+        if self._left <= 0:
+            raise _TimeUp()
+        start = time.monotonic()
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, self._left)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self._armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._left -= time.monotonic() - start
 
     def call(self, *args, **kwargs):
         """The learner's result, or a Raised; raises _Verdict for not-answered, exit, too slow, forbidden."""
@@ -330,17 +342,18 @@ class Runner:
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                result = self.fn(*args, **kwargs)
+                result = self._run(args, kwargs)
         except NotImplementedError:
             raise _Verdict(_not_answered()) from None
         except _TimeUp:
             raise _Verdict(_too_slow(self.problem)) from None
         except SystemExit as exc:
+            where = _learner_line(exc)
+            code = f": {exc.code}" if exc.code not in (None, "") else ""
             raise _Verdict(_fail(
                 "exit",
-                f"Your function called exit (SystemExit{': ' + str(exc.code) if exc.code not in (None, '') else ''}"
-                f"{', ' + _learner_line(exc) if _learner_line(exc) else ''}), which would stop the whole program. "
-                "A function hands back its answer with `return`.",
+                f"Your function called exit (SystemExit{code}{', ' + where if where else ''}), which would stop "
+                "the whole program. A function hands back its answer with `return`.",
                 "Remove the exit() / sys.exit() call and return the array instead.",
             )) from None
         except Exception as exc:  # the learner's code may raise anything: report it, never propagate it
@@ -352,10 +365,14 @@ class Runner:
         return result
 
 
+def _limit(problem: FunctionProblem) -> float:
+    return TIME_LIMIT if problem.time_limit is None else problem.time_limit
+
+
 def _too_slow(problem: FunctionProblem) -> Feedback:
     return _fail(
         "too-slow",
-        f"Your function was still running after {problem.time_limit:g} s, on inputs of a few dozen numbers "
+        f"Your function was still running after {_limit(problem):g} s, on inputs of a few dozen numbers "
         "(the right answer takes a few milliseconds): a loop that never ends, or one that runs far more often "
         "than you meant.",
         "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
