@@ -39,9 +39,9 @@ def _attention_cases() -> list[Case]:
 
     def add(label, q, k, v, mask=None, tags=(), top=None, levels=False, offset=None):
         Q, K, V = rng.normal(size=q), rng.normal(size=k), rng.normal(size=v)
-        if offset is not None:  # a last column that adds `offset` to every scaled score
+        if offset is not None:  # a last column that adds `offset` (one per key) to every scaled score
             Q[..., -1] = 1.0
-            K[..., -1] = offset * np.sqrt(q[-1])
+            K[..., -1] = np.asarray(offset) * np.sqrt(q[-1])
         if top is not None:  # rescale the queries so that the largest scaled score is exactly `top`
             Q *= top / _scaled(Q, K).max()
         if levels:  # query 0 near 0, the other queries near 1000
@@ -67,6 +67,8 @@ def _attention_cases() -> list[Case]:
         mask=np.broadcast_to(np.arange(6) < 4, (3, 6)).copy())
     add("a padding mask, every score near -300", (3, 6), (5, 6), (5, 2),
         mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=-300.0)
+    add("a padding mask whose blocked keys 3 and 4 score 1000 more than the others", (3, 6), (5, 6), (5, 2),
+        mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=[0, 0, 0, 1000.0, 1000.0])
     add("a padding mask (1, 6) that broadcasts: keys 4 and 5 blocked", (4, 5), (6, 5), (6, 3),
         mask=(np.arange(6) < 4)[None, :])
     add("a batch of 2", (2, 3, 7), (2, 5, 7), (2, 5, 3), tags=("batch",))
@@ -90,6 +92,11 @@ def _d(Q):
 def _uniform_out(Q, K, V, mask):
     allowed = np.ones(_scaled(Q, K).shape) if mask is None else np.broadcast_to(mask, _scaled(Q, K).shape)
     return (allowed / allowed.sum(axis=-1, keepdims=True)) @ V
+
+
+def _renormalised(Q, K, mask, eps=0.0):
+    w = _softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)
+    return w / (w.sum(axis=-1, keepdims=True) + eps)
 
 
 def _mask_on_values(Q, K, V, mask, how):
@@ -303,6 +310,17 @@ def _attention_mistakes() -> list[Mistake]:
             (lambda Q, K, V, mask: (_softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)) @ V,),
         ),
         Mistake(
+            "zero-then-renormalise",
+            "Your function removes the blocked keys after the softmax of all the scores (zeroing their weights) "
+            "and then divides by the new row sum. That is right only while no blocked score is far above the "
+            "allowed ones: here the blocked keys score 1000 more, so the allowed weights underflow to 0 and the "
+            "division is 0/0 (NaN) or by a tiny number.",
+            "Put -inf in the blocked scores before the softmax: np.where(mask, scores, -np.inf).",
+            (lambda Q, K, V, mask: _renormalised(Q, K, mask) @ V,
+             lambda Q, K, V, mask: _renormalised(Q, K, mask, 1e-9) @ V),
+            strict_nonfinite=True,
+        ),
+        Mistake(
             "mask-on-values",
             "Your function applies the mask to V (zeroing the value rows of blocked keys) instead of to the "
             "scores. The blocked keys still take their share of the weights, which now multiply zeros, so each "
@@ -463,7 +481,7 @@ def check_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
 
 Twelve seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
-    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, a mask (1,
+    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, one whose blocked keys score 1000 more, a mask (1,
     m) that broadcasts, a batch of 2, two batch axes, and batches with masks (2, 1, m) and (n, m) that broadcast
     over them (``mask`` boolean, True = may attend). Calling attn_lib.attention is named (``used-attn-lib``).
 

@@ -85,6 +85,11 @@ Writing one
   ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
   failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
   ``convert="array"`` keeps bool/int dtypes.
+- ``run`` returns the raw result, or a :class:`Raised` when the learner's code raised. Helpers here:
+  ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number with digits
+  enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
+  ``_softmax``, ``_scaled``, ``_out``, ``_blocked`` and the texts several checkers share (``_AXIS_1``,
+  ``_UNIFORM``, ``_SMALL_FILL``, ``_GLOBAL_MAX``, ``_NO_DIVISION``, ...). ``time_limit`` defaults to 10 s.
 - Export ``check_x`` from ``attn_lib/exercises/__init__.py``, add its row to that module's table of mistake
   ids, and test it in ``tests/exercises/test_check_x.py`` with a table of wrong answers (each asserted to get
   its own id) and a table of right-but-unusual answers (all must pass).
