@@ -480,10 +480,11 @@ _ATTENTION = FunctionProblem(
 def check_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
 
-Twelve seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
-    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, one whose blocked keys score 1000 more, a mask (1,
-    m) that broadcasts, a batch of 2, two batch axes, and batches with masks (2, 1, m) and (n, m) that broadcast
-    over them (``mask`` boolean, True = may attend). Calling attn_lib.attention is named (``used-attn-lib``).
+    Thirteen seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
+    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, one whose
+    blocked keys score 1000 more, a mask (1, m) that broadcasts, a batch of 2, two batch axes, and batches with
+    masks (2, 1, m) and (n, m) that broadcast over them (``mask`` boolean, True = may attend). Calling
+    attn_lib.attention is named (``used-attn-lib``).
 
     Parameters
     ----------

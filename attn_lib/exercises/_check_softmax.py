@@ -238,10 +238,10 @@ _SOFTMAX = FunctionProblem(
 def check_softmax(fn) -> Feedback:
     """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of any number of axes.
 
-Eight seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near 1000,
+    Eight seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near 1000,
     rows at very different levels, two batches (2, 3, 5) and (2, 2, 4), and one row of shape (5,). A naive
-    ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback says so. Calling
-    attn_lib.softmax is named (``used-attn-lib``).
+    ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback says so. Calling attn_lib.softmax is
+    named (``used-attn-lib``).
 
     Parameters
     ----------
@@ -479,10 +479,10 @@ _MASKED = FunctionProblem(
 def check_masked_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
 
-Nine seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
-    near 0 and near 1000 in one array; a blocked score of 1000 that dominates its row (zero-then-renormalise
-    gives 0/0 there); masks (1, 6), (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4,
-    4). Blocked keys must get weight exactly 0 and each row must still sum to one.
+    Nine seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
+    near 0 and near 1000 in one array; a blocked score of 1000 that dominates its row (zero-then-renormalise gives
+    0/0 there); masks (1, 6), (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4, 4). Blocked
+    keys must get weight exactly 0 and each row must still sum to one.
 
     Parameters
     ----------
