@@ -612,6 +612,9 @@ def report_mistake(mistake: Mistake, variant, results, cases, overflow) -> Feedb
 
 def exception_hint(exc: BaseException) -> str:
     message = str(exc)
+    if type(exc).__name__ == "AxisError":
+        return ("An axis number is out of range for this array. Count from the end: axis=-1 is the last axis "
+                "(the keys), axis=-2 the one before, whatever the number of leading axes.")
     if isinstance(exc, (ValueError, IndexError)) and any(
         w in message for w in ("mismatch", "broadcast", "shape", "aligned", "dimension", "did not match")
     ):
@@ -728,7 +731,7 @@ def _explain(results, cases, tols, dtypes, judged, problem, run, table, split=Tr
     # explain the rest on the other cases, and add a note on the batch.
     extra = [i for i in judged if cases[i].tags & {"batch", "broadcast"} and i not in right]
     rest = [i for i in judged if i not in extra]
-    if split and extra and rest and not set(rest) <= right:
+    if split and extra and rest and not set(rest) <= right and all(isinstance(results[i], np.ndarray) for i in rest):
         feedback = _explain(results, cases, tols, dtypes, rest, problem, run, table, split=False)
         structural = [i for i in extra if not isinstance(results[i], np.ndarray)
                       or results[i].shape != cases[i].expected.shape]
