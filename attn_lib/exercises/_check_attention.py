@@ -6,7 +6,7 @@ import numpy as np
 
 from ..attention import attention as _attention
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, fmt, judge
+from ._judge import Case, FunctionProblem, Mistake, fmt, judge, two_numbers
 from ._pieces import (
     _AXIS_1,
     _BOOL_INDEX,
@@ -39,9 +39,9 @@ def _attention_cases() -> list[Case]:
 
     def add(label, q, k, v, mask=None, tags=(), top=None, levels=False, offset=None):
         Q, K, V = rng.normal(size=q), rng.normal(size=k), rng.normal(size=v)
-        if offset is not None:  # a last column that adds `offset` to every scaled score
+        if offset is not None:  # a last column that adds `offset` (one per key) to every scaled score
             Q[..., -1] = 1.0
-            K[..., -1] = offset * np.sqrt(q[-1])
+            K[..., -1] = np.asarray(offset) * np.sqrt(q[-1])
         if top is not None:  # rescale the queries so that the largest scaled score is exactly `top`
             Q *= top / _scaled(Q, K).max()
         if levels:  # query 0 near 0, the other queries near 1000
@@ -67,6 +67,8 @@ def _attention_cases() -> list[Case]:
         mask=np.broadcast_to(np.arange(6) < 4, (3, 6)).copy())
     add("a padding mask, every score near -300", (3, 6), (5, 6), (5, 2),
         mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=-300.0)
+    add("a padding mask whose blocked keys 3 and 4 score 1000 more than the others", (3, 6), (5, 6), (5, 2),
+        mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=[0, 0, 0, 1000.0, 1000.0])
     add("a padding mask (1, 6) that broadcasts: keys 4 and 5 blocked", (4, 5), (6, 5), (6, 3),
         mask=(np.arange(6) < 4)[None, :])
     add("a batch of 2", (2, 3, 7), (2, 5, 7), (2, 5, 3), tags=("batch",))
@@ -90,6 +92,11 @@ def _d(Q):
 def _uniform_out(Q, K, V, mask):
     allowed = np.ones(_scaled(Q, K).shape) if mask is None else np.broadcast_to(mask, _scaled(Q, K).shape)
     return (allowed / allowed.sum(axis=-1, keepdims=True)) @ V
+
+
+def _renormalised(Q, K, mask, eps=0.0):
+    w = _softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)
+    return w / (w.sum(axis=-1, keepdims=True) + eps)
 
 
 def _mask_on_values(Q, K, V, mask, how):
@@ -303,6 +310,17 @@ def _attention_mistakes() -> list[Mistake]:
             (lambda Q, K, V, mask: (_softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)) @ V,),
         ),
         Mistake(
+            "zero-then-renormalise",
+            "Your function removes the blocked keys after the softmax of all the scores (zeroing their weights) "
+            "and then divides by the new row sum. That is right only while no blocked score is far above the "
+            "allowed ones: here the blocked keys score 1000 more, so the allowed weights underflow to 0 and the "
+            "division is 0/0 (NaN) or by a tiny number.",
+            "Put -inf in the blocked scores before the softmax: np.where(mask, scores, -np.inf).",
+            (lambda Q, K, V, mask: _renormalised(Q, K, mask) @ V,
+             lambda Q, K, V, mask: _renormalised(Q, K, mask, 1e-9) @ V),
+            strict_nonfinite=True,
+        ),
+        Mistake(
             "mask-on-values",
             "Your function applies the mask to V (zeroing the value rows of blocked keys) instead of to the "
             "scores. The blocked keys still take their share of the weights, which now multiply zeros, so each "
@@ -395,17 +413,22 @@ def _diagnose_output(results, cases, tols, run) -> Feedback | None:
     for got, case in zip(results, cases):
         if got.size and not np.isfinite(got).all():
             return None  # the generic non-finite reason
-    for got, case in zip(results, cases):
+    for got, case, (rtol, atol) in zip(results, cases, tols):
         V = case.inputs["V"]
         low = np.broadcast_to(V.min(axis=-2, keepdims=True), got.shape)  # each output column averages V's
         high = np.broadcast_to(V.max(axis=-2, keepdims=True), got.shape)
-        outside = (got < low - 1e-6) | (got > high + 1e-6)
+        # Rounding (of the answer's dtype, or a step in float16) may step just outside: 0.1 % of the range is not
+        # a sign of weights that do not sum to one.
+        slack = atol + np.maximum(rtol * np.maximum(np.abs(low), np.abs(high)), 1e-3 * (high - low))
+        outside = (got < low - slack) | (got > high + slack)
         if outside.any():
             at = tuple(np.argwhere(outside)[0])
             c = at[-1]
+            bound = low[at] if got[at] < low[at] else high[at]
+            shown, _ = two_numbers(got[at], bound)
             return _fail(
                 "not-an-average",
-                f"For {case.label}, entry {list(map(int, at))} of your output is {fmt(got[at])}, outside the range "
+                f"For {case.label}, entry {list(map(int, at))} of your output is {shown}, outside the range "
                 f"of column {c} of V ({fmt(low[at])} to {fmt(high[at])}). Each output row is a weighted average "
                 "of value rows (weights >= 0 summing to one), so it must lie inside them.",
                 "Check that each row of your weights is non-negative and sums to one.",
@@ -457,10 +480,11 @@ _ATTENTION = FunctionProblem(
 def check_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
 
-    Twelve seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
-    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, a mask (1, m) that broadcasts, a
-    batch of 2, two batch axes, and batches with masks (2, 1, m) and (n, m) that broadcast over them
-    (``mask`` boolean, True = may attend). Calling attn_lib.attention is named (``used-attn-lib``).
+    Thirteen seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
+    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, one whose
+    blocked keys score 1000 more, a mask (1, m) that broadcasts, a batch of 2, two batch axes, and batches with
+    masks (2, 1, m) and (n, m) that broadcast over them (``mask`` boolean, True = may attend). Calling
+    attn_lib.attention is named (``used-attn-lib``).
 
     Parameters
     ----------

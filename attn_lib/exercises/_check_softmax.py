@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, Raised, close, fmt, index, judge, tolerance
+from ._judge import Case, FunctionProblem, Mistake, Raised, close, fmt, index, judge, two_numbers
 from ._pieces import (
     _AXIS_1,
     _BOOL_INDEX,
@@ -183,7 +183,8 @@ def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | No
             row = np.argwhere(off)[0]
             return _fail(
                 "rows-not-one",
-                f"For {case.label}, row {index(row)} of your weights sums to {fmt(sums[tuple(row)], 6)}, not 1. "
+                f"For {case.label}, row {index(row)} of your weights sums to {two_numbers(sums[tuple(row)], 1.0)[0]}, "
+                "not 1. "
                 "Each row is one query's distribution over the keys.",
                 "Divide each row by its own sum: e / np.sum(e, axis=-1, keepdims=True).",
             )
@@ -237,9 +238,9 @@ _SOFTMAX = FunctionProblem(
 def check_softmax(fn) -> Feedback:
     """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of any number of axes.
 
-    Eight seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near
-    1000, rows at very different levels, two batches (2, 3, 5) and (2, 2, 4), and one row of shape (5,). A naive ``exp(x) / sum``
-    passes the small cases and fails the large ones, and the feedback says so. Calling attn_lib.softmax is
+    Eight seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near 1000,
+    rows at very different levels, two batches (2, 3, 5) and (2, 2, 4), and one row of shape (5,). A naive
+    ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback says so. Calling attn_lib.softmax is
     named (``used-attn-lib``).
 
     Parameters
@@ -478,10 +479,10 @@ _MASKED = FunctionProblem(
 def check_masked_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
 
-    Nine seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries near 0 and near 1000 in one array; a
-    blocked score of 1000 that dominates its row (zero-then-renormalise gives 0/0 there); masks (1, 6),
-    (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4, 4). Blocked keys must get weight
-    exactly 0 and each row must still sum to one.
+    Nine seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
+    near 0 and near 1000 in one array; a blocked score of 1000 that dominates its row (zero-then-renormalise gives
+    0/0 there); masks (1, 6), (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4, 4). Blocked
+    keys must get weight exactly 0 and each row must still sum to one.
 
     Parameters
     ----------

@@ -10,11 +10,14 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported) becomes
    ``used-attn-lib``; returning None, a tuple or a non-number becomes ``returned-none``, ``returned-tuple``,
    ``not-an-array``.
-4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32
-   answer right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the
-   size of the numbers the computation goes through). Then ``after_pass`` may still fail it (too much memory, not boolean) or add a note.
+4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32 answer
+   right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the size of
+   the numbers the computation goes through). Then ``after_pass`` may still fail it (too much memory, not
+   boolean) or add a note.
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
+   When none matches and the answer fails on cases tagged ``"batch"`` or ``"broadcast"`` (a 2-D-only answer with
+   a second mistake), steps 5-7 run on the other cases and a note about the batch is added.
 6. Otherwise: right except NaN/inf on cases tagged ``"large"`` -> ``overflow`` (id, reason, hint).
 7. Otherwise ``no-batch`` (right on every case without the tag ``"batch"``, wrong on one with it), an
    exception or odd return value on some case, ``diagnose(results, cases, tols, run)`` (the problem's own
@@ -66,20 +69,27 @@ Writing one
   finite input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if
   coarser: float16).
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
-  keywords and returns the mistaken answer (or raises, as the mistaken code would). A case where the variant is
+  keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
+  raising the same exception with the same message, numbers aside). A case where the variant is
   mostly NaN/inf tells nothing and is skipped, unless ``strict_nonfinite`` (a numerical mistake whose NaN/inf
   must be reproduced). A mistake only matches if on some case it differs from the right answer: order the table
   from specific to general.
 - ``FunctionProblem``: ``params`` are passed positionally, in order; ``optional`` names (e.g. ``("mask",)``) are
   passed by keyword only when the case's value is not None; a function that cannot take them is judged on the
   other cases and then fails with ``no-<name>-parameter``. ``by_name`` lists params passed by keyword when the
-  learner's function has a parameter of that name (e.g. ``("chunk_size",)``), else positionally. ``forbidden`` names attn_lib functions the learner
-  must write, not call (e.g. ``("softmax",)``). ``diagnose(results, cases, tols, run) -> Feedback | None``
-  sees every result as an array (exceptions and odd returns were reported before), ``tols[i]`` the (rtol,
-  atol) for ``results[i]`` (use ``close(got, want, tol)``), and may call the learner again with ``run``. ``after_pass(fn, run) ->
-  Feedback | str | None`` runs once everything is right: ``run(*args, **kwargs)`` calls the learner's function
-  safely (same rules) and returns its raw result; return a failing Feedback, a note to append, or None.
-  ``convert="float"`` turns results into float arrays; ``convert="array"`` keeps bool/int dtypes.
+  learner's function has a parameter of that name (e.g. ``("chunk_size",)``), else positionally. ``forbidden``
+  names attn_lib functions the learner must write, not call (e.g. ``("softmax",)``). ``diagnose(results, cases,
+  tols, run) -> Feedback | None`` sees every result as an array (exceptions and odd returns were reported
+  before), ``tols[i]`` the (rtol, atol) for ``results[i]`` (use ``close(got, want, tol)``), and may call the
+  learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
+  ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
+  failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
+  ``convert="array"`` keeps bool/int dtypes.
+- ``run`` returns the raw result, or a :class:`Raised` when the learner's code raised. Helpers here:
+  ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number with digits
+  enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
+  ``_softmax``, ``_scaled``, ``_out``, ``_blocked`` and the texts several checkers share (``_AXIS_1``,
+  ``_UNIFORM``, ``_SMALL_FILL``, ``_GLOBAL_MAX``, ``_NO_DIVISION``, ...). ``time_limit`` defaults to 10 s.
 - Export ``check_x`` from ``attn_lib/exercises/__init__.py``, add its row to that module's table of mistake
   ids, and test it in ``tests/exercises/test_check_x.py`` with a table of wrong answers (each asserted to get
   its own id) and a table of right-but-unusual answers (all must pass).
@@ -89,14 +99,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
+import re
 import signal
 import sys
 import threading
 import time
 import types
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -176,7 +186,7 @@ class FunctionProblem:
     hint: str = "Call your function by hand on a small input and print each intermediate array."
     define: str = ""
     convert: str = "float"
-    time_limit: float = TIME_LIMIT
+    time_limit: float | None = None  # seconds; None: TIME_LIMIT, read when the check runs
 
 
 # ------------------------------------------------------------------------------------------- running safely
@@ -229,8 +239,8 @@ def _namespaces_of(fn) -> list:
         f = stack.pop()
         f = getattr(f, "func", f)  # functools.partial
         f = getattr(f, "__func__", f)  # bound method
-        if isinstance(f, type):
-            f = getattr(f, "__call__", None)
+        if not hasattr(f, "__globals__") and callable(f):  # an object with __call__
+            f = getattr(type(f) if not isinstance(f, type) else f, "__call__", None)
         g = getattr(f, "__globals__", None)
         if isinstance(g, dict) and id(g) not in seen:
             seen.add(id(g))
@@ -255,6 +265,8 @@ class Runner:
         self._patched: list = []
         self._deadline = None
         self._old_handler = None
+        self._armed = False
+        self._left = 0.0
 
     # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
     def _patch(self):
@@ -286,36 +298,46 @@ class Runner:
                 space[key] = original
         self._patched.clear()
 
-    # -- time limit: SIGALRM in the main thread; elsewhere no limit (signals only reach the main thread)
-    def _start_timer(self):
-        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-            return
-        try:
-            self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
-        except (ValueError, OSError):
-            return
-        self._deadline = time.monotonic() + self.problem.time_limit
-        signal.setitimer(signal.ITIMER_REAL, self.problem.time_limit)
-
-    @staticmethod
-    def _alarm(signum, frame):
-        raise _TimeUp()
-
-    def _stop_timer(self):
-        if self._deadline is None:
-            return
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
-        self._deadline = None
-
+    # -- time limit: SIGALRM in the main thread, armed only while the learner's code runs (the checker's own
+    # work is never interrupted); elsewhere no limit (signals only reach the main thread)
     def __enter__(self):
-        self._start_timer()
+        self._left = _limit(self.problem)  # seconds of learner time left
+        self._armed = False
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            try:
+                self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
+                self._deadline = True
+            except (ValueError, OSError):
+                self._deadline = None
         return self
 
+    def _alarm(self, signum, frame):
+        if self._armed:  # only inside the learner's code
+            self._armed = False
+            raise _TimeUp()
+
     def __exit__(self, *exc):
-        self._stop_timer()
+        if self._deadline is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
+            self._deadline = None
         self._unpatch()
         return False
+
+    def _run(self, args, kwargs):
+        if self._deadline is None:
+            return self.fn(*args, **kwargs)
+        if self._left <= 0:
+            raise _TimeUp()
+        start = time.monotonic()
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, self._left)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self._armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._left -= time.monotonic() - start
 
     def call(self, *args, **kwargs):
         """The learner's result, or a Raised; raises _Verdict for not-answered, exit, too slow, forbidden."""
@@ -325,17 +347,18 @@ class Runner:
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                result = self.fn(*args, **kwargs)
+                result = self._run(args, kwargs)
         except NotImplementedError:
             raise _Verdict(_not_answered()) from None
         except _TimeUp:
             raise _Verdict(_too_slow(self.problem)) from None
         except SystemExit as exc:
+            where = _learner_line(exc)
+            code = f": {exc.code}" if exc.code not in (None, "") else ""
             raise _Verdict(_fail(
                 "exit",
-                f"Your function called exit (SystemExit{': ' + str(exc.code) if exc.code not in (None, '') else ''}"
-                f"{', ' + _learner_line(exc) if _learner_line(exc) else ''}), which would stop the whole program. "
-                "A function hands back its answer with `return`.",
+                f"Your function called exit (SystemExit{code}{', ' + where if where else ''}), which would stop "
+                "the whole program. A function hands back its answer with `return`.",
                 "Remove the exit() / sys.exit() call and return the array instead.",
             )) from None
         except Exception as exc:  # the learner's code may raise anything: report it, never propagate it
@@ -347,10 +370,14 @@ class Runner:
         return result
 
 
+def _limit(problem: FunctionProblem) -> float:
+    return TIME_LIMIT if problem.time_limit is None else problem.time_limit
+
+
 def _too_slow(problem: FunctionProblem) -> Feedback:
     return _fail(
         "too-slow",
-        f"Your function was still running after {problem.time_limit:g} s, on inputs of a few dozen numbers "
+        f"Your function was still running after {_limit(problem):g} s, on inputs of a few dozen numbers "
         "(the right answer takes a few milliseconds): a loop that never ends, or one that runs far more often "
         "than you meant.",
         "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
@@ -497,7 +524,8 @@ def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=No
     )
     digits = agreeing_digits(g, w)
     if digits >= 3:
-        kind = f" (your answer is {np.dtype(dtype).name})" if dtype is not None and np.dtype(dtype) != np.float64 else ""
+        coarse = dtype is not None and np.dtype(dtype) != np.float64
+        kind = f" (your answer is {np.dtype(dtype).name})" if coarse else ""
         text += (
             f". The two agree to {digits} significant digits, so rounding is a possible cause{kind}: a step done "
             "in float16 or float32, or a number rounded by hand, loses digits"
@@ -519,10 +547,14 @@ def variant_outcome(variant, case: Case):
             return Raised(exc)
 
 
+def _gist(exc: BaseException) -> str:
+    return re.sub(r"\d+", "#", str(exc))
+
+
 def _agree(got, want, tol, strict: bool):
     """True/False: does the learner's outcome agree with a variant's? None: this case tells nothing."""
-    if isinstance(want, Raised):
-        return isinstance(got, Raised) and isinstance(got.exc, type(want.exc))
+    if isinstance(want, Raised):  # the same exception with the same message (sizes aside): the same operation
+        return isinstance(got, Raised) and type(got.exc) is type(want.exc) and _gist(got.exc) == _gist(want.exc)
     if isinstance(got, (Raised, Bad)):
         return False
     finite = np.isfinite(want)
@@ -580,6 +612,9 @@ def report_mistake(mistake: Mistake, variant, results, cases, overflow) -> Feedb
 
 def exception_hint(exc: BaseException) -> str:
     message = str(exc)
+    if type(exc).__name__ == "AxisError":
+        return ("An axis number is out of range for this array. Count from the end: axis=-1 is the last axis "
+                "(the keys), axis=-2 the one before, whatever the number of leading axes.")
     if isinstance(exc, (ValueError, IndexError)) and any(
         w in message for w in ("mismatch", "broadcast", "shape", "aligned", "dimension", "did not match")
     ):
@@ -696,7 +731,7 @@ def _explain(results, cases, tols, dtypes, judged, problem, run, table, split=Tr
     # explain the rest on the other cases, and add a note on the batch.
     extra = [i for i in judged if cases[i].tags & {"batch", "broadcast"} and i not in right]
     rest = [i for i in judged if i not in extra]
-    if split and extra and rest and not set(rest) <= right:
+    if split and extra and rest and not set(rest) <= right and all(isinstance(results[i], np.ndarray) for i in rest):
         feedback = _explain(results, cases, tols, dtypes, rest, problem, run, table, split=False)
         structural = [i for i in extra if not isinstance(results[i], np.ndarray)
                       or results[i].shape != cases[i].expected.shape]

@@ -163,7 +163,7 @@ def test_right_but_unusual_attention_passes(fn):
     feedback = check_attention(fn)
     assert feedback.passed, feedback
     assert feedback.mistake is None
-    assert "all 12 cases" in feedback.reason
+    assert "all 13 cases" in feedback.reason
 
 
 # ----------------------------------------------------------------------------------------------- wrong answers
@@ -291,6 +291,8 @@ ATTENTION_MISTAKES = {
     "output-transposed": (learner(mix=lambda w, Q, K, V: kt(w @ V)), "transposed"),
     "mask-after-softmax": (learner(after=lambda w, mask: w * mask), "after the softmax"),
     "mask-on-values": (mask_on_values, "applies the mask to V"),
+    "zero-then-renormalise": (learner(after=lambda w, mask: w * mask / (w * mask).sum(axis=-1, keepdims=True)),
+                              "no blocked score is far above"),
     "mask-zero": (learner(fill=0.0), "instead of -inf"),
     "small-fill": (learner(fill=-10.0), "small finite number"),
     "inverted-mask": (learner(invert=True), "wrong way round"),
