@@ -98,3 +98,12 @@ def test_placeholders_and_calls_to_attn_lib_are_named():
 def test_the_division_may_be_shared_between_Q_and_K_in_any_proportion(c):
     # (c Q)(K / (c sqrt(d_k)))^T = Q K^T / sqrt(d_k) for every c > 0: all such answers are right.
     assert check_scaled_scores(lambda Q, K: (c * Q) @ swap(K / (c * np.sqrt(Q.shape[-1])))).passed
+
+
+def test_the_module_table_lists_every_mistake_id():
+    import attn_lib.exercises as exercises
+    from attn_lib.exercises._check_scaled_scores import PROBLEM
+
+    for mistake in PROBLEM.mistakes():
+        assert mistake.id in exercises.__doc__, mistake.id
+    assert PROBLEM.overflow[0] in exercises.__doc__

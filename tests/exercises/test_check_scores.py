@@ -88,3 +88,12 @@ def test_placeholders_and_calls_to_attn_lib_are_named():
 
 def test_the_same_answer_always_gets_the_same_words():
     assert repr(check_scores(WRONG["no-transpose"])) == repr(check_scores(WRONG["no-transpose"]))
+
+
+def test_the_module_table_lists_every_mistake_id():
+    import attn_lib.exercises as exercises
+    from attn_lib.exercises._check_scores import PROBLEM
+
+    for mistake in PROBLEM.mistakes():
+        assert mistake.id in exercises.__doc__, mistake.id
+    assert PROBLEM.overflow[0] in exercises.__doc__

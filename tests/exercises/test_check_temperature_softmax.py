@@ -105,3 +105,12 @@ def test_placeholders_and_calls_to_attn_lib_are_named():
 def test_a_constant_added_to_the_scores_first_changes_nothing(c):
     # Shift invariance: softmax((scores + c) / T) = softmax(scores / T) for every constant c.
     assert check_temperature_softmax(lambda scores, temperature: stable((scores + c) / temperature)).passed
+
+
+def test_the_module_table_lists_every_mistake_id():
+    import attn_lib.exercises as exercises
+    from attn_lib.exercises._check_temperature_softmax import PROBLEM
+
+    for mistake in PROBLEM.mistakes():
+        assert mistake.id in exercises.__doc__, mistake.id
+    assert PROBLEM.overflow[0] in exercises.__doc__
