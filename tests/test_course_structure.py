@@ -262,3 +262,46 @@ def test_no_notebook_checkpoints_are_tracked():
         pytest.skip(f"not a git work tree: {result.stderr.strip()}")
     tracked = [p for p in result.stdout.splitlines() if ".ipynb_checkpoints" in p]
     assert not tracked, f"remove these from git: {tracked}"
+
+
+CHECKER_CALL = re.compile(r"\s*check_\w+\(")
+
+
+def problem_cells(nb):
+    """(heading, answer cell, checker cell) for every problem heading of ``nb``."""
+    cells = nb.cells
+    found = []
+    for i, cell in enumerate(cells):
+        if cell.cell_type == "markdown" and PROBLEM_HEADING.search(cell.source):
+            answer, checker = (cells[i + 1:i + 3] + [None, None])[:2]
+            found.append((cell.source.splitlines()[0], answer, checker))
+    return found
+
+
+def verdict(cell) -> str:
+    """The first word(s) before ':' of what a checker cell printed ("Correct", "Not yet", "Not answered yet")."""
+    text = "".join(o.get("text", "") or o.get("data", {}).get("text/plain", "") for o in cell.get("outputs", []))
+    return text.split(":")[0].strip()
+
+
+@pytest.mark.parametrize("rel", EXECUTED)
+def test_every_problem_is_an_answer_cell_then_a_checker_cell(rel):
+    for heading, answer, checker in problem_cells(load(rel)):
+        assert answer is not None and answer.cell_type == "code", f"{rel}: {heading!r} has no answer cell under it"
+        assert checker is not None and checker.cell_type == "code" and CHECKER_CALL.match(checker.source), (
+            f"{rel}: {heading!r} should be followed by its answer cell and then a checker cell check_...(...)")
+
+
+@pytest.mark.parametrize("name", COURSE)
+def test_learners_see_not_answered_yet_and_the_solutions_answer_every_problem_correctly(name):
+    learner = problem_cells(load(f"{name}.ipynb"))
+    for heading, _, checker in learner:
+        assert verdict(checker) == "Not answered yet", (
+            f"{name}: the checker of {heading!r} should meet a placeholder (None or NotImplementedError) and say "
+            f"'Not answered yet'; it printed {verdict(checker)!r}")
+    if not learner:
+        return
+    solved = problem_cells(load(f"solutions/{name}-solutions.ipynb"))
+    assert len(solved) == len(learner), f"{name}: {len(learner)} problems, but {len(solved)} solved"
+    for heading, _, checker in solved:
+        assert verdict(checker) == "Correct", f"{name}-solutions: {heading!r} printed {verdict(checker)!r}"
