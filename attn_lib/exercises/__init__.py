@@ -80,9 +80,13 @@ True
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
+from ._check_multihead import check_multihead
+from ._check_padding_mask import check_padding_mask
 from ._check_predictions import check_count, check_shapes, check_variance
 from ._check_softmax import check_masked_softmax, check_softmax
+from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
+from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
 
 __all__ = [
@@ -97,4 +101,8 @@ __all__ = [
     "check_causal_mask",
     "check_split_heads",
     "check_chunked_attention",
+    "check_weighted_average",
+    "check_padding_mask",
+    "check_multihead",
+    "check_softmax_backward",
 ]
