@@ -2,15 +2,11 @@
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 
-from .. import multihead as _multihead
-from ._compare import _Case, _Mistake, _find_mistake, _first_difference, _first_problem, _is_right, _report_problem
-from ._feedback import Feedback, _fail, _not_answered
+from ._feedback import Feedback
+from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import _softmax
-from ._running import _as_float_result, _blank, _call, _function_problem, _unless_unanswered
 
 _ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o")
 
@@ -36,7 +32,7 @@ def _right(X_q, X_kv, W_q, W_k, W_v, W_o):
     return _concat(_heads(X_q, X_kv, W_q, W_k, W_v)) @ W_o  # (n, heads * d_v) x (heads * d_v, d_model)
 
 
-def _multihead_cases() -> list[_Case]:
+def _multihead_cases() -> list[Case]:
     rng = np.random.default_rng(7)
     cases = []
     for n, m, d_model, heads, d_k, d_v, self_attention in (
@@ -54,13 +50,13 @@ def _multihead_cases() -> list[_Case]:
         kind = "self-attention, X_q = X_kv" if self_attention else "cross-attention"
         label = (f"{kind}: n={n}, m={m}, d_model={d_model}, heads={heads}, d_k={d_k}, d_v={d_v}, "
                  f"W_o {W_o.shape}")
-        cases.append(_Case(label, inputs, frozenset(), _right(**inputs)))
+        cases.append(Case(label, inputs, _right(**inputs)))
     return cases
 
 
-def _multihead_mistakes() -> list[_Mistake]:
+def _multihead_mistakes() -> list[Mistake]:
     return [
-        _Mistake(
+        Mistake(
             "forgot-w-o",
             "Your function returns the concatenated heads, (n, heads * d_v), without the output projection. "
             "Concatenating only puts the heads side by side; W^O, (heads * d_v, d_model), mixes what the heads "
@@ -68,7 +64,7 @@ def _multihead_mistakes() -> list[_Mistake]:
             "Multiply the concatenation by W_o: np.concatenate(head_outputs, axis=-1) @ W_o.",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)),),
         ),
-        _Mistake(
+        Mistake(
             "returned-heads",
             "Your function returns the heads' outputs stacked, (heads, n, d_v): one output per head, not yet "
             "one per position. Multi-head attention puts the heads side by side for each position, "
@@ -76,7 +72,7 @@ def _multihead_mistakes() -> list[_Mistake]:
             "Concatenate along the last axis, then multiply by W_o.",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v),),
         ),
-        _Mistake(
+        Mistake(
             "concat-wrong-axis",
             "Your heads are put together in the wrong order. Position i's row of the concatenation must be "
             "[head 0's output row i, head 1's output row i, ...]: the heads side by side along the last axis. "
@@ -93,7 +89,7 @@ def _multihead_mistakes() -> list[_Mistake]:
                 ),
             ),
         ),
-        _Mistake(
+        Mistake(
             "shared-projection",
             "All your heads use the same projection (head 0's), so they compute the same thing h times. Each "
             "head has its own W_q[h], W_k[h] and W_v[h]: that is what lets different heads attend to "
@@ -105,7 +101,7 @@ def _multihead_mistakes() -> list[_Mistake]:
                 for share in (("q", "k", "v"), ("q",), ("k",), ("v",), ("q", "k"))
             ),
         ),
-        _Mistake(
+        Mistake(
             "heads-summed",
             "You added the heads' outputs instead of concatenating them. A sum of (n, d_v) outputs throws away "
             "which head found what; the concatenation keeps each head in its own columns, (n, heads * d_v), "
@@ -119,14 +115,14 @@ def _multihead_mistakes() -> list[_Mistake]:
                 ),
             ),
         ),
-        _Mistake(
+        Mistake(
             "w-o-transposed",
             "You multiplied by W_o transposed. W_o is (heads * d_v, d_model): its rows meet the concatenated "
             "heads, so it goes on the right as it is, (n, heads * d_v) x (heads * d_v, d_model).",
             "Use concat @ W_o, without .T.",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)) @ W_o.T,),
         ),
-        _Mistake(
+        Mistake(
             "queries-from-kv",
             "Your queries come from X_kv and the keys and values from X_q: the roles are swapped. The queries "
             "ask, so they come from the sequence being written (X_q, n positions); keys and values come from the "
@@ -134,7 +130,7 @@ def _multihead_mistakes() -> list[_Mistake]:
             "Q = X_q @ W_q[h], K = X_kv @ W_k[h], V = X_kv @ W_v[h].",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_kv, X_q, W_q, W_k, W_v, W_o),),
         ),
-        _Mistake(
+        Mistake(
             "d-model-scaling",
             "Your scores are divided by sqrt(d_model) instead of sqrt(d_k). Each head compares queries and keys "
             "of width d_k = W_q.shape[-1], so sqrt(d_k) is the size of one of its scores.",
@@ -142,7 +138,7 @@ def _multihead_mistakes() -> list[_Mistake]:
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(X_q.shape[-1]))) @ W_o,),
         ),
-        _Mistake(
+        Mistake(
             "no-scaling",
             "Your heads do not divide their scores by sqrt(d_k). Each head is the single-head equation, "
             "softmax(Q K^T / sqrt(d_k)) V, on its own projections.",
@@ -150,7 +146,7 @@ def _multihead_mistakes() -> list[_Mistake]:
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=1.0)) @ W_o,),
         ),
-        _Mistake(
+        Mistake(
             "softmax-wrong-axis",
             "Your heads take the softmax over the queries (each column sums to one) instead of over the keys. "
             "Each query shares its attention among the m keys: every row of a head's weights sums to one.",
@@ -187,61 +183,19 @@ def check_multihead(fn) -> Feedback:
     >>> check_multihead(mha).passed
     True
     """
-    return _unless_unanswered(_judge_multihead, fn)
+    return judge(fn, _PROBLEM)
 
 
-def _calls_library(fn) -> bool:
-    code = getattr(fn, "__code__", None)
-    names = set(code.co_names) if code is not None else set()
-    space = getattr(fn, "__globals__", {})
-    package = sys.modules[__name__.split('.')[0]]
-    direct = any(space.get(name) is _multihead.MultiHeadAttention for name in names)
-    through_module = "MultiHeadAttention" in names and any(space.get(name) in (_multihead, package) for name in names)
-    return direct or through_module
-
-
-def _judge_multihead(fn) -> Feedback:
-    if _blank(fn):
-        return _not_answered()
-    problem = _function_problem(fn, "check_multihead", *_ARGS)
-    if problem is not None:
-        return problem
-    if _calls_library(fn):
-        return _fail(
-            "uses-attn-lib",
-            "Your function uses attn_lib's MultiHeadAttention, the thing this problem asks you to build. Build "
-            "it from single-head pieces (attn_lib.attention is fine for one head): project, attend, "
-            "concatenate, W^O.",
-            "Loop over the heads h with W_q[h], W_k[h], W_v[h], then np.concatenate(..., axis=-1) @ W_o.",
-        )
-    cases = _multihead_cases()
-    results = [_as_float_result(_call(fn, *(c.inputs[a] for a in _ARGS))) for c in cases]
-    if all(_is_right(got, case) for got, case in zip(results, cases)):
-        return Feedback(
-            True,
-            "Your multi-head attention is right in all 3 cases (cross-attention with n != m, d_k != d_v and "
-            "heads * d_v != d_model, and self-attention): each head on its own projections, the heads "
-            "concatenated in order along the last axis, then W^O.",
-        )
-    mistake, _ = _find_mistake(results, cases, _multihead_mistakes())
-    if mistake:
-        return _fail(mistake.id, mistake.reason, mistake.hint)
-    problem, case = _first_problem(results, cases)
-    if problem is not None:
-        return _report_problem(problem, case)
-    for got, case in zip(results, cases):
-        if got.shape != case.expected.shape:
-            return _fail(
-                "wrong-shape",
-                f"For {case.label}, the output should have shape (n, d_model) = {case.expected.shape}; yours has "
-                f"shape {got.shape}.",
-                "Each head gives (n, d_v); side by side (n, heads * d_v); times W_o (heads * d_v, d_model).",
-            )
-    for got, case in zip(results, cases):
-        if not _is_right(got, case):
-            return _fail(
-                "wrong-values",
-                f"For {case.label}, {_first_difference(got, case.expected, 'output')}.",
-                "Check one head at a time against attn_lib.attention(X_q @ W_q[h], X_kv @ W_k[h], X_kv @ W_v[h]).",
-            )
-    raise AssertionError("unreachable")  # pragma: no cover
+_PROBLEM = FunctionProblem(
+    checker="check_multihead",
+    params=_ARGS,
+    cases=_multihead_cases,
+    mistakes=_multihead_mistakes,
+    passed="Your multi-head attention is right in all {count} cases (cross-attention with n != m, d_k != d_v and "
+    "heads * d_v != d_model, and self-attention): each head on its own projections, the heads concatenated in "
+    "order along the last axis, then W^O.",
+    what="output",
+    forbidden=("MultiHeadAttention",),
+    hint="Check one head at a time against attn_lib.attention(X_q @ W_q[h], X_kv @ W_k[h], X_kv @ W_v[h]); each "
+    "head gives (n, d_v), side by side (n, heads * d_v), times W_o (heads * d_v, d_model).",
+)

@@ -89,7 +89,7 @@ def _judge_padding_mask(fn) -> Feedback:
         return problem
     if _calls_library(fn):
         return _fail(
-            "uses-attn-lib",
+            "used-attn-lib",
             "Your function calls attn_lib's padding_mask, the function this problem asks you to write. It would "
             "pass, and teach nothing: build the mask yourself from the lengths.",
             "Compare key positions with lengths: np.arange(m) < lengths[:, None], then add the query axis.",

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._compare import _Case, _Mistake, _find_mistake, _first_difference, _first_problem, _is_right, _report_problem
-from ._feedback import Feedback, _fail, _not_answered
+from ._feedback import Feedback
+from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import _softmax
-from ._running import _as_float_result, _blank, _call, _function_problem, _unless_unanswered
 
 _ARGS = ("scores", "weights", "d_weights")
 
@@ -16,7 +15,7 @@ def _right(scores, weights, d_weights):
     return weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))  # (..., n, m)
 
 
-def _backward_cases() -> list[_Case]:
+def _backward_cases() -> list[Case]:
     rng = np.random.default_rng(8)
     cases = []
     for label, shape in (
@@ -30,13 +29,13 @@ def _backward_cases() -> list[_Case]:
         d_weights = rng.normal(size=shape)
         tags = frozenset({"batch"}) if len(shape) > 2 else frozenset()
         inputs = dict(scores=scores, weights=weights, d_weights=d_weights)
-        cases.append(_Case(label, inputs, tags, _right(**inputs)))
+        cases.append(Case(label, inputs, _right(**inputs), tags))
     return cases
 
 
-def _backward_mistakes() -> list[_Mistake]:
+def _backward_mistakes() -> list[Mistake]:
     return [
-        _Mistake(
+        Mistake(
             "missing-row-sum",
             "Your dS is P * dP: the row-sum term is missing. Every weight of a row depends on every score of "
             "that row (they share one denominator), so the Jacobian dp_j/ds_k = p_j (delta_jk - p_k) has "
@@ -46,7 +45,7 @@ def _backward_mistakes() -> list[_Mistake]:
             "keepdims=True)).",
             (lambda scores, weights, d_weights: weights * d_weights,),
         ),
-        _Mistake(
+        Mistake(
             "diagonal-only",
             "Your dS is dP * P * (1 - P): it uses only the diagonal of the softmax's Jacobian, dp_k/ds_k = "
             "p_k (1 - p_k). Raising score k also lowers every other weight of the row, by p_j p_k each; those "
@@ -54,14 +53,14 @@ def _backward_mistakes() -> list[_Mistake]:
             "Apply the whole Jacobian: dS_k = sum_j dP_j p_j (delta_jk - p_k) = p_k (dP_k - sum_j dP_j p_j).",
             (lambda scores, weights, d_weights: d_weights * weights * (1 - weights),),
         ),
-        _Mistake(
+        Mistake(
             "row-sum-without-weights",
             "Your row-sum term sums dP alone, without weighting it by P. The term comes from "
             "sum_j dP_j dp_j/ds_k with dp_j/ds_k = -p_j p_k for j != k: each dP_j is weighted by its own p_j.",
             "Use (dP * P).sum(axis=-1, keepdims=True), not dP.sum(...).",
             (lambda scores, weights, d_weights: weights * (d_weights - d_weights.sum(axis=-1, keepdims=True)),),
         ),
-        _Mistake(
+        Mistake(
             "sum-wrong-axis",
             "Your row-sum term is summed over the queries (down each column) instead of over the keys of one "
             "row. The softmax acts on each row separately: score s_ik only moves the weights of row i, so the "
@@ -74,7 +73,7 @@ def _backward_mistakes() -> list[_Mistake]:
                     d_weights - np.sum(d_weights * weights, axis=0, keepdims=True)),
             ),
         ),
-        _Mistake(
+        Mistake(
             "fixed-axis-on-batch",
             "Your function is right on 2-D inputs but sums over the wrong axis when a batch axis comes first: "
             "axis=1 is the key axis of an (n, m) array but the query axis of a (b, n, m) one. Count axes from "
@@ -83,14 +82,14 @@ def _backward_mistakes() -> list[_Mistake]:
             (lambda scores, weights, d_weights: weights * (
                 d_weights - np.sum(d_weights * weights, axis=1, keepdims=True)),),
         ),
-        _Mistake(
+        Mistake(
             "no-keepdims",
             "Your row sums lost their axis (no keepdims=True), so numpy lines the (..., n) sums up with the key "
             "axis: key j gets row j's sum instead of its own row's. It runs only when n = m, and is then wrong.",
             "Keep the axis: (dP * P).sum(axis=-1, keepdims=True), shape (..., n, 1).",
             (lambda scores, weights, d_weights: weights * (d_weights - np.sum(d_weights * weights, axis=-1)),),
         ),
-        _Mistake(
+        Mistake(
             "used-scores",
             "Your formula uses the scores S where it needs the weights P = softmax(S). The softmax's Jacobian "
             "is written in its outputs, dp_j/ds_k = p_j (delta_jk - p_k): that is why the forward pass keeps the "
@@ -106,7 +105,7 @@ def _backward_mistakes() -> list[_Mistake]:
                 lambda scores, weights, d_weights: scores * d_weights,
             ),
         ),
-        _Mistake(
+        Mistake(
             "sign-flipped",
             "Your dS has the wrong sign: P * (rowsum(dP * P) - dP). Raising score k raises its own weight "
             "(dp_k/ds_k = p_k (1 - p_k) > 0), so dS_k has the sign of dP_k minus the row's weighted average of dP.",
@@ -114,7 +113,7 @@ def _backward_mistakes() -> list[_Mistake]:
             (lambda scores, weights, d_weights: weights * (
                 np.sum(d_weights * weights, axis=-1, keepdims=True) - d_weights),),
         ),
-        _Mistake(
+        Mistake(
             "returned-d-weights",
             "Your function returns dP unchanged: it does not go back through the softmax at all. dS is what "
             "the loss's change looks like one step earlier, after the softmax's Jacobian.",
@@ -145,43 +144,17 @@ def check_softmax_backward(fn) -> Feedback:
     >>> check_softmax_backward(lambda S, P, dP: P * dP).mistake
     'missing-row-sum'
     """
-    return _unless_unanswered(_judge_softmax_backward, fn)
+    return judge(fn, _PROBLEM)
 
 
-def _judge_softmax_backward(fn) -> Feedback:
-    if _blank(fn):
-        return _not_answered()
-    problem = _function_problem(fn, "check_softmax_backward", *_ARGS)
-    if problem is not None:
-        return problem
-    cases = _backward_cases()
-    results = [_as_float_result(_call(fn, *(c.inputs[a] for a in _ARGS)), "gradient") for c in cases]
-    if all(_is_right(got, case) for got, case in zip(results, cases)):
-        return Feedback(
-            True,
-            "Your backward pass is right in all 4 cases, with n != m and a batch axis: dS = P * (dP - rowsum(dP * "
-            "P)), the softmax's Jacobian applied to each row.",
-        )
-    mistake, _ = _find_mistake(results, cases, _backward_mistakes())
-    if mistake:
-        return _fail(mistake.id, mistake.reason, mistake.hint)
-    problem, case = _first_problem(results, cases)
-    if problem is not None:
-        return _report_problem(problem, case)
-    for got, case in zip(results, cases):
-        if got.shape != case.expected.shape:
-            return _fail(
-                "wrong-shape",
-                f"For {case.label}, dS should have the shape of the scores, {case.expected.shape}; yours has "
-                f"shape {got.shape}.",
-                "dS, dP, P and S all have one entry per (query, key) pair: (..., n, m).",
-            )
-    for got, case in zip(results, cases):
-        if not _is_right(got, case):
-            return _fail(
-                "wrong-values",
-                f"For {case.label}, {_first_difference(got, case.expected, 'dS')}.",
-                "For one row, build the Jacobian J = np.diag(p) - np.outer(p, p) and compare your row of dS "
-                "with dP_row @ J.",
-            )
-    raise AssertionError("unreachable")  # pragma: no cover
+_PROBLEM = FunctionProblem(
+    checker="check_softmax_backward",
+    params=_ARGS,
+    cases=_backward_cases,
+    mistakes=_backward_mistakes,
+    passed="Your backward pass is right in all {count} cases, with n != m and a batch axis: dS = P * (dP - "
+    "rowsum(dP * P)), the softmax's Jacobian applied to each row.",
+    what="dS",
+    hint="For one row, build the Jacobian J = np.diag(p) - np.outer(p, p) and compare your row of dS with "
+    "dP_row @ J. dS has the shape of the scores, (..., n, m).",
+)

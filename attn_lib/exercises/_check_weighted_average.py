@@ -6,9 +6,8 @@ import inspect
 
 import numpy as np
 
-from ._compare import _Case, _Mistake, _find_mistake, _first_difference, _first_problem, _is_right, _report_problem
-from ._feedback import Feedback, _fail, _not_answered
-from ._running import _as_float_result, _blank, _call, _function_problem, _unless_unanswered
+from ._feedback import Feedback, _fail
+from ._judge import Case, FunctionProblem, Mistake, judge
 
 
 def _rows_summing_to_one(rng, shape):
@@ -16,7 +15,7 @@ def _rows_summing_to_one(rng, shape):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _weighted_average_cases() -> list[_Case]:
+def _weighted_average_cases() -> list[Case]:
     rng = np.random.default_rng(5)
     raw = [
         # (label, weights shape (..., n, m), V shape (..., m, d_v), tags)
@@ -30,7 +29,7 @@ def _weighted_average_cases() -> list[_Case]:
     for label, w_shape, v_shape, tags in raw:
         weights = _rows_summing_to_one(rng, w_shape)
         V = rng.normal(size=v_shape)
-        cases.append(_Case(label, {"weights": weights, "V": V}, frozenset(tags), weights @ V))
+        cases.append(Case(label, {"weights": weights, "V": V}, weights @ V, tags))
     return cases
 
 
@@ -38,9 +37,21 @@ def _swap(x):
     return np.swapaxes(x, -1, -2)
 
 
-def _weighted_average_mistakes() -> list[_Mistake]:
+_DOT_T = (
+    "Your function is right on 2-D inputs but not with a batch axis in front. `.T` reverses every axis of an "
+    "array: on weights (b, n, m) it gives (m, n, b), not a batch of transposed matrices. Shapes are "
+    "(..., n, m) and (..., m, d_v): write the code for the last two axes only."
+)
+_FIXED_AXIS = (
+    "Your function is right on 2-D inputs but not with a batch axis in front: an axis counted from the front "
+    "(axis=0 or axis=1) moves when a batch axis is added. On (b, n, m) weights, axis=1 is the query axis, not "
+    "the key axis."
+)
+
+
+def _weighted_average_mistakes() -> list[Mistake]:
     return [
-        _Mistake(
+        Mistake(
             "returned-weights",
             "Your function returns the weights themselves, (..., n, m). The weights only say how much each "
             "query listens to each key; the output is what it hears: the value rows mixed by those weights, "
@@ -48,7 +59,7 @@ def _weighted_average_mistakes() -> list[_Mistake]:
             "Multiply the weights by V: weights @ V.",
             (lambda weights, V: weights,),
         ),
-        _Mistake(
+        Mistake(
             "unweighted-mean",
             "Your output is the plain mean of the value rows, the same for every query: the weights are never "
             "used. That is what attention gives only when every weight in a row is 1/m (a query that scores "
@@ -63,7 +74,7 @@ def _weighted_average_mistakes() -> list[_Mistake]:
                 lambda weights, V: V.mean(axis=0),
             ),
         ),
-        _Mistake(
+        Mistake(
             "v-transposed",
             "You multiplied the weights by V transposed. V has one row per key, (m, d_v), and the weights have "
             "one column per key, so they meet V as it is: (n, m) x (m, d_v). With V transposed, the output's "
@@ -71,7 +82,7 @@ def _weighted_average_mistakes() -> list[_Mistake]:
             "Use weights @ V, without transposing V.",
             (lambda weights, V: weights @ _swap(V), lambda weights, V: weights @ V.T),
         ),
-        _Mistake(
+        Mistake(
             "weights-transposed",
             "You transposed the weights: row i of your result mixes the values with column i of the weights, "
             "that is, with how much every query listens to key i. Row i of the output must use row i of the "
@@ -79,7 +90,21 @@ def _weighted_average_mistakes() -> list[_Mistake]:
             "Use weights @ V, without transposing the weights.",
             (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
         ),
-        _Mistake(
+        Mistake(
+            "dot-T-on-batch",
+            _DOT_T,
+            "Use np.swapaxes(x, -1, -2) instead of x.T, or just weights @ V.",
+            (lambda weights, V: (V.T @ weights.T).T, lambda weights, V: (weights.T.T @ V.T.T)
+             if weights.ndim == 2 else (V.T @ weights.T).T),
+        ),
+        Mistake(
+            "fixed-axis-on-batch",
+            _FIXED_AXIS,
+            "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. "
+            "weights @ V treats leading axes as a batch.",
+            (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=1),),
+        ),
+        Mistake(
             "sum-wrong-axis",
             "You multiplied each weight by its value row and then summed over the queries instead of over the "
             "keys. Output row i is a sum over keys j: output[i] = sum_j weights[i, j] * V[j], so the sum runs "
@@ -92,18 +117,6 @@ def _weighted_average_mistakes() -> list[_Mistake]:
             ),
         ),
     ]
-
-
-_DOT_T = (
-    "Your function is right on 2-D inputs but not with a batch axis in front. `.T` reverses every axis of an "
-    "array: on weights (b, n, m) it gives (m, n, b), not a batch of transposed matrices. Shapes are "
-    "(..., n, m) and (..., m, d_v): write the code for the last two axes only."
-)
-_FIXED_AXIS = (
-    "Your function is right on 2-D inputs but not with a batch axis in front: an axis counted from the front "
-    "(axis=0 or axis=1) moves when a batch axis is added. On (b, n, m) weights, axis=1 is the query axis, not "
-    "the key axis."
-)
 
 
 def check_weighted_average(fn) -> Feedback:
@@ -126,51 +139,20 @@ def check_weighted_average(fn) -> Feedback:
     >>> check_weighted_average(lambda weights, V: V.mean(axis=-2)).mistake
     'unweighted-mean'
     """
-    return _unless_unanswered(_judge_weighted_average, fn)
+    _diagnose.fn = fn  # read by _diagnose, for the .T in the learner's source
+    return judge(fn, _PROBLEM)
 
 
-def _judge_weighted_average(fn) -> Feedback:
-    if _blank(fn):
-        return _not_answered()
-    problem = _function_problem(fn, "check_weighted_average", "weights", "V")
-    if problem is not None:
-        return problem
-    cases = _weighted_average_cases()
-    results = [_as_float_result(_call(fn, c.inputs["weights"], c.inputs["V"])) for c in cases]
-    if all(_is_right(got, case) for got, case in zip(results, cases)):
-        return Feedback(
-            True,
-            "Your weighted average is right in all 5 cases, with n != m, d_v != m and a batch axis: output row i "
-            "is the value rows weighted by row i of the weights, shape (..., n, d_v).",
-        )
-    mistake, _ = _find_mistake(results, cases, _weighted_average_mistakes())
-    if mistake:
-        return _fail(mistake.id, mistake.reason, mistake.hint)
-    plain = [i for i, c in enumerate(cases) if "batch" not in c.tags]
-    if all(_is_right(results[i], cases[i]) for i in plain):
-        if ".T" in _source(fn):
-            return _fail("dot-T-on-batch", _DOT_T, "Use np.swapaxes(x, -1, -2) instead of x.T, or just weights @ V.")
-        return _fail("fixed-axis-on-batch", _FIXED_AXIS, "Count axes from the end: axis=-1 is the key axis of "
-                     "the weights, axis=-2 the key axis of V. weights @ V treats leading axes as a batch.")
-    problem, case = _first_problem(results, cases)
-    if problem is not None:
-        return _report_problem(problem, case)
-    for got, case in zip(results, cases):
-        if got.shape != case.expected.shape:
-            return _fail(
-                "wrong-shape",
-                f"For {case.label}, the output should have shape (..., n, d_v) = {case.expected.shape}; yours has "
-                f"shape {got.shape}. One output row per query, as wide as a value row.",
-                "(..., n, m) x (..., m, d_v) -> (..., n, d_v): weights @ V.",
-            )
-    for got, case in zip(results, cases):
-        if not _is_right(got, case):
-            return _fail(
-                "wrong-values",
-                f"For {case.label}, {_first_difference(got, case.expected, 'output')}.",
-                "Output row i is sum_j weights[i, j] * V[j]; compute one row by hand and compare.",
-            )
-    raise AssertionError("unreachable")  # pragma: no cover
+def _diagnose(results, cases):
+    """Right on every 2-D case, wrong with a batch axis: .T or an axis counted from the front."""
+    plain = [(got, case) for got, case in zip(results, cases) if "batch" not in case.tags]
+    if not all(got.shape == case.expected.shape and np.allclose(got, case.expected, rtol=1e-4, atol=1e-6)
+               for got, case in plain):
+        return None
+    if ".T" in _source(_diagnose.fn):
+        return _fail("dot-T-on-batch", _DOT_T, "Use np.swapaxes(x, -1, -2) instead of x.T, or just weights @ V.")
+    return _fail("fixed-axis-on-batch", _FIXED_AXIS, "Count axes from the end: axis=-1 is the key axis of the "
+                 "weights, axis=-2 the key axis of V. weights @ V treats leading axes as a batch.")
 
 
 def _source(fn) -> str:
@@ -178,3 +160,16 @@ def _source(fn) -> str:
         return inspect.getsource(fn)
     except (OSError, TypeError):
         return ""
+
+
+_PROBLEM = FunctionProblem(
+    checker="check_weighted_average",
+    params=("weights", "V"),
+    cases=_weighted_average_cases,
+    mistakes=_weighted_average_mistakes,
+    passed="Your weighted average is right in all {count} cases, with n != m, d_v != m and a batch axis: output "
+    "row i is the value rows weighted by row i of the weights, shape (..., n, d_v).",
+    what="output",
+    diagnose=_diagnose,
+    hint="Output row i is sum_j weights[i, j] * V[j]: (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
+)

@@ -14,7 +14,7 @@ def softmax_rows(x, axis=-1):
 
 def head(X_q, X_kv, W_q, W_k, W_v, scale=None, axis=-1):
     Q, K, V = X_q @ W_q, X_kv @ W_k, X_kv @ W_v
-    scale = np.sqrt(W_q.shape[-1]) if scale is None else scale
+    scale = np.sqrt(W_q.shape[-1], dtype=W_q.dtype) if scale is None else scale  # keeps float32 inputs float32
     return softmax_rows(Q @ K.T / scale, axis=axis) @ V
 
 
@@ -73,7 +73,7 @@ WRONG = [
     ("d-model-scaling", lambda *a: np.concatenate(loop_heads(*a[:5], scale=np.sqrt(a[0].shape[1])), axis=-1) @ a[5]),
     ("no-scaling", lambda *a: np.concatenate(loop_heads(*a[:5], scale=1.0), axis=-1) @ a[5]),
     ("softmax-wrong-axis", lambda *a: np.concatenate(loop_heads(*a[:5], axis=0), axis=-1) @ a[5]),
-    ("uses-attn-lib", lambda X_q, X_kv, W_q, W_k, W_v, W_o: MultiHeadAttention(X_q.shape[1], len(W_q))(X_q, X_kv)),
+    ("used-attn-lib", lambda X_q, X_kv, W_q, W_k, W_v, W_o: MultiHeadAttention(X_q.shape[1], len(W_q))(X_q, X_kv)),
     ("exception", lambda *a: np.concatenate(loop_heads(*a[:5]), axis=0) @ a[5]),
     ("wrong-values", lambda *a: np.concatenate(loop_heads(*a[:5]), axis=-1) @ a[5] * 1.01),
     ("wrong-signature", lambda X, W_q, W_k, W_v, W_o: X),

@@ -37,8 +37,8 @@ WRONG = [
     ("additive-mask", lambda lengths, m: np.where(np.arange(m) < lengths[:, None], 0.0, -np.inf)[:, None, :]),
     ("wrong-shape", lambda lengths, m: np.ones((m, m), dtype=bool)),
     ("wrong-pattern", lambda lengths, m: np.ones((len(lengths), 1, m), dtype=bool)),
-    ("uses-attn-lib", lambda lengths, m: padding_mask(lengths, m)),
-    ("uses-attn-lib", lambda lengths, m: attn_lib.masks.padding_mask(lengths, m)),
+    ("used-attn-lib", lambda lengths, m: padding_mask(lengths, m)),
+    ("used-attn-lib", lambda lengths, m: attn_lib.masks.padding_mask(lengths, m)),
     ("exception", lambda lengths, m: np.arange(m) < lengths[:, None, None, None, 7]),
     ("returned-none", lambda lengths, m: None),
 ]
