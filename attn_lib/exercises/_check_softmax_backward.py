@@ -54,6 +54,14 @@ def _backward_mistakes() -> list[Mistake]:
             (lambda scores, weights, d_weights: d_weights * weights * (1 - weights),),
         ),
         Mistake(
+            "missing-outer-weights",
+            "Your dS is dP - rowsum(dP * P), without the factor P in front. Every entry of the softmax's Jacobian "
+            "carries the weight it differentiates, dp_j/ds_k = p_j (delta_jk - p_k), so dS_k = p_k (dP_k - "
+            "sum_j dP_j p_j): a key with almost no weight passes almost no gradient back to its score.",
+            "Multiply by the weights: P * (dP - (dP * P).sum(axis=-1, keepdims=True)).",
+            (lambda scores, weights, d_weights: d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True),),
+        ),
+        Mistake(
             "row-sum-without-weights",
             "Your row-sum term sums dP alone, without weighting it by P. The term comes from "
             "sum_j dP_j dp_j/ds_k with dp_j/ds_k = -p_j p_k for j != k: each dP_j is weighted by its own p_j.",

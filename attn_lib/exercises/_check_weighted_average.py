@@ -98,6 +98,14 @@ def _weighted_average_mistakes() -> list[Mistake]:
              if weights.ndim == 2 else (V.T @ weights.T).T),
         ),
         Mistake(
+            "np-dot-on-batch",
+            "Your function is right on 2-D inputs but not with a batch axis in front: np.dot does not treat "
+            "leading axes as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights "
+            "with every sentence's values, giving (b, n, b, d_v).",
+            "Use weights @ V (np.matmul), which multiplies the last two axes and treats the others as a batch.",
+            (lambda weights, V: np.dot(weights, V),),
+        ),
+        Mistake(
             "fixed-axis-on-batch",
             _FIXED_AXIS,
             "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. "
@@ -151,8 +159,10 @@ def _diagnose(results, cases):
         return None
     if ".T" in _source(_diagnose.fn):
         return _fail("dot-T-on-batch", _DOT_T, "Use np.swapaxes(x, -1, -2) instead of x.T, or just weights @ V.")
-    return _fail("fixed-axis-on-batch", _FIXED_AXIS, "Count axes from the end: axis=-1 is the key axis of the "
-                 "weights, axis=-2 the key axis of V. weights @ V treats leading axes as a batch.")
+    return _fail("no-batch-axes", "Your function is right on 2-D inputs but not with a batch axis in front. Shapes "
+                 "are (..., n, m) and (..., m, d_v): write the code for the last two axes only (`.T` reverses every "
+                 "axis, axis=1 moves when an axis is added in front, np.dot pairs every batch with every other).",
+                 "Count axes from the end, or use weights @ V, which treats leading axes as a batch.")
 
 
 def _source(fn) -> str:

@@ -35,6 +35,7 @@ RIGHT = {
 WRONG = [
     ("missing-row-sum", lambda S, P, dP: P * dP),
     ("diagonal-only", lambda S, P, dP: dP * P * (1 - P)),
+    ("missing-outer-weights", lambda S, P, dP: dP - (dP * P).sum(axis=-1, keepdims=True)),
     ("row-sum-without-weights", lambda S, P, dP: P * (dP - dP.sum(axis=-1, keepdims=True))),
     ("sum-wrong-axis", lambda S, P, dP: P * (dP - (dP * P).sum(axis=-2, keepdims=True))),
     ("fixed-axis-on-batch", lambda S, P, dP: P * (dP - (dP * P).sum(axis=1, keepdims=True))),
