@@ -8,6 +8,7 @@ import numpy as np
 
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, Mistake, judge
+from ._running import _call
 
 
 def _rows_summing_to_one(rng, shape):
@@ -47,6 +48,16 @@ _FIXED_AXIS = (
     "(axis=0 or axis=1) moves when a batch axis is added. On (b, n, m) weights, axis=1 is the query axis, not "
     "the key axis."
 )
+_FIX_FIXED_AXIS = (
+    "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. weights @ V treats "
+    "leading axes as a batch."
+)
+_NP_DOT = (
+    "Your function is right on 2-D inputs but not with a batch axis in front: np.dot does not treat leading axes "
+    "as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights with every sentence's "
+    "values, giving (b, n, b, d_v)."
+)
+_FIX_NP_DOT = "Use weights @ V (np.matmul), which multiplies the last two axes and treats the others as a batch."
 
 
 def _weighted_average_mistakes() -> list[Mistake]:
@@ -91,25 +102,15 @@ def _weighted_average_mistakes() -> list[Mistake]:
             (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
         ),
         Mistake(
-            "dot-T-on-batch",
-            _DOT_T,
-            "Use np.swapaxes(x, -1, -2) instead of x.T, or just weights @ V.",
-            (lambda weights, V: (V.T @ weights.T).T, lambda weights, V: (weights.T.T @ V.T.T)
-             if weights.ndim == 2 else (V.T @ weights.T).T),
-        ),
-        Mistake(
             "np-dot-on-batch",
-            "Your function is right on 2-D inputs but not with a batch axis in front: np.dot does not treat "
-            "leading axes as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights "
-            "with every sentence's values, giving (b, n, b, d_v).",
-            "Use weights @ V (np.matmul), which multiplies the last two axes and treats the others as a batch.",
+            _NP_DOT,
+            _FIX_NP_DOT,
             (lambda weights, V: np.dot(weights, V),),
         ),
         Mistake(
             "fixed-axis-on-batch",
             _FIXED_AXIS,
-            "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. "
-            "weights @ V treats leading axes as a batch.",
+            _FIX_FIXED_AXIS,
             (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=1),),
         ),
         Mistake(
@@ -148,21 +149,57 @@ def check_weighted_average(fn) -> Feedback:
     'unweighted-mean'
     """
     _diagnose.fn = fn  # read by _diagnose, for the .T in the learner's source
-    return judge(fn, _PROBLEM)
+    feedback = judge(fn, _PROBLEM)
+    if feedback.mistake == "exception":  # raised on a batch only? Say why, in the terms of batch axes
+        better = _batch_failure(fn, feedback)  # a Feedback is falsy when it fails: test for None
+        return feedback if better is None else better
+    return feedback
 
 
 def _diagnose(results, cases):
-    """Right on every 2-D case, wrong with a batch axis: .T or an axis counted from the front."""
+    """Right on every 2-D case, wrong with a batch axis."""
     plain = [(got, case) for got, case in zip(results, cases) if "batch" not in case.tags]
     if not all(got.shape == case.expected.shape and np.allclose(got, case.expected, rtol=1e-4, atol=1e-6)
                for got, case in plain):
         return None
-    if ".T" in _source(_diagnose.fn):
-        return _fail("dot-T-on-batch", _DOT_T, "Use np.swapaxes(x, -1, -2) instead of x.T, or just weights @ V.")
+    return _batch_mistake(_diagnose.fn, "")
+
+
+def _batch_mistake(fn, raised: str) -> Feedback:
+    """The batch-axis mistake the learner's source points to (.T, np.dot, 2-D einsum, a fixed axis)."""
+    source = _source(fn)
+    also = f" With a batch axis it raised: {raised}" if raised else ""
+    if ".T" in source:
+        return _fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or just "
+                     "weights @ V.")
+    if "dot(" in source:
+        return _fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
+    if "einsum" in source:
+        return _fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
+                     "its einsum subscripts name exactly two axes per array." + also,
+                     "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
+    if "axis=0" in source or "axis=1" in source:
+        return _fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
     return _fail("no-batch-axes", "Your function is right on 2-D inputs but not with a batch axis in front. Shapes "
                  "are (..., n, m) and (..., m, d_v): write the code for the last two axes only (`.T` reverses every "
-                 "axis, axis=1 moves when an axis is added in front, np.dot pairs every batch with every other).",
-                 "Count axes from the end, or use weights @ V, which treats leading axes as a batch.")
+                 "axis, axis=1 moves when an axis is added in front, np.dot pairs every batch with every other)."
+                 + also, "Count axes from the end, or use weights @ V, which treats leading axes as a batch.")
+
+
+def _batch_failure(fn, feedback: Feedback):
+    """When the learner's function raised only on the batch cases and is right on every 2-D case."""
+    plain = [c for c in _weighted_average_cases() if "batch" not in c.tags]
+    for case in plain:
+        got = _call(fn, case.inputs["weights"], case.inputs["V"])
+        try:
+            right = np.allclose(np.asarray(got, dtype=float), case.expected, rtol=1e-4, atol=1e-6)
+        except (TypeError, ValueError):
+            return None
+        if not right:
+            return None
+    if "a batch" not in feedback.reason:
+        return None
+    return _batch_mistake(fn, feedback.reason.split(" when called on")[0].removeprefix("Your function raised "))
 
 
 def _source(fn) -> str:

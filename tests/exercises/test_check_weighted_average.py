@@ -33,7 +33,6 @@ WRONG = [
     ("v-transposed", lambda weights, V: weights @ np.swapaxes(V, -1, -2)),
     ("weights-transposed", lambda weights, V: np.swapaxes(weights, -1, -2) @ V),
     ("sum-wrong-axis", lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3)),
-    ("dot-T-on-batch", lambda weights, V: (V.T @ weights.T).T),
     ("fixed-axis-on-batch", lambda weights, V: (weights[..., None] * V[..., None, :, :]).sum(axis=1)
      if weights.ndim == 2 else (weights[..., None] * V[:, None]).sum(axis=1)),
     ("np-dot-on-batch", lambda weights, V: np.dot(weights, V)),
@@ -66,3 +65,23 @@ def test_placeholders_are_not_answered():
 
     assert check_weighted_average(None).mistake == "not-answered"
     assert check_weighted_average(stub).mistake == "not-answered"
+
+
+def two_d_einsum(weights, V):
+    return np.einsum("nm,md->nd", weights, V)
+
+
+def two_d_transposes(weights, V):
+    return (V.T @ weights.T).T
+
+
+def two_d_dot(weights, V):
+    return np.dot(weights, V)
+
+
+@pytest.mark.parametrize("fn, mistake", [(two_d_einsum, "einsum-2d-only"), (two_d_transposes, "dot-T-on-batch"),
+                                         (two_d_dot, "np-dot-on-batch")])
+def test_answers_written_for_2d_only_are_told_about_the_batch_axis(fn, mistake):
+    fb = check_weighted_average(fn)
+    assert fb.mistake == mistake, fb
+    assert "batch" in fb.reason
