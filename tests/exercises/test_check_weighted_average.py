@@ -36,7 +36,7 @@ WRONG = [
     ("fixed-axis-on-batch", lambda weights, V: (weights[..., None] * V[..., None, :, :]).sum(axis=1)
      if weights.ndim == 2 else (weights[..., None] * V[:, None]).sum(axis=1)),
     ("np-dot-on-batch", lambda weights, V: np.dot(weights, V)),
-    ("no-batch-axes", lambda weights, V: weights @ V if weights.ndim == 2 else (weights @ V)[::-1]),
+    ("no-batch", lambda weights, V: weights @ V if weights.ndim == 2 else (weights @ V)[::-1]),
     ("wrong-shape", lambda weights, V: (weights @ V)[..., :1]),
     ("wrong-values", lambda weights, V: weights @ V + 0.01),
     ("exception", lambda weights, V: np.dot(weights, V, out=1)),
