@@ -87,6 +87,16 @@ check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, 
                           dk-from-rows, no-batch
 check_temperature_softmax multiplied-by-temperature, temperature-after-softmax, temperature-ignored,
                           softmax-wrong-axis, softmax-whole-array, no-division, naive-overflow, no-batch
+check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
+(fn)                      np-dot-on-batch, dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
+                          sum-wrong-axis, no-batch
+check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missing-query-axis, masks-queries,
+                          additive-mask, not-boolean, wrong-pattern
+check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, heads-summed,
+                          w-o-transposed, queries-from-kv, d-model-scaling, no-scaling, softmax-wrong-axis
+check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
+(fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
+                          returned-d-weights
 ========================= ================================================================================
 
 Numbers may be given as int, float, numpy scalars, or 0-d / one-element arrays.
@@ -105,12 +115,16 @@ from ._check_answers import check_choice, check_number
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
+from ._check_multihead import check_multihead
+from ._check_padding_mask import check_padding_mask
 from ._check_predictions import check_count, check_shapes, check_variance
 from ._check_scaled_scores import check_scaled_scores
 from ._check_scores import check_scores
 from ._check_softmax import check_masked_softmax, check_softmax
+from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax
+from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
 
 __all__ = [
@@ -130,4 +144,8 @@ __all__ = [
     "check_scores",
     "check_scaled_scores",
     "check_temperature_softmax",
+    "check_weighted_average",
+    "check_padding_mask",
+    "check_multihead",
+    "check_softmax_backward",
 ]

@@ -1,0 +1,149 @@
+"""check_padding_mask: a learner's padding mask, True for the first ``lengths[b]`` keys of sequence b."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._feedback import Feedback, _fail
+from ._judge import Case, FunctionProblem, Mistake, judge
+
+_SIZES = [([3, 5, 1], 5), ([2], 3), ([4, 2], 6), ([1, 6, 3, 6], 6)]
+
+
+def _keys(lengths, m, keep):
+    """(batch, m): ``keep(j, length)`` for key j of each sequence."""
+    return keep(np.arange(m)[None, :], np.asarray(lengths)[:, None])
+
+
+def _right(lengths, m):
+    return _keys(lengths, m, lambda j, n: j < n)[:, None, :]  # (batch, 1, m)
+
+
+def _padding_cases() -> list[Case]:
+    return [Case(f"lengths={lengths}, m={m}", {"lengths": np.array(lengths), "m": m}, _right(lengths, m))
+            for lengths, m in _SIZES]
+
+
+def _pattern(keep):
+    """A mistaken pattern, in the right shape (batch, 1, m)."""
+    return lambda lengths, m: _keys(lengths, m, keep)[:, None, :]
+
+
+def _padding_mistakes() -> list[Mistake]:
+    return [
+        Mistake(
+            "inverted-mask",
+            "Your mask is inverted: True on the padding keys and False on the real ones. In this course (as in "
+            "PyTorch's scaled_dot_product_attention) True means 'may attend', so the real keys are True.",
+            "Return the complement: np.arange(m) < lengths[:, None], with the query axis added.",
+            (_pattern(lambda j, n: j >= n),),
+        ),
+        Mistake(
+            "off-by-one",
+            "Your mask is off by one key: sequence b owns keys 0 to lengths[b] - 1 (keys are counted from 0), so "
+            "key lengths[b] is the first padding position. A sequence of length 3 owns keys 0, 1 and 2.",
+            "Keep key j exactly when j < lengths[b] (a strict comparison).",
+            (_pattern(lambda j, n: j <= n), _pattern(lambda j, n: j < n - 1)),
+        ),
+        Mistake(
+            "same-length-for-all",
+            "Your mask uses one length for every sequence of the batch (the first, or the longest). Each sequence "
+            "b was padded by its own amount, so row b of the mask must keep its own lengths[b] keys.",
+            "Compare with every length at once: np.arange(m)[None, :] < lengths[:, None] gives (batch, m).",
+            (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
+             lambda lengths, m: _right([max(lengths)] * len(lengths), m)),
+        ),
+        Mistake(
+            "missing-query-axis",
+            "Your pattern is right, but the mask is (batch, m), with no axis for the queries. Against scores "
+            "(batch, n, m), numpy lines up the last axes: your batch axis meets the n queries, so sequence b's "
+            "mask would be used for query b (or the shapes fail to broadcast).",
+            "Add an axis of length 1 for the queries: mask[:, None, :] has shape (batch, 1, m).",
+            (lambda lengths, m: _right(lengths, m)[:, 0, :],),
+        ),
+        Mistake(
+            "masks-queries",
+            "Your pattern is right, but the mask is (batch, m, 1): it runs along the query axis. Against scores "
+            "(batch, n, m) it would block query rows, not key columns, and a padding position would still be "
+            "attended to.",
+            "Put the axis of length 1 in the middle: shape (batch, 1, m), mask[:, None, :].",
+            (lambda lengths, m: _right(lengths, m)[:, 0, :, None],),
+        ),
+        Mistake(
+            "additive-mask",
+            "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The "
+            "course's masks are boolean, True = may attend; the -inf goes in with np.where(mask, scores, -np.inf).",
+            "Return the boolean pattern: np.arange(m) < lengths[:, None], with the query axis added.",
+            (lambda lengths, m: np.where(_right(lengths, m), 0.0, -np.inf),),
+            strict_nonfinite=True,
+        ),
+    ]
+
+
+def _diagnose(results, cases, tols=None, run=None):
+    for got, case in zip(results, cases):
+        if got.shape == case.expected.shape and not (got.astype(bool) == case.expected).all():
+            b, _, j = np.argwhere(got.astype(bool) != case.expected)[0]
+            lengths = case.inputs["lengths"]
+            says, should = ("keeps", "blocked") if got[b, 0, j] else ("blocks", "kept")
+            return _fail(
+                "wrong-pattern",
+                f"For {case.label} your mask {says} key {j} of sequence {b} (length {lengths[b]}), which should be "
+                f"{should}: sequence b keeps key j exactly when j < lengths[b].",
+                "Compare key positions with the lengths: np.arange(m)[None, :] < lengths[:, None].",
+            )
+    return None
+
+
+def _boolean(fn, run):
+    out = np.asarray(run(np.array(_SIZES[0][0]), _SIZES[0][1]))
+    if out.dtype == np.bool_:
+        return None
+    return _fail(
+        "not-boolean",
+        f"Your mask has the right pattern but dtype {out.dtype}, not bool. np.where(mask, scores, -np.inf) would "
+        "still work, but ~mask of an integer 1 is -2, and a mask of 0s and 1s used as an index picks rows 0 and 1 "
+        "instead of selecting entries.",
+        "Make it boolean: compare, np.arange(m) < lengths[:, None], rather than casting to int.",
+    )
+
+
+_PROBLEM = FunctionProblem(
+    checker="check_padding_mask",
+    params=("lengths", "m"),
+    cases=_padding_cases,
+    mistakes=_padding_mistakes,
+    passed="Your padding mask is right in all {count} cases: shape (batch, 1, m), True for the first lengths[b] "
+    "keys of sequence b, including a sequence with no padding and one of length 1.",
+    what="mask",
+    forbidden=("padding_mask",),
+    diagnose=_diagnose,
+    after_pass=_boolean,
+    convert="array",
+    hint="One row of m keys per sequence, and an axis of length 1 for the queries: shape (batch, 1, m).",
+)
+
+
+def check_padding_mask(fn) -> Feedback:
+    """Check a learner's ``fn(lengths, m) -> mask``: bool (batch, 1, m), True where key j < lengths[b].
+
+    ``lengths`` is a 1-D integer array (batch,). The axis of length 1 broadcasts over the n queries, so the mask
+    combines with scores (batch, n, m) and with a causal mask (n, m). Cases: lengths [3, 5, 1] with m = 5 (one
+    sequence unpadded), [2] with m = 3, [4, 2] with m = 6, [1, 6, 3, 6] with m = 6.
+
+    Parameters
+    ----------
+    fn : callable or None
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> check_padding_mask(lambda lengths, m: (np.arange(m) < lengths[:, None])[:, None, :]).passed
+    True
+    >>> check_padding_mask(lambda lengths, m: np.arange(m) < lengths[:, None]).mistake
+    'missing-query-axis'
+    """
+    return judge(fn, _PROBLEM)

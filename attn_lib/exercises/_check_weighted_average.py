@@ -1,0 +1,192 @@
+"""check_weighted_average: a learner's ``weighted_average(weights, V)``, the last product of attention."""
+
+from __future__ import annotations
+
+import inspect
+
+import numpy as np
+
+from ._feedback import Feedback, _fail
+from ._judge import Case, FunctionProblem, Mistake, judge
+
+
+def _rows_summing_to_one(rng, shape):
+    e = np.exp(rng.normal(size=shape))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _weighted_average_cases() -> list[Case]:
+    rng = np.random.default_rng(5)
+    raw = [
+        # (label, weights shape (..., n, m), V shape (..., m, d_v), tags)
+        ("weights (3, 5) and V (5, 2): n=3, m=5, d_v=2", (3, 5), (5, 2), ()),
+        ("weights (4, 4) and V (4, 3): n=m=4, d_v=3", (4, 4), (4, 3), ()),
+        ("weights (3, 4) and V (4, 4): n=3, m=d_v=4", (3, 4), (4, 4), ()),
+        ("a batch: weights (2, 3, 4) and V (2, 4, 5)", (2, 3, 4), (2, 4, 5), ("batch",)),
+        ("a batch: weights (2, 4, 4) and V (2, 4, 4)", (2, 4, 4), (2, 4, 4), ("batch",)),
+    ]
+    cases = []
+    for label, w_shape, v_shape, tags in raw:
+        weights = _rows_summing_to_one(rng, w_shape)
+        V = rng.normal(size=v_shape)
+        cases.append(Case(label, {"weights": weights, "V": V}, weights @ V, tags))
+    return cases
+
+
+def _swap(x):
+    return np.swapaxes(x, -1, -2)
+
+
+_DOT_T = (
+    "Your function is right on 2-D inputs but not with a batch axis in front. `.T` reverses every axis of an "
+    "array: on weights (b, n, m) it gives (m, n, b), not a batch of transposed matrices. Shapes are "
+    "(..., n, m) and (..., m, d_v): write the code for the last two axes only."
+)
+_FIXED_AXIS = (
+    "Your function is right on 2-D inputs but not with a batch axis in front: an axis counted from the front "
+    "(axis=0 or axis=1) moves when a batch axis is added. On (b, n, m) weights, axis=1 is the query axis, not "
+    "the key axis."
+)
+_FIX_FIXED_AXIS = (
+    "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. weights @ V treats "
+    "leading axes as a batch."
+)
+_NP_DOT = (
+    "Your function is right on 2-D inputs but not with a batch axis in front: np.dot does not treat leading axes "
+    "as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights with every sentence's "
+    "values, giving (b, n, b, d_v)."
+)
+_FIX_NP_DOT = "Use weights @ V (np.matmul), which multiplies the last two axes and treats the others as a batch."
+
+
+def _weighted_average_mistakes() -> list[Mistake]:
+    return [
+        Mistake(
+            "returned-weights",
+            "Your function returns the weights themselves, (..., n, m). The weights only say how much each "
+            "query listens to each key; the output is what it hears: the value rows mixed by those weights, "
+            "(..., n, m) x (..., m, d_v) -> (..., n, d_v).",
+            "Multiply the weights by V: weights @ V.",
+            (lambda weights, V: weights,),
+        ),
+        Mistake(
+            "unweighted-mean",
+            "Your output is the plain mean of the value rows, the same for every query: the weights are never "
+            "used. That is what attention gives only when every weight in a row is 1/m (a query that scores "
+            "every key alike); in general each query listens to the keys in its own proportions.",
+            "Weight each value row j by weights[..., i, j] and add: output[i] = sum_j weights[i, j] * V[j], "
+            "which is weights @ V.",
+            (
+                lambda weights, V: np.broadcast_to(
+                    V.mean(axis=-2, keepdims=True), (*weights.shape[:-1], V.shape[-1])
+                ),
+                lambda weights, V: V.mean(axis=-2),
+                lambda weights, V: V.mean(axis=0),
+            ),
+        ),
+        Mistake(
+            "v-transposed",
+            "You multiplied the weights by V transposed. V has one row per key, (m, d_v), and the weights have "
+            "one column per key, so they meet V as it is: (n, m) x (m, d_v). With V transposed, the output's "
+            "columns mix the wrong numbers, and the product only runs at all when d_v = m.",
+            "Use weights @ V, without transposing V.",
+            (lambda weights, V: weights @ _swap(V), lambda weights, V: weights @ V.T),
+        ),
+        Mistake(
+            "weights-transposed",
+            "You transposed the weights: row i of your result mixes the values with column i of the weights, "
+            "that is, with how much every query listens to key i. Row i of the output must use row i of the "
+            "weights, query i's own weights over the m keys.",
+            "Use weights @ V, without transposing the weights.",
+            (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
+        ),
+        Mistake(
+            "np-dot-on-batch",
+            _NP_DOT,
+            _FIX_NP_DOT,
+            (lambda weights, V: np.dot(weights, V),),
+        ),
+        Mistake(
+            "fixed-axis-on-batch",
+            _FIXED_AXIS,
+            _FIX_FIXED_AXIS,
+            (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=1),),
+        ),
+        Mistake(
+            "sum-wrong-axis",
+            "You multiplied each weight by its value row and then summed over the queries instead of over the "
+            "keys. Output row i is a sum over keys j: output[i] = sum_j weights[i, j] * V[j], so the sum runs "
+            "along the weights' last axis (length m) and one row per query remains.",
+            "Sum over the key axis: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-2), or simply "
+            "weights @ V.",
+            (
+                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
+                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
+            ),
+        ),
+    ]
+
+
+def check_weighted_average(fn) -> Feedback:
+    """Check a learner's ``fn(weights, V) -> output``: weights (..., n, m), V (..., m, d_v), output (..., n, d_v).
+
+    Output row i is ``sum_j weights[i, j] * V[j]``. Cases: n != m, n = m, d_v = m, and two batches (2, n, m).
+
+    Parameters
+    ----------
+    fn : callable or None
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> check_weighted_average(lambda weights, V: weights @ V).passed
+    True
+    >>> check_weighted_average(lambda weights, V: V.mean(axis=-2)).mistake
+    'unweighted-mean'
+    """
+    feedback = judge(fn, _PROBLEM)
+    if feedback.mistake == "no-batch":  # right in 2-D, wrong on a batch: say which habit breaks it
+        return _batch_mistake(fn, feedback)
+    return feedback
+
+
+def _batch_mistake(fn, feedback: Feedback) -> Feedback:
+    """The judge's ``no-batch`` (right on every 2-D case, wrong on a batch), named after what the learner's source
+    points to: .T, np.dot, einsum subscripts for two axes, or an axis counted from the front."""
+    source = _source(fn)
+    detail = feedback.reason.split(". The problem asks")[0].split("but not on ", 1)[-1]
+    also = f" (On {detail}.)"
+    if ".T" in source:
+        return _fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or just "
+                     "weights @ V.")
+    if "dot(" in source:
+        return _fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
+    if "einsum" in source:
+        return _fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
+                     "its einsum subscripts name exactly two axes per array." + also,
+                     "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
+    if "axis=0" in source or "axis=1" in source:
+        return _fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
+    return feedback
+
+
+def _source(fn) -> str:
+    try:
+        return inspect.getsource(fn)
+    except (OSError, TypeError):
+        return ""
+
+
+_PROBLEM = FunctionProblem(
+    checker="check_weighted_average",
+    params=("weights", "V"),
+    cases=_weighted_average_cases,
+    mistakes=_weighted_average_mistakes,
+    passed="Your weighted average is right in all {count} cases, with n != m, d_v != m and a batch axis: output "
+    "row i is the value rows weighted by row i of the weights, shape (..., n, d_v).",
+    what="output",
+    hint="Output row i is sum_j weights[i, j] * V[j]: (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
+)
