@@ -65,6 +65,9 @@ check_chunked_attention  no-rescale, rescale-sum-only, rescale-output-only, no-f
                          no-running-max (overflow on large scores), wrong-combination (right with one
                          chunk, wrong with several), wrong-shape, non-finite-output, not-an-average,
                          wrong-values
+check_dW_q(fn)           no-scale, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, x-not-transposed,
+                         result-transposed, d-scores-transposed, batch-not-summed, batch-axes (right for
+                         one sequence only: X.T on a batch), wrong-shape, wrong-values
 ======================== ================================================================================
 
 Examples
@@ -80,6 +83,7 @@ True
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
+from ._check_dW_q import check_dW_q
 from ._check_predictions import check_count, check_shapes, check_variance
 from ._check_softmax import check_masked_softmax, check_softmax
 from ._check_split_heads import check_split_heads
@@ -97,4 +101,5 @@ __all__ = [
     "check_causal_mask",
     "check_split_heads",
     "check_chunked_attention",
+    "check_dW_q",
 ]
