@@ -80,10 +80,12 @@ Hint: Variances of independent terms add: d_k products, each of variance 1, give
 True
 """
 
+from ._check_answers import check_choice, check_number
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
 from ._check_dW_q import check_dW_q
+from ._check_learned import check_learned
 from ._check_predictions import check_count, check_shapes, check_variance
 from ._check_softmax import check_masked_softmax, check_softmax
 from ._check_split_heads import check_split_heads
@@ -101,5 +103,8 @@ __all__ = [
     "check_causal_mask",
     "check_split_heads",
     "check_chunked_attention",
+    "check_number",
+    "check_choice",
     "check_dW_q",
+    "check_learned",
 ]
