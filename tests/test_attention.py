@@ -133,3 +133,35 @@ def test_identical_keys_give_the_plain_average_of_the_values():
     V = rng.normal(size=(4, 3))
     output = attention(rng.normal(size=(2, 5)), np.ones((4, 5)), V)
     np.testing.assert_allclose(output, np.broadcast_to(V.mean(axis=0), (2, 3)), rtol=1e-13)
+
+
+# Values near the dtype's largest number: the output is a weighted average of the values, so it is representable
+# whenever they are; it must come back finite and right, never inf or NaN.
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float32, 3e38), (np.float64, 1.7e308)])
+@pytest.mark.parametrize("return_weights", [False, True])
+def test_values_near_the_largest_number_give_their_finite_average(dtype, big, return_weights):
+    Q, K = np.zeros((1, 1), dtype), np.zeros((2, 1), dtype)
+    same = attention(Q, K, np.full((2, 1), big, dtype), return_weights=return_weights)
+    same = same[0] if return_weights else same
+    np.testing.assert_allclose(same, [[big]], rtol=1e-6)
+    halves = np.concatenate([np.full((500, 1), big, dtype), np.full((500, 1), -big, dtype)])
+    cancelled = attention(Q, np.zeros((1000, 1), dtype), halves, return_weights=return_weights)
+    cancelled = cancelled[0] if return_weights else cancelled
+    assert np.isfinite(cancelled).all() and abs(float(cancelled[0, 0])) <= 1e-5 * big
+
+
+def test_huge_values_agree_with_the_average_computed_in_a_wider_dtype():
+    rng = np.random.default_rng(5)
+    Q, K = rng.normal(size=(4, 3)).astype(np.float32), rng.normal(size=(50, 3)).astype(np.float32)
+    V = (rng.uniform(-1, 1, size=(50, 2)) * np.finfo(np.float32).max).astype(np.float32)
+    output, weights = attention(Q, K, V, return_weights=True)
+    expected = weights.astype(np.float64) @ V.astype(np.float64)  # (4, 50) x (50, 2): no overflow in float64
+    assert np.isfinite(output).all()
+    np.testing.assert_allclose(output, expected, rtol=1e-4, atol=1e-5 * np.finfo(np.float32).max)
+
+
+def test_softmax_of_a_ragged_list_names_x():
+    with pytest.raises(ValueError, match=r"^x must be a rectangular array; could not build one"):
+        softmax([[1.0, 2.0], [3.0]])

@@ -109,3 +109,20 @@ def test_gradients_match_finite_differences_for_random_shapes_and_masks(n, m, d_
     mask = data.draw(arrays(np.bool_, (n, m)))
     mask[:, 0] = True  # every query keeps key 0
     assert_matches_finite_differences(Q, K, V, grad_output, mask=mask)
+
+
+def test_a_gradient_that_overflows_the_working_dtype_is_refused_naming_grad_output():
+    Q, K, V = np.ones((1, 1), np.float32), np.ones((2, 1), np.float32), np.ones((2, 1), np.float32)
+    with pytest.raises(ValueError, match=r"grad_output .*1e\+300.* float32"):
+        attention_backward(Q, K, V, np.full((1, 1), 1e300))  # float64 1e300 is inf in float32
+
+
+def test_gradients_that_overflow_raise_instead_of_coming_back_non_finite():
+    Q, K = np.ones((1, 1), np.float32), np.array([[0.0], [1.0]], np.float32)
+    V = np.array([[3e38], [-3e38]], np.float32)
+    try:
+        grads = attention_backward(Q, K, V, np.full((1, 1), 1e3, np.float32))
+    except ValueError as error:
+        assert "overflow" in str(error)
+    else:
+        assert all(np.isfinite(g).all() for g in grads)

@@ -95,3 +95,16 @@ def test_output_dtype_follows_the_input(dtype, expected):
 
 def test_repr_names_the_sizes():
     assert repr(MultiHeadAttention(8, 2, rng=0)) == "MultiHeadAttention(d_model=8, heads=2, d_k=4, d_v=4)"
+
+
+@pytest.mark.parametrize("rng, error", [("abc", TypeError), (1.5, TypeError), (-1, ValueError), (True, TypeError)])
+def test_rng_that_is_not_a_seed_or_a_generator_is_refused_naming_rng(rng, error):
+    with pytest.raises(error, match=r"^rng must be None, a non-negative integer seed or a numpy.random.Generator; got"):
+        MultiHeadAttention(d_model=8, heads=2, rng=rng)
+
+
+def test_rng_accepts_a_seed_a_numpy_integer_and_a_generator():
+    by_seed = MultiHeadAttention(d_model=8, heads=2, rng=3)
+    np.testing.assert_array_equal(MultiHeadAttention(d_model=8, heads=2, rng=np.int64(3)).W_q, by_seed.W_q)
+    np.testing.assert_array_equal(MultiHeadAttention(d_model=8, heads=2, rng=np.random.default_rng(3)).W_q,
+                                  by_seed.W_q)
