@@ -1,4 +1,5 @@
-"""chunked_attention (the online softmax) gives attention's output for every chunk size, without the n x m scores."""
+"""chunked_attention (attn_lib/chunked.py), the online softmax, gives attention's output for every chunk size and any
+batch axes, without the n x m scores; extreme inputs are treated as attention treats them."""
 
 import tracemalloc
 
@@ -15,18 +16,27 @@ finite = st.floats(-30, 30, allow_nan=False, allow_infinity=False)
 
 
 @st.composite
+def broadcast_batch(draw, full):
+    """A batch shape that broadcasts to ``full``: some leading axes left out, some of the others set to 1."""
+    dropped = draw(st.integers(0, len(full)))
+    return tuple(draw(st.sampled_from([size, 1])) for size in full[dropped:])
+
+
+@st.composite
 def problems(draw):
-    """Q (b?, n, d_k), K (b?, m, d_k), V (m, d_v), and a mask (b?, n, m) or None keeping a key in every row."""
-    batch = draw(st.sampled_from([(), (2,), (2, 1)]))
+    """Q, K, V and a mask (or None) keeping a key in every row, each with batch axes of its own that broadcast
+    together: any argument may bring any batch axis."""
+    full = draw(st.sampled_from([(), (2,), (2, 3), (3, 1, 2)]))
     n, m = draw(st.integers(1, 5)), draw(st.integers(1, 7))
     d_k, d_v = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    Q = draw(arrays(np.float64, (*batch, n, d_k), elements=finite))
-    K = draw(arrays(np.float64, (*batch[:1], m, d_k), elements=finite))
-    V = draw(arrays(np.float64, (m, d_v), elements=finite))
+    Q = draw(arrays(np.float64, (*draw(broadcast_batch(full)), n, d_k), elements=finite))
+    K = draw(arrays(np.float64, (*draw(broadcast_batch(full)), m, d_k), elements=finite))
+    V = draw(arrays(np.float64, (*draw(broadcast_batch(full)), m, d_v), elements=finite))
     mask = None
     if draw(st.booleans()):
-        mask = draw(arrays(np.bool_, (*batch, n, m)))
-        first = draw(arrays(np.int64, (*batch, n), elements=st.integers(0, m - 1)))
+        mask_batch = draw(broadcast_batch(full))
+        mask = draw(arrays(np.bool_, (*mask_batch, n, m)))
+        first = draw(arrays(np.int64, (*mask_batch, n), elements=st.integers(0, m - 1)))
         np.put_along_axis(mask, first[..., None], True, axis=-1)  # no fully masked row
     return Q, K, V, mask
 
