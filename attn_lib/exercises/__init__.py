@@ -68,6 +68,8 @@ check_chunked_attention  no-rescale, rescale-sum-only, rescale-output-only, no-f
 check_dW_q(fn)           no-scale, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, x-not-transposed,
                          result-transposed, d-scores-transposed, batch-not-summed, batch-axes (right for
                          one sequence only: X.T on a batch), wrong-shape, wrong-values
+check_learned(q, answer) chose-<letter> (each option has its own reason), not-an-option; questions q:
+                         duplicate-key, adam-at-512, one-head (notebook 09)
 ======================== ================================================================================
 
 Examples
