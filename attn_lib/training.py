@@ -108,20 +108,33 @@ class RecallTask:
             raise ValueError(f"queries must be at most pairs={self.pairs}; got {self.queries}")
         rng = np.random.default_rng(self.seed)
         d = self.d_model
-        object.__setattr__(self, "embeddings", {
+        tables = {
             "key": rng.normal(size=(len(KEY_SYMBOLS), d)),
             "value": rng.normal(size=(len(VALUE_SYMBOLS), d)),
             "place": rng.normal(size=(self.pairs, d)),
             "query": rng.normal(size=d),  # marks a query position, the same at every one
-        })
+        }
+        # Each table rescaled to mean square exactly 1: a few rows drawn at random can be far from it.
+        object.__setattr__(self, "embeddings", {k: t / np.sqrt(np.mean(t**2)) for k, t in tables.items()})
 
     def batch(self, rng, size=128):
         """Draw ``size`` sequences with ``rng`` (a numpy Generator): different keys, values with repeats."""
         check_size(size, "size", minimum=1)
-        e = self.embeddings
         keys = np.argsort(rng.random((size, len(KEY_SYMBOLS))), axis=1)[:, : self.pairs]  # (B, m), all different
         values = rng.integers(len(VALUE_SYMBOLS), size=(size, self.pairs))  # (B, m)
         match = np.argsort(rng.random((size, self.pairs)), axis=1)[:, : self.queries]  # (B, n)
+        return self.encode(keys, values, match)
+
+    def encode(self, keys, values, match):
+        """The batch whose pair positions hold ``keys`` and ``values`` (B, m) and whose queries ask for the keys
+        at positions ``match`` (B, n). Keys may repeat here (``batch`` never repeats them)."""
+        keys, values, match = (np.asarray(a) for a in (keys, values, match))
+        if keys.ndim != 2 or keys.shape[1] != self.pairs or values.shape != keys.shape:
+            raise ValueError(f"keys must be (B, pairs) = (B, {self.pairs}), and values alike; got keys "
+                             f"{keys.shape} and values {values.shape}")
+        if match.shape != (keys.shape[0], self.queries):
+            raise ValueError(f"match must be (B, queries) = ({keys.shape[0]}, {self.queries}); got {match.shape}")
+        e = self.embeddings
         query_keys = np.take_along_axis(keys, match, axis=1)  # (B, n)
         X_kv = (e["key"][keys] + e["value"][values] + e["place"]) / np.sqrt(3)  # (B, m, d_model)
         X_q = (e["key"][query_keys] + e["query"]) / np.sqrt(2)  # (B, n, d_model)
@@ -250,7 +263,7 @@ class History:
         The loss of the batch at each step, before that step's update.
     accuracy : numpy.ndarray, shape (steps, outputs)
     saved_steps : numpy.ndarray of int
-        The steps at which the attention weights of ``example`` were saved.
+        The steps at which the attention weights of ``example`` were saved (before that step's update).
     saved_weights : numpy.ndarray, shape (len(saved_steps), heads, n, m)
         Attention weights of the first sequence of ``example`` at those steps.
     example : RecallBatch
@@ -271,7 +284,7 @@ class History:
 
 
 def train(task, weights, steps, lr, *, scale=None, targets=("recall",), seed=0, batch_size=128, optimizer="sgd",
-          save_every=0, stop_at=None):
+          save_every=0, stop_at=None, example=None):
     """Train ``weights`` in place on ``task`` by plain gradient descent (``W -= lr * dW``) or Adam.
 
     Parameters
@@ -290,9 +303,12 @@ def train(task, weights, steps, lr, *, scale=None, targets=("recall",), seed=0, 
     optimizer : {"sgd", "adam"}
         Adam (beta1 0.9, beta2 0.999) divides each gradient entry by a running size of it.
     save_every : int
-        Save the example's attention weights every ``save_every`` steps (and at the last); 0 saves none.
+        Save the example's attention weights at every step that is a multiple of ``save_every`` (before that
+        step's update, so after that many updates); 0 saves none.
     stop_at : float, optional
         Stop at the first step whose batch accuracy reaches this on every target.
+    example : RecallBatch, optional
+        The batch whose first sequence's weights are saved; default one sequence drawn with seed 10000 + seed.
 
     Returns
     -------
@@ -303,11 +319,11 @@ def train(task, weights, steps, lr, *, scale=None, targets=("recall",), seed=0, 
     if optimizer not in ("sgd", "adam"):
         raise ValueError(f"optimizer must be 'sgd' or 'adam'; got {optimizer!r}")
     rng = np.random.default_rng(seed)
-    example = task.batch(np.random.default_rng(10_000 + seed), size=1)
+    if example is None:
+        example = task.batch(np.random.default_rng(10_000 + seed), size=1)
     moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in weights.items()}
     losses, accuracy, saved_steps, saved = [], [], [], []
     reached = None
-    updates = 0
     for step in range(steps):
         if save_every and (step % save_every == 0):
             saved_steps.append(step)
@@ -318,7 +334,6 @@ def train(task, weights, steps, lr, *, scale=None, targets=("recall",), seed=0, 
         if stop_at is not None and reached is None and np.all(acc >= stop_at):
             reached = step
             break
-        updates += 1
         for name, grad in grads.items():
             if optimizer == "sgd":
                 weights[name] -= lr * grad
@@ -330,8 +345,5 @@ def train(task, weights, steps, lr, *, scale=None, targets=("recall",), seed=0, 
                 second += 0.001 * grad**2
                 t = step + 1
                 weights[name] -= lr * (first / (1 - 0.9**t)) / (np.sqrt(second / (1 - 0.999**t)) + 1e-8)
-    if save_every and saved_steps[-1] != updates:
-        saved_steps.append(updates)
-        saved.append(loss_and_gradients(weights, example, scale, targets)[2][0])
     return History(np.array(losses), np.array(accuracy), np.array(saved_steps),
                    np.array(saved) if saved else np.zeros((0,)), example, weights, reached)

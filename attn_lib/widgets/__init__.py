@@ -23,7 +23,7 @@ Readouts are text beside the figure; :attr:`Explorer.description` is a one-line 
 reader who cannot see it, shown under the figure and as the explorer's ``text/plain`` form.
 
 Layout: ``_explorer`` holds what every explorer shares; each explorer is a module named after its kind
-(``dk``, ``softmax``, ``mask``, ``cost``) that defines ``<kind>_explorer``. ``EXPLORERS`` lists them all, by kind:
+(``dk``, ``softmax``, ``mask``, ``cost``, ``replay``) that defines ``<kind>_explorer``. ``EXPLORERS`` lists them all, by kind:
 the tests and benchmarks go through it.
 """
 
@@ -31,6 +31,7 @@ from ._explorer import Explorer
 from .cost import cost_explorer
 from .dk import dk_explorer
 from .mask import mask_explorer
+from .replay import replay_explorer
 from .softmax import softmax_explorer
 
 # kind -> factory; every factory works with no arguments, and its Explorer's name is its kind.
@@ -39,6 +40,8 @@ EXPLORERS = {
     "softmax": softmax_explorer,
     "mask": mask_explorer,
     "cost": cost_explorer,
+    "replay": replay_explorer,
 }
 
-__all__ = ["EXPLORERS", "Explorer", "cost_explorer", "dk_explorer", "mask_explorer", "softmax_explorer"]
+__all__ = ["EXPLORERS", "Explorer", "cost_explorer", "dk_explorer", "mask_explorer", "replay_explorer",
+           "softmax_explorer"]
