@@ -17,7 +17,7 @@ _QUESTIONS = {
                  "and that key's vector. Both positions carry the same key symbol, so they get about the same score.",
             "c": "The trained head scores a key by its key symbol and has learned to ignore the value and place "
                  "stored with it. Two positions with the same key get about the same score, so the softmax splits "
-                 "the weight between them, and the output is the average of their two value rows.",
+                 "the weight between them, and the output is about the average of their two value rows.",
             "d": "The other six keys are scored exactly as in training: their symbols do not match the query, so "
                  "their scores stay low. Only the two positions holding the asked-for key compete for the weight.",
         },
