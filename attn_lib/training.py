@@ -1,7 +1,7 @@
 """Attention that learns: the associative-recall task, and one or more heads trained on it in plain numpy.
 
 Notebook 09 writes every gradient of this module out in its own cells and checks once that they give the same
-numbers as :func:`loss_and_gradients`; the training explorer and the tests use this module.
+numbers as :func:`loss_and_gradients`; the replay explorer (attn_lib.widgets.replay) and the tests use this module.
 
 The task. A sequence holds ``pairs`` positions, each carrying a key symbol (``a`` to ``p``, all different) and a
 value symbol (``0`` to ``9``). ``queries`` query positions each carry one of those keys and must fetch the value
