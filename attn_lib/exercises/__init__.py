@@ -97,6 +97,11 @@ check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
                           returned-d-weights
+check_dW_q(fn)            no-scale, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, x-not-transposed,
+                          result-transposed, d-scores-transposed, batch-not-summed, batch-axes (right for
+                          one sequence only: X.T on a batch), wrong-shape, wrong-values
+check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
+                          duplicate-key, adam-at-512, one-head (notebook 09)
 ========================= ================================================================================
 
 Numbers may be given as int, float, numpy scalars, or 0-d / one-element arrays.
@@ -115,6 +120,8 @@ from ._check_answers import check_choice, check_number
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
+from ._check_dW_q import check_dW_q
+from ._check_learned import check_learned
 from ._check_multihead import check_multihead
 from ._check_padding_mask import check_padding_mask
 from ._check_predictions import check_count, check_shapes, check_variance
@@ -148,4 +155,6 @@ __all__ = [
     "check_padding_mask",
     "check_multihead",
     "check_softmax_backward",
+    "check_dW_q",
+    "check_learned",
 ]

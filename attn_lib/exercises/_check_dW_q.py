@@ -1,0 +1,155 @@
+"""check_dW_q: the gradient of the loss with respect to W_q, from the gradient that reaches the scores."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._feedback import Feedback
+from ._judge import Case, FunctionProblem, Mistake, judge
+
+
+def _right(X, K, d_scores):
+    d_k = K.shape[-1]
+    dQ = d_scores @ K / np.sqrt(d_k)  # (..., n, m) x (..., m, d_k) -> (..., n, d_k)
+    # X^T dQ with the batch folded into the rows, i.e. summed over the batch: (d_model, B n) x (B n, d_k)
+    return X.reshape(-1, X.shape[-1]).T @ dQ.reshape(-1, d_k)
+
+
+def _dW_q_cases() -> list[Case]:
+    rng = np.random.default_rng(9)
+    cases = []
+    # (batch, n, d_model, m, d_k): n = d_model in the first (X @ dQ then runs, as the transpose-less code does on
+    # a square X), n = m in the second (so d_scores^T fits), d_k, d_model and sqrt of each all different, and a
+    # batch of two last.
+    for batch, n, d_model, m, d_k in (((), 4, 4, 5, 9), ((), 5, 6, 5, 4), ((2,), 3, 7, 4, 16)):
+        X = rng.normal(size=(*batch, n, d_model))
+        K = rng.normal(size=(*batch, m, d_k))
+        d_scores = rng.normal(size=(*batch, n, m))
+        where = f"a batch of {batch[0]}, " if batch else ""
+        label = f"{where}n = {n}, d_model = {d_model}, m = {m}, d_k = {d_k}"
+        # Each entry sums batch * n * m products of three inputs: float32 rounding grows with that, not with one input.
+        scale = np.abs(X).max() * np.abs(K).max() * np.abs(d_scores).max() * X.size / d_model * m
+        cases.append(Case(label, {"X": X, "K": K, "d_scores": d_scores}, expected=_right(X, K, d_scores),
+                          scale=float(scale)))
+    return cases
+
+
+def _scaled(factor):
+    """The right gradient times ``factor(d_k, d_model)`` / (1/sqrt(d_k)): the same formula, another scale."""
+    def variant(X, K, d_scores):
+        d_k, d_model = K.shape[-1], X.shape[-1]
+        return _right(X, K, d_scores) * np.sqrt(d_k) * factor(d_k, d_model)
+    return variant
+
+
+def _dW_q_mistakes() -> list[Mistake]:
+    return [
+        Mistake(
+            "no-scale",
+            "Your gradient is sqrt(d_k) times too large: the scale was forgotten. The scores are "
+            "Q K^T / sqrt(d_k), so the chain rule carries that factor into dQ = d_scores K / sqrt(d_k), and from "
+            "there into dW_q = X^T dQ.",
+            "Divide d_scores @ K by np.sqrt(d_k), with d_k = K.shape[-1].",
+            (_scaled(lambda d_k, d_model: 1.0),),
+        ),
+        Mistake(
+            "divide-by-dk",
+            "Your gradient is divided by d_k where the forward pass divides by sqrt(d_k): the wrong factor. The "
+            "chain rule carries exactly the forward pass's factor, 1/sqrt(d_k), into dQ.",
+            "Use np.sqrt(d_k), not d_k.",
+            (_scaled(lambda d_k, d_model: 1.0 / d_k),),
+        ),
+        Mistake(
+            "multiply-by-sqrt-dk",
+            "Your gradient is multiplied by sqrt(d_k) where it should be divided by it: the wrong factor. A "
+            "factor that multiplies the scores multiplies their gradient with respect to Q the same way.",
+            "dQ = d_scores @ K / np.sqrt(d_k).",
+            (_scaled(lambda d_k, d_model: np.sqrt(d_k)),),
+        ),
+        Mistake(
+            "d-model-scaling",
+            "Your gradient is scaled by 1/sqrt(d_model) (or 1/d_model) instead of 1/sqrt(d_k): the wrong factor. "
+            "The scores divide by the square root of the width of a query, d_k = K.shape[-1], not of the model.",
+            "Take d_k from K.shape[-1].",
+            (_scaled(lambda d_k, d_model: d_model**-0.5), _scaled(lambda d_k, d_model: 1.0 / d_model)),
+        ),
+        Mistake(
+            "x-not-transposed",
+            "You multiplied X by dQ without transposing X. dW_q has one row per input feature and one column "
+            "per query feature, (d_model, d_k): each entry sums, over the positions, X[i, a] times dQ[i, c], which "
+            "is X^T dQ. (X @ dQ only runs at all because this X is square.)",
+            "Use np.swapaxes(X, -1, -2) @ dQ (or X.T @ dQ for a single sequence), then sum over the batch.",
+            (lambda X, K, d_scores: X @ (d_scores @ K / np.sqrt(K.shape[-1])),),
+        ),
+        Mistake(
+            "result-transposed",
+            "Your result is (d_k, d_model): dQ^T X, the transpose of dW_q. W_q maps an input row of width "
+            "d_model to a query of width d_k, so W_q and its gradient are (d_model, d_k).",
+            "Put X first: X^T dQ.",
+            (lambda X, K, d_scores: _right(X, K, d_scores).T,),
+        ),
+        Mistake(
+            "d-scores-transposed",
+            "You used d_scores^T: its rows are keys and its columns queries. dQ[i] gathers the keys that query i "
+            "met, weighted by the gradient of its own row of scores: dQ = d_scores K / sqrt(d_k).",
+            "Use d_scores @ K, not np.swapaxes(d_scores, -1, -2) @ K.",
+            (lambda X, K, d_scores: _right(X, K, np.swapaxes(d_scores, -1, -2)),),
+        ),
+        Mistake(
+            "batch-not-summed",
+            "Your result keeps the batch axis: one gradient per sequence. W_q is shared by every sequence of the "
+            "batch, so its gradient is the sum of theirs, a single (d_model, d_k) matrix.",
+            "Sum over the leading axes: (np.swapaxes(X, -1, -2) @ dQ).sum(axis=0) for one batch axis, or fold the "
+            "batch into the rows first: X.reshape(-1, d_model).T @ dQ.reshape(-1, d_k).",
+            (lambda X, K, d_scores: np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1])),),
+        ),
+        Mistake(
+            "batch-axes",
+            "Right for a single sequence, but not with a batch axis: on a 3-D array X.T reverses all three axes "
+            "(it does not swap the last two), so X.T @ dQ fails there. W_q's gradient is X^T dQ for each "
+            "sequence, summed over the batch.",
+            "Use np.swapaxes(X, -1, -2) and sum over the batch axis, or fold the batch into the rows first: "
+            "X.reshape(-1, d_model).T @ dQ.reshape(-1, d_k).",
+            (lambda X, K, d_scores: X.T @ (d_scores @ K / np.sqrt(K.shape[-1])),),
+        ),
+    ]
+
+
+PROBLEM = FunctionProblem(
+    checker="check_dW_q",
+    params=("X", "K", "d_scores"),
+    cases=_dW_q_cases,
+    mistakes=_dW_q_mistakes,
+    passed="Your dW_q is right on all {count} cases, with and without a batch axis: X^T dQ summed over the "
+           "batch, where dQ = d_scores K / sqrt(d_k) carries the forward pass's scale once.",
+    what="gradient dW_q",
+    forbidden=("attention_backward",),
+    hint="Build it in two steps: dQ = d_scores @ K / np.sqrt(d_k) (..., n, d_k), then X^T dQ (d_model, d_k) "
+         "summed over the batch.",
+)
+
+
+def check_dW_q(fn) -> Feedback:
+    """Check a learner's ``fn(X, K, d_scores) -> dL/dW_q`` for scores = (X W_q) K^T / sqrt(d_k).
+
+    X (..., n, d_model), K (..., m, d_k), d_scores = dL/dscores (..., n, m); W_q (d_model, d_k) is shared by
+    every sequence of the batch, so the answer is X^T (d_scores K) / sqrt(d_k) summed over the leading axes.
+
+    Parameters
+    ----------
+    fn : callable or None
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> def fold(A):  # (..., rows, width) -> (rows of the whole batch, width)
+    ...     return A.reshape(-1, A.shape[-1])
+    >>> check_dW_q(lambda X, K, d_scores: fold(X).T @ fold(d_scores @ K / np.sqrt(K.shape[-1]))).passed
+    True
+    >>> check_dW_q(lambda X, K, d_scores: fold(X).T @ fold(d_scores @ K)).mistake
+    'no-scale'
+    """
+    return judge(fn, PROBLEM)

@@ -1,0 +1,94 @@
+"""check_learned: predictions about what training does to attention (notebook 09), each option with its reason."""
+
+from __future__ import annotations
+
+from ._check_answers import check_choice
+from ._feedback import Feedback
+
+# question -> (right option, {option: reason}, hint). The reasons speak of what the notebook measured: a head trained
+# on the recall task, the d_k sweep with and without 1/sqrt(d_k), and one head against two.
+_QUESTIONS = {
+    "duplicate-key": (
+        "c",
+        {
+            "a": "Attention has no 'first match': every key is scored at once, and a score depends only on the query "
+                 "and that key's vector. Both positions carry the same key symbol, so they get about the same score.",
+            "b": "Attention has no 'latest match': every key is scored at once, and a score depends only on the query "
+                 "and that key's vector. Both positions carry the same key symbol, so they get about the same score.",
+            "c": "The trained head scores a key by its key symbol and has learned to ignore the value and place "
+                 "stored with it. Two positions with the same key get about the same score, so the softmax splits "
+                 "the weight between them, and the output is about the average of their two value rows.",
+            "d": "The other six keys are scored exactly as in training: their symbols do not match the query, so "
+                 "their scores stay low. Only the two positions holding the asked-for key compete for the weight.",
+        },
+        "A score is q . k for one key at a time; the softmax only compares scores. What makes two keys' scores "
+        "differ, for this trained head?",
+    ),
+    "adam-at-512": (
+        "b",
+        {
+            "a": "The scaled run starts with soft rows (none above 0.99), so the gradient reaches every score. Its "
+                 "steps under Adam do not depend on the size of its gradients either, so nothing slows it.",
+            "b": "The unscaled rows start nearly one-hot, and a one-hot softmax row passes back almost no gradient "
+                 "(F8). Under plain gradient descent the missing division also made every step on the scores d_k "
+                 "times larger, which hid this. Adam divides each gradient by its own running size, so a larger "
+                 "gradient no longer makes a larger step: that part of the advantage is gone, and the saturation "
+                 "remains.",
+            "c": "At d_k = 512 the two runs start very differently: most unscaled rows are above 0.99 at step 0, "
+                 "none of the scaled ones. Adam rescales gradients, but it cannot give a saturated row back the "
+                 "gradient its softmax does not pass on.",
+        },
+        "Compare the share of rows above 0.99 at step 0 in the table above, and what Adam does to the size of "
+        "a step.",
+    ),
+    "one-head": (
+        "b",
+        {
+            "a": "One head has one row of weights per query. To fetch two different positions it must split that "
+                 "row, and the output is then one average of two value rows, from which a linear read-out cannot "
+                 "tell which value came from which position.",
+            "b": "One row of weights per query can follow one pattern. Following one (here the fixed position, the "
+                 "same for every query) gets that target right, and the other is left near guessing. A second head "
+                 "brings a second row of weights, with its own W_q and W_k.",
+            "c": "Width is not the limit: one pattern is easy for a single head, and it learns one well. What it "
+                 "cannot do is follow two patterns with one row of weights per query.",
+        },
+        "How many rows of weights does a query get from one head, and how many patterns does the task need at "
+        "once?",
+    ),
+}
+
+
+def check_learned(question, answer) -> Feedback:
+    """Check a prediction about attention in training (notebook 09).
+
+    Parameters
+    ----------
+    question : {"duplicate-key", "adam-at-512", "one-head"}
+        ``duplicate-key``: where a trained recall head puts its weight when the asked-for key is stored twice.
+        ``adam-at-512``: which of the scaled and unscaled runs at d_k = 512 reaches 90 % last under Adam.
+        ``one-head``: what one head of the width of two does on a task needing two patterns.
+    answer : str or None
+        The option's letter.
+
+    Returns
+    -------
+    Feedback
+        Mistake ids ``chose-<letter>``, ``not-an-option``, ``not-answered``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown ``question``.
+
+    Examples
+    --------
+    >>> check_learned("duplicate-key", "c").passed
+    True
+    >>> check_learned("one-head", "a").mistake
+    'chose-a'
+    """
+    if question not in _QUESTIONS:
+        raise ValueError(f"question must be one of {sorted(_QUESTIONS)}; got {question!r}")
+    right, reasons, hint = _QUESTIONS[question]
+    return check_choice(answer, right, reasons, hint=hint)

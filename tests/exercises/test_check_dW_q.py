@@ -1,0 +1,103 @@
+"""check_dW_q: every right way of writing dW_q passes, every classic mistake gets its own id."""
+
+import numpy as np
+import pytest
+
+from attn_lib.exercises import check_dW_q
+
+
+def sum_over_batch(X, dQ):
+    """X^T dQ for X (..., n, d_model), dQ (..., n, d_k), summed over the leading axes, with einsum."""
+    X3, dQ3 = X.reshape(-1, *X.shape[-2:]), dQ.reshape(-1, *dQ.shape[-2:])
+    return np.einsum("bnd,bnk->dk", X3, dQ3)
+
+
+def einsum_answer(X, K, d_scores):
+    dQ = d_scores @ K / np.sqrt(K.shape[-1])
+    return sum_over_batch(X, dQ)
+
+
+def swapaxes_answer(X, K, d_scores):
+    dQ = d_scores @ K / np.sqrt(K.shape[-1])
+    grad = np.swapaxes(X, -1, -2) @ dQ
+    return grad.reshape(-1, *grad.shape[-2:]).sum(axis=0)
+
+
+def loop_answer(X, K, d_scores):
+    d_model, d_k = X.shape[-1], K.shape[-1]
+    Xs, Ks, Ds = X.reshape(-1, *X.shape[-2:]), K.reshape(-1, *K.shape[-2:]), d_scores.reshape(-1, *d_scores.shape[-2:])
+    grad = np.zeros((d_model, d_k))
+    for x, k, d in zip(Xs, Ks, Ds):
+        for i in range(x.shape[0]):  # one query row at a time
+            grad += np.outer(x[i], d[i] @ k) / d_k**0.5
+    return grad
+
+
+def scale_first_answer(X, K, d_scores):
+    K_scaled = K / np.sqrt(K.shape[-1])  # scaling K first is the same product
+    return np.tensordot(X, d_scores @ K_scaled, axes=(tuple(range(X.ndim - 1)), tuple(range(X.ndim - 1))))
+
+
+def float32_answer(X, K, d_scores):
+    X, K, d_scores = X.astype(np.float32), K.astype(np.float32), d_scores.astype(np.float32)
+    dQ = d_scores @ K / np.float32(np.sqrt(K.shape[-1]))
+    return sum_over_batch(X, dQ)  # float32 throughout, right to float32 rounding
+
+
+@pytest.mark.parametrize("answer", [einsum_answer, swapaxes_answer, loop_answer, scale_first_answer, float32_answer])
+def test_right_answers_in_any_style_pass(answer):
+    feedback = check_dW_q(answer)
+    assert feedback.passed, feedback.reason
+    assert feedback.verdict == "Correct"
+
+
+def dQ(X, K, d_scores, factor=None):
+    d_k = K.shape[-1]
+    return d_scores @ K * (d_k**-0.5 if factor is None else factor(d_k, X.shape[-1]))
+
+
+WRONG = {
+    "no-scale": lambda X, K, d: sum_over_batch(X, d @ K),
+    "divide-by-dk": lambda X, K, d: sum_over_batch(X, d @ K) / K.shape[-1],
+    "multiply-by-sqrt-dk": lambda X, K, d: sum_over_batch(X, d @ K) * np.sqrt(K.shape[-1]),
+    "d-model-scaling": lambda X, K, d: sum_over_batch(X, d @ K) / np.sqrt(X.shape[-1]),
+    "x-not-transposed": lambda X, K, d: X @ dQ(X, K, d),
+    "result-transposed": lambda X, K, d: sum_over_batch(X, dQ(X, K, d)).T,
+    "d-scores-transposed": lambda X, K, d: sum_over_batch(X, np.swapaxes(d, -1, -2) @ K) / np.sqrt(
+        K.shape[-1]),
+    "batch-not-summed": lambda X, K, d: np.swapaxes(X, -1, -2) @ dQ(X, K, d),
+    "batch-axes": lambda X, K, d: X.T @ dQ(X, K, d),
+    "wrong-shape": lambda X, K, d: sum_over_batch(X, dQ(X, K, d))[:, :2],
+    "wrong-values": lambda X, K, d: sum_over_batch(X, dQ(X, K, d)) + 1.0,
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(WRONG))
+def test_each_mistake_is_named(mistake):
+    feedback = check_dW_q(WRONG[mistake])
+    assert not feedback.passed
+    assert feedback.mistake == mistake, feedback.reason
+    assert feedback.reason
+
+
+def test_dividing_by_d_model_itself_is_the_d_model_mistake():
+    feedback = check_dW_q(lambda X, K, d: sum_over_batch(X, d @ K) / X.shape[-1])
+    assert feedback.mistake == "d-model-scaling"
+
+
+@pytest.mark.parametrize("answer", [None, ...])
+def test_blank_is_not_answered(answer):
+    assert check_dW_q(answer).mistake == "not-answered"
+
+
+def test_placeholder_function_is_not_answered():
+    def my_dW_q(X, K, d_scores):
+        raise NotImplementedError
+
+    assert check_dW_q(my_dW_q).mistake == "not-answered"
+
+
+def test_wrong_signature_and_exceptions_become_feedback():
+    assert check_dW_q(lambda X, K: X).mistake == "wrong-signature"
+    assert check_dW_q(lambda X, K, d_scores: 1 / 0).mistake == "exception"
+    assert check_dW_q(einsum_answer(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)))).mistake == "not-callable"

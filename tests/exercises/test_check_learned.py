@@ -1,0 +1,41 @@
+"""check_learned: each of notebook 09's predictions passes its right option and names every wrong one."""
+
+import pytest
+
+from attn_lib.exercises import check_learned
+from attn_lib.exercises._check_learned import _QUESTIONS
+
+
+@pytest.mark.parametrize("question", sorted(_QUESTIONS))
+def test_the_right_option_passes_with_its_reason(question):
+    right, reasons, _ = _QUESTIONS[question]
+    feedback = check_learned(question, right.upper() + ")")
+    assert feedback.passed
+    assert reasons[right] in feedback.reason
+
+
+@pytest.mark.parametrize("question, option", [(q, o) for q in sorted(_QUESTIONS) for o in _QUESTIONS[q][1]
+                                              if o != _QUESTIONS[q][0]])
+def test_each_wrong_option_gets_its_own_reason(question, option):
+    feedback = check_learned(question, option)
+    assert not feedback.passed
+    assert feedback.mistake == f"chose-{option}"
+    assert _QUESTIONS[question][1][option] in feedback.reason
+
+
+@pytest.mark.parametrize("question", sorted(_QUESTIONS))
+def test_every_question_has_distinct_reasons_and_a_hint(question):
+    right, reasons, hint = _QUESTIONS[question]
+    assert right in reasons and len(reasons) >= 3
+    assert len(set(reasons.values())) == len(reasons)
+    assert hint
+
+
+def test_blank_and_unknown_answers():
+    assert check_learned("one-head", None).mistake == "not-answered"
+    assert check_learned("one-head", "z").mistake == "not-an-option"
+
+
+def test_an_unknown_question_names_itself():
+    with pytest.raises(ValueError, match="^question must be one of"):
+        check_learned("no-such-question", "a")
