@@ -77,6 +77,7 @@ Hint: Variances of independent terms add: d_k products, each of variance 1, give
 True
 """
 
+from ._check_answers import check_choice, check_number
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
@@ -97,4 +98,6 @@ __all__ = [
     "check_causal_mask",
     "check_split_heads",
     "check_chunked_attention",
+    "check_number",
+    "check_choice",
 ]

@@ -201,7 +201,7 @@ def test_attention_learner_exception_names_exception_and_line():
     feedback = check_attention(typo)
     assert feedback.mistake == "exception"
     assert "NameError" in feedback.reason and "d_k" in feedback.reason
-    assert "test_exercises_attention.py" in feedback.reason
+    assert "test_check_attention.py" in feedback.reason
     assert "scores = Q @ K.T / np.sqrt(d_k)" in feedback.reason
     assert "Traceback" not in repr(feedback)
 

@@ -1,7 +1,7 @@
 """Feedback, and what every checker does with blanks, errors and odd return values.
 
-The mistakes each checker recognises are tested in test_exercises_attention.py, test_exercises_softmax.py and
-test_exercises_predictions.py.
+The mistakes each checker recognises are tested in test_check_attention.py, test_check_softmax.py and
+test_check_predictions.py.
 """
 
 import linecache
@@ -136,7 +136,7 @@ def test_learner_exception_becomes_feedback_with_its_line(name):
     assert not feedback.passed
     assert feedback.mistake == "exception"
     assert "ZeroDivisionError" in feedback.reason
-    assert "test_exercises.py: return args[0] / total if isinstance" in feedback.reason
+    assert "test_common.py: return args[0] / total if isinstance" in feedback.reason
 
 
 def test_exception_in_a_notebook_cell_is_reported_as_a_line_of_the_cell():

@@ -1,0 +1,251 @@
+"""check_number and check_choice: two generic checkers for predictions (a number, or one of a few options)."""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from ._feedback import Feedback, _fail, _not_answered
+from ._judge import _blank, two_numbers
+
+
+def _as_number(answer):
+    """A real number from an int, float, numpy scalar, or 0-d / one-element array; None if it is not one."""
+    if isinstance(answer, np.ndarray):
+        if answer.size != 1 or answer.dtype.kind not in "iuf":
+            return None
+        answer = answer.reshape(()).item()
+    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
+        return None
+    return float(answer)
+
+
+def _number_text(x: float) -> str:
+    """A learner's number as they would recognise it: integers with separators, else up to 6 digits."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x.is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}"
+    return f"{x:.6g}"
+
+
+def _near(value: float, target: float, rel: float, abs_tol: float) -> bool:
+    if math.isnan(target) or math.isinf(target):
+        return value == target or (math.isnan(value) and math.isnan(target))
+    if not math.isfinite(value):
+        return False
+    return abs(value - target) <= max(rel * abs(target), abs_tol)
+
+
+def _how_far(value: float, expected: float) -> str:
+    """How far a wrong number is from the expected one, without stating the expected one."""
+    if not math.isfinite(value):
+        return f"Your answer is {_number_text(value)}; the answer is a finite number."
+    if not math.isfinite(expected):
+        return f"Your answer, {_number_text(value)}, is finite; think about what happens to the numbers here."
+    shown = _number_text(value)
+    if not value.is_integer():  # enough digits to differ visibly from the expected value
+        shown = max(shown, two_numbers(value, expected)[0], key=len)
+    if expected == 0:
+        return f"Your answer, {shown}, is too {'large' if value > 0 else 'small'}."
+    if value == 0:
+        return "Your answer is 0, which is not it."
+    if (value > 0) != (expected > 0):
+        return f"Your answer, {shown}, has the wrong sign."
+    ratio = value / expected
+    bigger = ratio > 1
+    factor = ratio if bigger else 1 / ratio
+    if factor < 1.5:
+        percent = (factor - 1) * 100 if bigger else (1 - ratio) * 100
+        how = f"about {percent:.2g}% too {'large' if bigger else 'small'}"
+    else:
+        rounded = float(f"{factor:.2g}")
+        times = f"{rounded:,.0f}" if rounded >= 10 else f"{rounded:g}"
+        how = f"about {times} times too {'large' if bigger else 'small'}"
+    return f"Your answer, {shown}, is {how}."
+
+
+def _check_real(value, name: str) -> float:
+    number = _as_number(value)
+    if number is None:
+        raise TypeError(f"{name} must be a real number; got {type(value).__name__} {value!r}")
+    return number
+
+
+def _check_text(value, name: str) -> str:
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be a string; got {type(value).__name__} {value!r}")
+    return value
+
+
+def _check_mistakes(mistakes, expected, rel, abs_tol) -> list:
+    if isinstance(mistakes, (str, bytes)) or not hasattr(mistakes, "__iter__"):
+        raise TypeError(f"mistakes must be a sequence of tuples (value, mistake_id, reason[, hint]); got "
+                        f"{type(mistakes).__name__} {mistakes!r}")
+    out = []
+    for k, item in enumerate(mistakes):
+        if not isinstance(item, tuple) or len(item) not in (3, 4):
+            raise TypeError(f"mistakes[{k}] must be a tuple (value, mistake_id, reason) or (value, mistake_id, "
+                            f"reason, hint); got {item!r}")
+        value = _check_real(item[0], f"mistakes[{k}][0] (the mistaken value)")
+        mid = _check_text(item[1], f"mistakes[{k}][1] (the mistake id)")
+        reason = _check_text(item[2], f"mistakes[{k}][2] (the reason)")
+        hint = _check_text(item[3], f"mistakes[{k}][3] (the hint)") if len(item) == 4 else None
+        if not mid:
+            raise ValueError(f"mistakes[{k}][1] (the mistake id) must not be empty")
+        if _near(value, expected, rel, abs_tol) or _near(expected, value, rel, abs_tol):
+            raise ValueError(f"mistakes[{k}][0] = {value!r} is within the tolerance of expected = {expected!r}, so "
+                             "an answer there would pass; drop it or tighten rel / abs_tol")
+        out.append((value, mid, reason, hint))
+    return out
+
+
+def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explain="", hint="",
+                 what="your answer") -> Feedback:
+    """Check a predicted number: right within ``rel`` (relative) or ``abs_tol`` of ``expected``.
+
+    Parameters
+    ----------
+    answer : int, float, numpy scalar, or 0-d / one-element array
+        The learner's number; ``None`` or ``...`` means not answered yet.
+    expected : real number
+        The right value (inf and nan are compared exactly).
+    rel, abs_tol : float
+        Relative and absolute tolerance; the answer passes when either holds.
+    mistakes : sequence of tuples
+        ``(value, mistake_id, reason)`` or ``(value, mistake_id, reason, hint)``: an answer within the same
+        tolerance of ``value`` fails with that id, reason and hint (``hint`` below when none is given).
+    explain : str
+        Why the right answer is right: the reason shown when it passes.
+    hint : str
+        Shown with a wrong answer.
+    what : str
+        What the learner gives, for the "not answered" and "not a number" messages.
+
+    Returns
+    -------
+    Feedback
+        Mistake ids: those of ``mistakes``, ``wrong-number`` (says how far off, without the expected value),
+        ``not-a-number``, ``not-answered``.
+
+    Raises
+    ------
+    TypeError, ValueError
+        For an author's bad argument (named in the message).
+
+    Examples
+    --------
+    >>> check_number(64, 64, explain="The variance of a sum of 64 unit-variance terms is 64.")
+    Correct: The variance of a sum of 64 unit-variance terms is 64.
+    >>> check_number(8, 64, mistakes=[(8, "std", "8 is the standard deviation, not the variance.")]).mistake
+    'std'
+    >>> print(check_number(256, 64, hint="Variances add."))
+    Not yet: Your answer, 256, is about 4 times too large.
+    Hint: Variances add.
+    >>> check_number(np.array([64.0]), 64).passed
+    True
+    """
+    expected = _check_real(expected, "expected")
+    rel = _check_real(rel, "rel")
+    abs_tol = _check_real(abs_tol, "abs_tol")
+    if not (math.isfinite(rel) and rel >= 0):
+        raise ValueError(f"rel must be a finite number >= 0; got {rel!r}")
+    if not (math.isfinite(abs_tol) and abs_tol >= 0):
+        raise ValueError(f"abs_tol must be a finite number >= 0; got {abs_tol!r}")
+    explain = _check_text(explain, "explain")
+    hint = _check_text(hint, "hint")
+    what = _check_text(what, "what")
+    table = _check_mistakes(mistakes, expected, rel, abs_tol)
+    if _blank(answer):
+        return _not_answered(what)
+    value = _as_number(answer)
+    if value is None:
+        return _fail(
+            "not-a-number",
+            f"{what[:1].upper() + what[1:]} should be a number, like 64 or 0.25; got {type(answer).__name__} "
+            f"{answer!r}.",
+            "Write the number itself, without quotes.",
+        )
+    if _near(value, expected, rel, abs_tol):
+        return Feedback(True, explain or f"{_number_text(value)} is right.")
+    close = [(abs(value - v) if math.isfinite(v) else 0.0, mid, reason, h) for v, mid, reason, h in table
+             if _near(value, v, rel, abs_tol)]
+    if close:
+        _, mid, reason, mistake_hint = min(close, key=lambda c: c[0])
+        return _fail(mid, reason, hint if mistake_hint is None else mistake_hint)
+    reason = _how_far(value, expected)
+    return _fail("wrong-number", reason, hint)
+
+
+def _norm(option) -> str:
+    text = str(option).strip()
+    while text[-1:] in (")", "."):
+        text = text[:-1].rstrip()
+    if text.startswith("(") and not text.endswith(")"):
+        text = text[1:].lstrip()
+    return text.casefold()
+
+
+def check_choice(answer, right, reasons, *, hint="") -> Feedback:
+    """Check a multiple-choice answer: each option has its own reason, shown whichever is chosen.
+
+    Parameters
+    ----------
+    answer : str or None
+        The learner's option label, e.g. "b", "B", " b) " or "b." (case and a trailing ")" or "." do not matter).
+    right : str
+        The right option's label (a key of ``reasons``).
+    reasons : dict
+        Option label -> one sentence saying why it is right or wrong.
+    hint : str
+        Shown with a wrong option.
+
+    Returns
+    -------
+    Feedback
+        Mistake ids: ``chose-<label>`` for a wrong option, ``not-an-option``, ``not-answered``.
+
+    Examples
+    --------
+    >>> reasons = {"a": "Rows sum to one.", "b": "Columns do not: each row is one query's distribution."}
+    >>> check_choice("A)", "a", reasons)
+    Correct: Rows sum to one.
+    >>> check_choice("b", "a", reasons).mistake
+    'chose-b'
+    >>> check_choice("c", "a", reasons).mistake
+    'not-an-option'
+    """
+    if not isinstance(reasons, dict) or not reasons:
+        raise TypeError(f"reasons must be a non-empty dict of option label -> reason; got {reasons!r}")
+    labels = {}
+    for label, reason in reasons.items():
+        _check_text(label, "each key of reasons (an option label)")
+        _check_text(reason, f"reasons[{label!r}]")
+        key = _norm(label)
+        if not key or key in labels:
+            raise ValueError(f"reasons has an empty or repeated option label: {label!r}")
+        labels[key] = label
+    _check_text(right, "right")
+    if right not in reasons:
+        raise ValueError(f"right must be one of the options {list(reasons)}; got {right!r}")
+    hint = _check_text(hint, "hint")
+    options = ", ".join(str(label) for label in reasons)
+    if _blank(answer) or (isinstance(answer, str) and not answer.strip()):
+        return _not_answered("your answer")
+    if isinstance(answer, (str, numbers.Integral)) and not isinstance(answer, bool):
+        label = labels.get(_norm(answer))
+    else:
+        label = None
+    if label is None:
+        return _fail(
+            "not-an-option",
+            f"{answer!r} is not one of the options; answer with one of: {options}.",
+            'Write the option\'s label as a string, e.g. answer = "' + str(next(iter(reasons))) + '".',
+        )
+    if label == right:
+        return Feedback(True, reasons[right])
+    return _fail(f"chose-{label}", reasons[label], hint)

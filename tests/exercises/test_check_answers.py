@@ -1,0 +1,128 @@
+"""check_number and check_choice: passing, named mistakes, how far off, blanks, and authors' bad arguments."""
+
+import numpy as np
+import pytest
+from hypothesis import given, strategies as st
+
+from attn_lib.exercises import check_choice, check_number
+
+
+# ------------------------------------------------------------------------------------------- check_number
+
+
+@pytest.mark.parametrize("answer", [64, 64.0, 63, 66.5, np.float32(64), np.int64(64), np.array(64.0),
+                                    np.array([64.0]), np.array([[64]])])
+def test_number_within_rel_passes_in_every_numeric_form(answer):
+    feedback = check_number(answer, 64, explain="d_k products, variances add.")
+    assert feedback.passed
+    assert feedback.reason == "d_k products, variances add."
+
+
+def test_number_abs_tol_passes_near_zero():
+    assert check_number(0.004, 0.0, abs_tol=0.01).passed
+    assert not check_number(0.02, 0.0, abs_tol=0.01).passed
+
+
+@pytest.mark.parametrize("blank", [None, ...])
+def test_number_blank_is_not_answered(blank):
+    feedback = check_number(blank, 3, what="your count")
+    assert feedback.mistake == "not-answered" and "your count" in feedback.reason
+
+
+@pytest.mark.parametrize("answer", ["64", [64], {"a": 1}, True, np.array([1.0, 2.0]), 3 + 1j])
+def test_number_non_number_says_a_number_is_wanted(answer):
+    feedback = check_number(answer, 64)
+    assert feedback.mistake == "not-a-number"
+    assert "should be a number" in feedback.reason
+
+
+def test_number_named_mistake_gets_its_id_reason_and_own_hint():
+    mistakes = [(8, "std-not-variance", "8 is the standard deviation.", "Square it."),
+                (1, "one", "1 is one product's variance.")]
+    feedback = check_number(8.1, 64, mistakes=mistakes, hint="general")
+    assert (feedback.mistake, feedback.reason, feedback.hint) == ("std-not-variance", "8 is the standard deviation.",
+                                                                  "Square it.")
+    feedback = check_number(1, 64, mistakes=mistakes, hint="general")
+    assert (feedback.mistake, feedback.hint) == ("one", "general")
+
+
+@pytest.mark.parametrize("answer, words", [(256, "about 4 times too large"), (16, "about 4 times too small"),
+                                           (70, "too large"), (-64, "wrong sign"), (64_000, "1,000 times")])
+def test_number_unmatched_wrong_says_how_far_without_the_expected_value(answer, words):
+    feedback = check_number(answer, 64, hint="Variances add.")
+    assert feedback.mistake == "wrong-number"
+    assert words in feedback.reason
+    assert "64 " not in feedback.reason.replace("64,000", "") and "64." not in feedback.reason
+    assert feedback.hint == "Variances add."
+
+
+def test_number_close_wrong_answer_is_printed_with_enough_digits_to_differ():
+    feedback = check_number(0.28211, 0.28213, rel=1e-6)
+    assert "0.28211" in feedback.reason and not feedback.passed
+
+
+@given(st.floats(1e-3, 1e6), st.floats(0.001, 0.5))
+def test_number_passes_exactly_inside_the_relative_tolerance(expected, rel):
+    assert check_number(expected * (1 + rel * 0.99), expected, rel=rel).passed
+    assert not check_number(expected * (1 + rel * 1.01), expected, rel=rel).passed
+
+
+def test_number_infinite_expected_is_compared_exactly():
+    assert check_number(float("inf"), float("inf")).passed
+    assert not check_number(1e308, float("inf")).passed
+
+
+@pytest.mark.parametrize("kwargs, error, word", [
+    ({"expected": "64"}, TypeError, "expected"),
+    ({"expected": 64, "rel": -1}, ValueError, "rel"),
+    ({"expected": 64, "abs_tol": float("nan")}, ValueError, "abs_tol"),
+    ({"expected": 64, "mistakes": [(8, "x")]}, TypeError, "mistakes[0]"),
+    ({"expected": 64, "mistakes": "oops"}, TypeError, "mistakes"),
+    ({"expected": 64, "mistakes": [(65, "x", "too close")]}, ValueError, "mistakes[0]"),
+    ({"expected": 64, "explain": 3}, TypeError, "explain"),
+    ({"expected": 64, "hint": None}, TypeError, "hint"),
+])
+def test_number_author_errors_name_the_argument(kwargs, error, word):
+    with pytest.raises(error, match=word.replace("[", r"\[").replace("]", r"\]")):
+        check_number(1, **kwargs)
+
+
+# ------------------------------------------------------------------------------------------- check_choice
+
+REASONS = {"a": "Each row sums to one.", "b": "Columns need not sum to one.", "c": "Nothing sums to one."}
+
+
+@pytest.mark.parametrize("answer", ["a", "A", " a ", "a)", "A.", "(a)", "a )"])
+def test_choice_right_passes_with_its_reason(answer):
+    feedback = check_choice(answer, "a", REASONS)
+    assert feedback.passed and feedback.reason == REASONS["a"]
+
+
+@pytest.mark.parametrize("answer, label", [("b", "b"), ("C.", "c"), (" c) ", "c")])
+def test_choice_wrong_option_gets_its_own_id_reason_and_hint(answer, label):
+    feedback = check_choice(answer, "a", REASONS, hint="Think of one query.")
+    assert (feedback.mistake, feedback.reason, feedback.hint) == (f"chose-{label}", REASONS[label],
+                                                                  "Think of one query.")
+
+
+@pytest.mark.parametrize("answer", ["d", "ab", 3, ["a"]])
+def test_choice_not_an_option_lists_the_options(answer):
+    feedback = check_choice(answer, "a", REASONS)
+    assert feedback.mistake == "not-an-option" and "a, b, c" in feedback.reason
+
+
+@pytest.mark.parametrize("blank", [None, ..., "", "  "])
+def test_choice_blank_is_not_answered(blank):
+    assert check_choice(blank, "a", REASONS).mistake == "not-answered"
+
+
+def test_choice_numeric_labels_accept_ints():
+    assert check_choice(2, "2", {"1": "No.", "2": "Yes."}).passed
+
+
+@pytest.mark.parametrize("args, error", [(("a", "z", REASONS), ValueError), (("a", "a", {}), TypeError),
+                                         (("a", "a", {"a": 1}), TypeError), (("a", "a", {"a": "x", "A": "y"}),
+                                                                             ValueError)])
+def test_choice_author_errors(args, error):
+    with pytest.raises(error):
+        check_choice(*args)
