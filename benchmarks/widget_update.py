@@ -57,11 +57,10 @@ def main():
     parser.add_argument("--repeats", type=int, default=3, help="passes over the main control's values")
     args = parser.parse_args()
     warnings.simplefilter("error")
-    from attn_lib import widgets as explorers
+    from attn_lib.widgets import EXPLORERS
 
     print(f"{'explorer':<18}{'control':<13}{'changes':>8}{'blit ms':>9}{'full ms':>9}{'full/blit':>10}  <= 30 ms?")
-    for factory in (explorers.dk_explorer, explorers.softmax_explorer, explorers.mask_explorer,
-                    explorers.cost_explorer):
+    for kind, factory in EXPLORERS.items():
         explorer = factory()
         canvas = explorer.figure.canvas
         canvas.draw()  # the browser's first draw request
@@ -70,7 +69,7 @@ def main():
         blit, changes = time_changes(explorer, args.repeats, full=False)
         full, _ = time_changes(explorer, 1, full=True)
         verdict = "yes" if blit <= 30 else "NO"
-        print(f"{factory.__name__:<18}{explorer.main_control:<13}{changes:>8}{blit:>9.1f}{full:>9.1f}"
+        print(f"{kind + '_explorer':<18}{explorer.main_control:<13}{changes:>8}{blit:>9.1f}{full:>9.1f}"
               f"{full / blit:>10.1f}  {verdict}")
 
 

@@ -23,14 +23,15 @@ CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--headless", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
 
-# The notebooks that show an explorer, and the explorer's kind (its CSS class is attn-explorer-KIND).
+# The notebook that shows each explorer, by kind (attn_lib.widgets.EXPLORERS): the factory is ``<kind>_explorer``,
+# shown by a cell that is exactly ``<kind>_explorer()``, and its CSS class is ``attn-explorer-<kind>``.
 EXPLORER_NOTEBOOKS = {
-    "03-scaling.ipynb": "dk",
-    "04-softmax.ipynb": "softmax",
-    "06-masking.ipynb": "mask",
-    "08-cost-memory-backward.ipynb": "cost",
+    "dk": "03-scaling.ipynb",
+    "softmax": "04-softmax.ipynb",
+    "mask": "06-masking.ipynb",
+    "cost": "08-cost-memory-backward.ipynb",
 }
-FUNCTIONS = {"dk": "dk_explorer", "softmax": "softmax_explorer", "mask": "mask_explorer", "cost": "cost_explorer"}
+FUNCTIONS = {kind: f"{kind}_explorer" for kind in EXPLORER_NOTEBOOKS}
 
 
 def notebook_paths():
@@ -40,7 +41,7 @@ def notebook_paths():
     and shows the same explorer, under generated/.
     """
     paths = {}
-    for name, kind in EXPLORER_NOTEBOOKS.items():
+    for kind, name in EXPLORER_NOTEBOOKS.items():
         real = REPO / "notebooks" / name
         paths[kind] = f"notebooks/{name}" if real.exists() else f"generated/{FUNCTIONS[kind]}.ipynb"
     return paths
@@ -230,21 +231,26 @@ def wait_for_figure(page, kind, timeout_ms=60_000):
 
 
 def focus_main_control(page, kind):
-    """Put keyboard focus on the explorer's main control (a slider handle, or the checked radio button)."""
+    """Put keyboard focus on the explorer's main control (a slider handle, the checked radio button, or the
+    pressed toggle button); return how it moves: "slider", "radio" or "buttons"."""
     selector = explorer_selector(kind)
     handle = page.locator(f"{selector} .attn-main-control .noUi-handle")
     if handle.count():
         handle.first.focus()
         return "slider"
     radio = page.locator(f"{selector} .attn-main-control input[type=radio]:checked")
-    radio.first.focus()
-    return "radio"
+    if radio.count():
+        radio.first.focus()
+        return "radio"
+    page.locator(f"{selector} .attn-main-control button.mod-active").first.focus()
+    return "buttons"
 
 
 # The keys that move a main control one step, and to its end. ipywidgets' radio buttons are not one arrow-key
-# group (their inputs share no name), so each is a Tab stop and Space checks it.
-STEP_KEYS = {"slider": ["ArrowRight"], "radio": ["Tab", "Space"]}
-END_KEYS = {"slider": ["End"], "radio": ["Tab", "Space"]}
+# group (their inputs share no name), so each is a Tab stop and Space checks it; a toggle button is a Tab stop
+# too, and Space presses it.
+STEP_KEYS = {"slider": ["ArrowRight"], "radio": ["Tab", "Space"], "buttons": ["Tab", "Space"]}
+END_KEYS = {"slider": ["End"], "radio": ["Tab", "Space"], "buttons": ["Tab", "Space"]}
 
 
 def main_control_value(page, kind):

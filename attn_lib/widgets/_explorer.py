@@ -1,0 +1,215 @@
+"""What every explorer shares: a figure on its own ipympl canvas, the :class:`Explorer` container that updates
+it by blitting, and the formatting of readouts.
+
+An explorer module (one per explorer, beside this one) computes what does not depend on a control once, builds
+its figure with :func:`live_figure`, and hands :class:`Explorer` its controls and an ``update`` function that moves
+the artists and returns the readout, the description and the measured numbers.
+"""
+
+from __future__ import annotations
+
+import html
+import warnings
+
+import ipywidgets as widgets
+import matplotlib as mpl
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..plotting import STYLE
+
+
+def _import_ipympl_keeping_backend():
+    """Import ipympl's canvas without letting it switch matplotlib's global backend.
+
+    ``import ipympl`` calls ``matplotlib.use("module://ipympl.backend_nbagg")`` when matplotlib is already
+    imported. In a notebook that switch also makes IPython drop the inline backend's PNG display of figures, so
+    the notebook's other figures would show as text. That one call is turned into nothing while ipympl loads.
+    """
+    real_use = mpl.use
+    mpl.use = lambda *args, **kwargs: None
+    try:
+        from ipympl.backend_nbagg import Canvas, FigureManager
+    finally:
+        mpl.use = real_use
+    return Canvas, FigureManager
+
+
+Canvas, FigureManager = _import_ipympl_keeping_backend()
+
+WIDE = {"description_width": "initial"}  # show each control's full label
+BAR = "#3b528b"  # viridis, a third of the way up: the colour of measured quantities
+THEORY = "#e07b00"  # orange, distinct from viridis blues in both themes: the colour of theory
+BROKEN = "#c0392b"  # red: the line a row sum must reach, and the outline of a blocked cell that took weight
+
+
+def live_figure(figsize, ncols=1, width_ratios=None):
+    """A matplotlib figure on its own ipympl canvas (no pyplot, no global backend switch).
+
+    Returns
+    -------
+    fig : matplotlib.figure.Figure
+        ``fig.canvas`` is an ipympl ``Canvas`` widget, without toolbar, header or footer.
+    axes : numpy.ndarray of Axes, shape (ncols,)
+    """
+    with mpl.rc_context(STYLE):
+        fig = Figure(figsize=figsize, dpi=100, layout="constrained")
+        axes = np.atleast_1d(fig.subplots(1, ncols, width_ratios=width_ratios, squeeze=False)[0])
+    canvas = Canvas(fig)
+    with warnings.catch_warnings():
+        # ipympl 0.10's own Toolbar passes its canvas on to traitlets, which warns; nothing here can fix that.
+        warnings.filterwarnings("ignore", "Passing unrecognized arguments", DeprecationWarning)
+        FigureManager(canvas, num=id(fig))  # the manager answers the browser's draw requests; Gcf never sees it
+    canvas.header_visible = False
+    canvas.footer_visible = False
+    canvas.toolbar_visible = False
+    canvas.resizable = False
+    canvas.capture_scroll = False
+    return fig, axes
+
+
+class Explorer(widgets.VBox):
+    """One explorer: controls above, the figure with its readout beside it, a text description below.
+
+    Attributes
+    ----------
+    controls : dict of str -> ipywidgets.Widget
+        Every control, by name; ``main_control`` names the one a learner moves first.
+    figure : matplotlib.figure.Figure
+        The live figure; ``figure.canvas`` is its ipympl widget.
+    readout : ipywidgets.HTML
+        The measured numbers, with their units.
+    caption : ipywidgets.HTML
+        The one-line description of the figure, as shown under it.
+    description : str
+        That description as plain text (also the explorer's ``text/plain`` form).
+    measured : dict of str -> float
+        The numbers the readout shows, unrounded, for the current values of the controls.
+    updates : int
+        How many times the figure has been updated since the explorer was made (one per change of a control).
+    blits : int
+        How many of those updates were drawn by blitting (the rest asked the browser for a full redraw).
+    blit : bool
+        Draw updates by blitting when the axes did not change (default); False forces a full redraw every time,
+        for comparison.
+    """
+
+    def __init__(self, name, controls, main_control, fig, update, animated=(), **kwargs):
+        self.name = name
+        self.controls = dict(controls)
+        self.main_control = main_control
+        self.figure = fig
+        self.updates = 0
+        self.blits = 0
+        self.blit = True
+        self._update = update
+        self._animated = list(animated)
+        self._background = None
+        for artist in self._animated:
+            artist.set_animated(True)  # left out of full redraws' background, drawn on top of it
+        fig.canvas.mpl_connect("draw_event", self._on_draw)
+        self.readout = widgets.HTML(layout=widgets.Layout(flex="1 1 12em", min_width="12em", max_width="24em",
+                                                          margin="0 0 0 1em"))
+        self.readout.add_class("attn-readout")
+        self.caption = widgets.HTML(layout=widgets.Layout(max_width="60em"))
+        self.caption.add_class("attn-description")
+        self.description = ""
+        for widget in self.controls.values():
+            widget.observe(self._on_change, names="value")
+        self.controls[main_control].add_class("attn-main-control")
+        fig.canvas.add_class("attn-figure")
+        body = widgets.HBox([fig.canvas, self.readout], layout=widgets.Layout(flex_flow="row wrap",
+                                                                            align_items="flex-start"))
+        super().__init__([widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap")),
+                          body, self.caption], **kwargs)
+        self.add_class("attn-explorer")
+        self.add_class(f"attn-explorer-{name}")
+        self.update(draw=False)
+        self.updates = 0
+
+    def _on_draw(self, event):
+        # After every full redraw (the first display, a resize, a change of axes): keep the background, then draw
+        # the changing artists on top, so that the image the browser receives is complete.
+        canvas = self.figure.canvas
+        self._background = canvas.copy_from_bbox(self.figure.bbox)
+        for artist in self._animated:
+            self.figure.draw_artist(artist)
+
+    def _on_change(self, change):
+        self.update()
+
+    def update(self, draw=True):
+        """Recompute from the controls' values, update the artists, readout and description in place.
+
+        When only the changing artists moved, they are drawn over the kept background and sent as a diff at once
+        (blitting: a few milliseconds); when axes, ticks or labels changed, the browser is asked for a full
+        redraw (``canvas.draw_idle()``), which ipympl coalesces while an image is in flight.
+
+        Parameters
+        ----------
+        draw : bool
+            Redraw the figure (otherwise only the artists' data, the readout and the description change).
+        """
+        values = {name: widget.value for name, widget in self.controls.items()}
+        readout, description, full_redraw, self.measured = self._update(**values)
+        self.updates += 1
+        if draw:  # the figure first: its pixels then reach the browser ahead of the text
+            canvas = self.figure.canvas
+            if full_redraw or self._background is None or not self.blit:
+                canvas.draw_idle()
+            else:
+                canvas.restore_region(self._background)
+                for artist in self._animated:
+                    self.figure.draw_artist(artist)
+                canvas.blit(self.figure.bbox)
+                self.blits += 1
+        self.readout.value = f'<div style="line-height: 1.35">{readout}</div>'
+        self.description = description
+        self.caption.value = (f'<div style="line-height: 1.3; font-size: 0.9em"><b>Figure:</b> '
+                              f'{html.escape(description, quote=False)}</div>')
+
+    def __repr__(self):
+        return f"{self.name}_explorer: {self.description}"
+
+    def _repr_mimebundle_(self, **kwargs):
+        data = super()._repr_mimebundle_(**kwargs)
+        data["text/plain"] = repr(self)  # the description, in full and deterministic (no model id)
+        return data
+
+
+def readout_rows(pairs):
+    """Readout HTML: one line per (label, value) pair."""
+    return "<br>".join(f"{html.escape(label, quote=False)}: <b>{html.escape(value, quote=False)}</b>"
+                       for label, value in pairs)
+
+
+def entropy_nats(weights):
+    """Entropy in nats of each row of weights (0 log 0 = 0)."""
+    weights = np.asarray(weights, float)
+    logs = np.log(np.where(weights > 0, weights, 1.0))
+    return -np.sum(weights * logs, axis=-1)
+
+
+def largest_jacobian_entry(weights):
+    """Largest |d weight_i / d score_j| of the softmax of one row: J = diag(w) - w w^T."""
+    jacobian = np.diag(weights) - np.outer(weights, weights)  # (m,) outer (m,) -> (m, m)
+    return float(np.abs(jacobian).max())
+
+
+SUPERSCRIPT_DIGITS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def three_figures(x):
+    """Three significant figures, without an exponent: 63.8, 0.948, 1021."""
+    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+
+
+def significant(x, digits=3):
+    """A number with ``digits`` significant figures, in plain notation while that stays short."""
+    x = float(x)
+    if x == 0:
+        return "0"
+    if 1e-3 <= abs(x) < 1e5:
+        return f"{x:.{digits}g}"
+    mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
+    return f"{mantissa}×10{str(int(exponent)).translate(SUPERSCRIPT_DIGITS)}"
