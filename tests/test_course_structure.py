@@ -34,6 +34,7 @@ COURSE = [
     "06-masking",
     "07-heads-and-cross-attention",
     "08-cost-memory-backward",
+    "10-a-trained-model",
 ]
 FACTS = [f"F{i}" for i in range(1, 16)]
 SOLUTION_NAMES = sorted(p.stem for p in SOLUTIONS.glob("*.ipynb")) if SOLUTIONS.is_dir() else []

@@ -60,8 +60,6 @@ check_causal_mask(fn)    inverted-mask (True = blocked), diagonal-blocked, upper
                          wrong-shape, wrong-pattern
 check_split_heads(fn)    no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
                          positions-last, wrong-shape, wrong-values
-check_projection_weights all-heads, base-model, with-bias, three-projections, paper-dk, dk-squared,
-                         wrong-number, not-a-number
 check_footnote4_variance unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,
                          wrong-number, not-a-number (answers within 5 % pass)
 check_why_scores_grow    chose-a, chose-c, chose-d, not-an-option
@@ -92,8 +90,7 @@ from ._check_chunked import check_chunked_attention
 from ._check_predictions import check_count, check_shapes, check_variance
 from ._check_softmax import check_masked_softmax, check_softmax
 from ._check_split_heads import check_split_heads
-from ._check_trained import (check_footnote4_variance, check_previous_token, check_projection_weights,
-                             check_unscaled_row, check_why_scores_grow)
+from ._check_trained import check_footnote4_variance, check_previous_token, check_unscaled_row, check_why_scores_grow
 from ._feedback import NOT_ANSWERED, Feedback
 
 __all__ = [
@@ -110,7 +107,6 @@ __all__ = [
     "check_chunked_attention",
     "check_number",
     "check_choice",
-    "check_projection_weights",
     "check_footnote4_variance",
     "check_why_scores_grow",
     "check_previous_token",

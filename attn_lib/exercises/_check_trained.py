@@ -16,49 +16,6 @@ def _distinct(mistakes, expected, rel):
     return [m for m in mistakes if abs(m[0] - expected) > rel * max(abs(expected), abs(m[0]))]
 
 
-def check_projection_weights(answer, d_model=384, heads=12) -> Feedback:
-    """How many weights one head's query projection holds: d_model x d_k with d_k = d_model / heads.
-
-    Examples
-    --------
-    >>> check_projection_weights(384 * 32).passed
-    True
-    >>> check_projection_weights(384 * 384).mistake
-    'all-heads'
-    """
-    d_k = d_model // heads
-    expected = d_model * d_k
-    mistakes = [
-        (d_model * d_model, "all-heads",
-         f"{d_model * d_model:,} = {d_model} x {d_model} is the whole tensor: the query projections of all {heads} "
-         f"heads side by side. One head takes its own slice of d_k = {d_model} / {heads} = {d_k} outputs.",
-         "How many of the tensor's output rows belong to one head?"),
-        (512 * 64, "base-model",
-         "32,768 = 512 x 64 is the paper's base model (d_model = 512, 8 heads of 64). This model has "
-         f"d_model = {d_model} and {heads} heads.", "Redo the product with this model's d_model and d_k."),
-        (expected + d_k, "with-bias",
-         f"That counts the {d_k} biases too; the question asks for the weights of the matrix alone.",
-         "Leave out the bias vector."),
-        (3 * expected, "three-projections",
-         "That is the query, key and value projections together; the question asks for the queries only.",
-         "One projection: d_model inputs, d_k outputs."),
-        (d_model * 64, "paper-dk",
-         f"That uses the paper's d_k = 64; here d_k = {d_model} / {heads} = {d_k}.",
-         "d_k is d_model divided by the number of heads."),
-        (d_k * d_k, "dk-squared",
-         f"A head's query projection maps a row of width d_model = {d_model} (the whole token vector) to "
-         f"d_k = {d_k}; it is {d_model} x {d_k}, not {d_k} x {d_k}.", "Inputs times outputs."),
-    ]
-    return check_number(
-        answer, expected, rel=0.0, abs_tol=0.5, mistakes=_distinct(mistakes, expected, 1e-3),
-        what="the number of weights",
-        explain=(f"One head's query projection is a {d_model} x {d_k} matrix: {expected:,} weights. The whole "
-                 f"({d_model}, {d_model}) tensor holds all {heads} of them, as the paper's 512 x 512 holds 8 of "
-                 "512 x 64."),
-        hint="d_k = d_model / heads; one head's projection maps d_model inputs to d_k outputs.",
-    )
-
-
 def check_footnote4_variance(answer, var_q, var_k, d_k=32) -> Feedback:
     """Footnote 4 with components of variance var_q and var_k: the variance of q . k is d_k var_q var_k.
 
@@ -199,7 +156,7 @@ def _share_mistakes():
                 "You added the n - 1 weights on previous tokens but divided by n; only n - 1 queries have a previous "
                 "token, so a head that always attends to the previous token would score (n - 1) / n, not 1.",
                 "Take the mean of the n - 1 entries.",
-                variants=(lambda weights: np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).sum(-1) / n_of(weights),)),
+                variants=(lambda weights: _previous(weights) * (n_of(weights) - 1) / n_of(weights),)),
         Mistake("sum-not-mean",
                 "You returned the sum of the weights on previous tokens; the share is their mean, between 0 and 1.",
                 "Divide by the number of queries that have a previous token, n - 1.",

@@ -15,6 +15,7 @@ hidden.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -29,6 +30,19 @@ D_K = D_MODEL // HEADS  # 32: the per-head width the 1/sqrt(d_k) is about, not d
 D_FF = 1536
 LAYER_NORM_EPS = 1e-12
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
+
+
+def _one_blas_thread():
+    """A context in which numpy's BLAS uses one thread (``threadpoolctl``), if that package is installed.
+
+    One sentence gives small products, (n, 384) x (384, 384): split over several threads they finish later, not
+    sooner, and on a machine whose cores are busy (a shared server, Binder) up to twenty times later.
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
 
 
 def layer_norm(x, gamma, beta, eps=LAYER_NORM_EPS):
@@ -198,12 +212,13 @@ class MiniLM:
         """
         ids, mask, tokens = self.tokenize(sentences, max_tokens)
         key_mask = padding_mask(mask.sum(axis=1), ids.shape[1])[:, None]  # (b, 1, 1, n): the same for every head
-        x = self.embed(ids)  # (b, n, d_model)
         layers = []
-        for index in range(LAYERS):
-            x, record = self.layer(x, key_mask, index, scale)
-            if keep:
-                layers.append(record)
+        with _one_blas_thread():
+            x = self.embed(ids)  # (b, n, d_model)
+            for index in range(LAYERS):
+                x, record = self.layer(x, key_mask, index, scale)
+                if keep:
+                    layers.append(record)
         real = mask[..., None].astype(x.dtype)  # (b, n, 1)
         pooled = (x * real).sum(axis=1) / real.sum(axis=1)  # (b, d_model): the mean over real tokens only
         embeddings = pooled / np.linalg.norm(pooled, axis=-1, keepdims=True)
@@ -214,14 +229,22 @@ class MiniLM:
         return self.run(sentences, scale=scale, keep=False).embeddings
 
 
+_LOADED = {}  # (folder, download) -> MiniLM: a notebook and its explorer share one copy of the 90 MB of weights
+
+
 def load(folder=None, download=True):
     """The model, from files verified by sha256 (fetched once if ``download`` and they are not here).
+
+    Loaded once per process: later calls with the same arguments return the same model.
 
     Raises ``attn_lib.minilm.WeightsError``, saying what to run, if a file is missing, truncated or wrong.
     """
     from . import sources
 
-    paths = sources.fetch(folder) if download else sources.locate(folder)
-    model = MiniLM.from_files(paths[sources.WEIGHTS], paths[sources.TOKENIZER])
-    model.paths = paths
-    return model
+    key = (None if folder is None else str(folder), bool(download))
+    if key not in _LOADED:
+        paths = sources.fetch(folder) if download else sources.locate(folder)
+        model = MiniLM.from_files(paths[sources.WEIGHTS], paths[sources.TOKENIZER])
+        model.paths = paths
+        _LOADED[key] = model
+    return _LOADED[key]

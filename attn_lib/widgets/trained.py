@@ -2,26 +2,18 @@
 
 from __future__ import annotations
 
-import functools
 import math
 
 import ipywidgets as widgets
 import matplotlib as mpl
 import numpy as np
 
-from ..minilm import HEADS, LAYERS
+from ..minilm import HEADS, LAYERS, load
 from ..plotting import WEIGHTS_CMAP
 from ._explorer import WIDE, Explorer, entropy_nats, live_figure, readout_rows
 
 SENTENCE = "the cat sat on the mat because it was tired"
 MAX_TOKENS = 24  # [CLS] + 22 word pieces + [SEP]: beyond that the token labels no longer fit the heatmap
-
-
-@functools.lru_cache(maxsize=1)
-def _shared_model():
-    from .. import minilm
-
-    return minilm.load()  # verified by sha256; fetched once if absent
 
 
 def head_patterns(weights, tokens):
@@ -68,7 +60,7 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
         raise ValueError(f"layer must be an integer from 0 to {LAYERS - 1}; got {layer!r}")
     if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < HEADS:
         raise ValueError(f"head must be an integer from 0 to {HEADS - 1}; got {head!r}")
-    model = _shared_model() if model is None else model
+    model = load() if model is None else model  # verified by sha256, fetched if absent, loaded once per kernel
 
     text = widgets.Text(value=sentence, description="sentence (type, then Enter)", continuous_update=False,
                         style=WIDE, layout=widgets.Layout(width="44em"))
