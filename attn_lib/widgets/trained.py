@@ -70,7 +70,7 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
     head_control = widgets.IntSlider(value=int(head), min=0, max=HEADS - 1, continuous_update=False,
                                      description=f"head (0 to {HEADS - 1})", style=WIDE)
 
-    fig, (ax,) = live_figure((5.4, 4.3))
+    fig, (ax,) = live_figure((4.6, 3.7))
     image = ax.imshow(np.zeros((2, 2)), cmap=mpl.colormaps[WEIGHTS_CMAP], vmin=0, vmax=1, aspect="auto",
                       interpolation="nearest")
     fig.colorbar(image, ax=ax, label="weight", shrink=0.9, pad=0.02)

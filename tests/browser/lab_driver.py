@@ -30,6 +30,7 @@ EXPLORER_NOTEBOOKS = {
     "softmax": "04-softmax.ipynb",
     "mask": "06-masking.ipynb",
     "cost": "08-cost-memory-backward.ipynb",
+    "trained": "10-a-trained-model.ipynb",
 }
 FUNCTIONS = {kind: f"{kind}_explorer" for kind in EXPLORER_NOTEBOOKS}
 
