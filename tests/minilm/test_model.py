@@ -139,3 +139,14 @@ def test_layer_norm_rows_have_mean_0_and_variance_1(x):
     out = layer_norm(x, np.ones(8), np.zeros(8))
     np.testing.assert_allclose(out.mean(axis=1), 0.0, atol=1e-9)
     np.testing.assert_allclose(out.var(axis=1), 1.0, rtol=1e-6)
+
+
+def test_load_reads_the_files_once_and_never_loads_what_is_not_there(model, tmp_path, monkeypatch):
+    from attn_lib.minilm import sources
+
+    assert minilm.load() is model  # a notebook and its explorer share one copy of the weights
+    assert set(model.paths) == set(sources.FILES)
+    monkeypatch.setattr(sources, "_from_hub_cache", lambda: None)
+    monkeypatch.setattr(sources, "_installed_wheel_zip", lambda: None)
+    with pytest.raises(minilm.WeightsError, match="not on this machine"):
+        minilm.load(tmp_path / "empty", download=False)
