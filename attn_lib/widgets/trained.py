@@ -70,7 +70,7 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
     head_control = widgets.IntSlider(value=int(head), min=0, max=HEADS - 1, continuous_update=False,
                                      description=f"head (0 to {HEADS - 1})", style=WIDE)
 
-    fig, (ax,) = live_figure((4.6, 3.7))
+    fig, (ax,) = live_figure((4.4, 3.6))
     image = ax.imshow(np.zeros((2, 2)), cmap=mpl.colormaps[WEIGHTS_CMAP], vmin=0, vmax=1, aspect="auto",
                       interpolation="nearest")
     fig.colorbar(image, ax=ax, label="weight", shrink=0.9, pad=0.02)
@@ -78,6 +78,7 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
     ax.set_ylabel("query i (attending)")
     ax.spines[:].set_visible(False)
     ax.tick_params(labelsize=8)
+    ax.set_title("weights of the chosen head (row = query)", fontsize=10)  # fixed: the sliders name the head
     state = {"sentence": None}
 
     def read_sentence():
@@ -97,13 +98,13 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
         n = len(tokens)
         weights = state["weights"][layer, head]  # (n, n)
         image.set_data(weights)
-        ax.set_title(f"layer {layer}, head {head}: weights", fontsize=10)
         largest = float(weights.max(axis=1).mean())
         entropy = float(entropy_nats(weights).mean())
         patterns = head_patterns(weights, tokens)
         known = {name: share for name, share in patterns.items() if not math.isnan(share)}
         strongest = max(known, key=known.get)
         readout = readout_rows([
+            ("layer, head", f"{layer}, {head}"),
             ("tokens n", f"{n}" + (" (cut at 24)" if n == MAX_TOKENS else "")),
             ("mean largest weight of a row", f"{largest:.2f}"),
             ("mean entropy of a row", f"{entropy:.2f} nats (uniform: ln {n} = {math.log(n):.2f})"),
@@ -122,7 +123,7 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
         return readout, description, full_redraw, measured
 
     explorer = Explorer("trained", {"head": head_control, "layer": layer_control}, "head", fig, update,
-                        animated=[image, ax.title])  # the title names the head: it changes with every press
+                        animated=[image])
     explorer.sentence = text
     text.observe(lambda change: explorer.update(), names="value")
     explorer.children = (text, *explorer.children)

@@ -49,7 +49,7 @@ def test_the_weights_shown_are_the_models(explorer):
     explorer.controls["layer"].value, explorer.controls["head"].value = 3, 7
     run = minilm.load().run([sentence])
     np.testing.assert_allclose(shown_weights(explorer), run.layers[3].weights[0, 7], atol=1e-6)
-    assert explorer.figure.axes[0].get_title() == "layer 3, head 7: weights"
+    assert "layer, head: <b>3, 7</b>" in explorer.readout.value
 
 
 def test_layer_0_head_2_attends_to_the_previous_token():
