@@ -182,12 +182,16 @@ class MiniLM:
     def layer(self, x, key_mask, index, scale=None):
         """One encoder layer on x (b, n, d_model); ``key_mask`` (b, 1, 1, n). Returns x and its LayerRecord."""
         p = f"encoder.layer.{index}"
+        # Three projections of the same tokens (01 shapes), each cut into 12 heads of 32 columns (07 heads).
         Q = split_heads(self._dense(x, f"{p}.attention.self.query"))  # (b, n, d_model) -> (b, heads, n, d_k)
         K = split_heads(self._dense(x, f"{p}.attention.self.key"))  # (b, heads, n, d_k)
         V = split_heads(self._dense(x, f"{p}.attention.self.value"))  # (b, heads, n, d_v)
+        # softmax(Q K^T / sqrt(d_k)) V for every head at once (02 to 05), padded keys masked before the softmax (06).
         output, weights = attention(Q, K, V, mask=key_mask, scale=scale, return_weights=True)  # (b, heads, n, d_v)
+        # The heads side by side, projected back by W^O (07 heads).
         concat = merge_heads(output)  # (b, heads, n, d_v) -> (b, n, heads * d_v)
         attended = self._dense(concat, f"{p}.attention.output.dense")  # (b, n, heads * d_v) -> (b, n, d_model)
+        # BERT's own, not the course's: a residual sum and LayerNorm, then the GELU feed-forward block.
         x = self._layer_norm(x + attended, f"{p}.attention.output.LayerNorm")
         hidden = gelu(self._dense(x, f"{p}.intermediate.dense"))  # (b, n, d_model) -> (b, n, d_ff)
         x = self._layer_norm(x + self._dense(hidden, f"{p}.output.dense"), f"{p}.output.LayerNorm")  # (b, n, d_model)
