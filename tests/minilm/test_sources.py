@@ -207,3 +207,46 @@ def test_importing_the_module_loads_neither_the_readers_nor_the_hub_client():
                                 cwd=sources.Path(__file__).resolve().parents[2]).stdout.split())
     assert "attn_lib.minilm" in loaded
     assert not {"safetensors", "tokenizers", "huggingface_hub", "matplotlib"} & loaded
+
+
+def fake_hub_cache(root, contents):
+    """The Hugging Face cache layout for the pinned revision: models--ORG--NAME/snapshots/REVISION/FILE."""
+    snapshot = root / f"models--{sources.HUB_REPO.replace('/', '--')}" / "snapshots" / sources.HUB_REVISION
+    return write(snapshot, contents)
+
+
+def test_locate_finds_the_files_in_the_hub_cache_at_the_pinned_revision(tmp_path, pinned_fakes, monkeypatch):
+    constants = pytest.importorskip("huggingface_hub.constants")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(sources, "_installed_wheel_zip", lambda: None)
+    snapshot = fake_hub_cache(tmp_path / "hub", pinned_fakes)
+    assert sources.locate(tmp_path / "cache") == {name: snapshot / name for name in FAKE}
+
+
+def test_a_corrupt_file_in_the_hub_cache_is_refused(tmp_path, pinned_fakes, monkeypatch):
+    constants = pytest.importorskip("huggingface_hub.constants")
+    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hub"))
+    monkeypatch.setattr(sources, "_installed_wheel_zip", lambda: None)
+    fake_hub_cache(tmp_path / "hub", {**pinned_fakes, WEIGHTS: b"tampered" * 10})
+    with pytest.raises(WeightsError, match="model.safetensors"):
+        sources.locate(tmp_path / "cache")
+
+
+def test_fetch_from_the_hub_asks_for_the_pinned_revision_and_verifies(tmp_path, pinned_fakes, nowhere_else,
+                                                                      monkeypatch):
+    huggingface_hub = pytest.importorskip("huggingface_hub")
+    asked = []
+    served = write(tmp_path / "served", pinned_fakes)
+
+    def download(repo_id, filename, revision=None, **kwargs):
+        asked.append((repo_id, filename, revision))
+        return str(served / filename)
+
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", download)
+    monkeypatch.setattr(sources, "_hub_answers", lambda: True)
+    paths = sources.fetch(tmp_path / "cache", log=lambda line: None)
+    assert paths == {name: served / name for name in FAKE}
+    assert sorted(asked) == sorted((sources.HUB_REPO, name, sources.HUB_REVISION) for name in FAKE)
+    (served / TOKENIZER).write_bytes(b"{}")  # the hub served something else: refused
+    with pytest.raises(WeightsError, match="tokenizer.json"):
+        sources.fetch(tmp_path / "cache2", log=lambda line: None)
