@@ -3,75 +3,92 @@
 Every checker returns a :class:`Feedback` (``passed``, ``reason``, ``hint``, ``mistake``). A notebook shows it
 as a verdict line ("Correct", "Not yet", "Not answered yet"), the reason, and a hint the learner can open.
 Given ``None`` (or ``...``), or a function that raises ``NotImplementedError``, a checker says "not answered
-yet". An exception inside the learner's function comes back as feedback naming the exception, its message and
-the line of the learner's code, never as a traceback. Mistakes are recognised by computing each mistaken variant
-on the same inputs and comparing; a wrong answer that matches none gets its first measurable difference.
+yet". The checkers that run a learner's function share one skeleton, ``_judge.py`` (its docstring shows how to
+write a new one): the learner's code runs on copies of seeded inputs; an exception comes back as feedback naming
+the exception, its message and the learner's line, never as a traceback; so do ``SystemExit``, a run longer
+than 10 s, and a call of the attn_lib function the problem asks the learner to write. An answer passes when it
+matches on every case to the precision of its dtype (float32 to float32 rounding). Mistakes are recognised by
+computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
+first measurable difference, printed with enough digits that the two numbers differ.
 
-All inputs a checker chooses are 2-D and seeded, so the same answer always gets the same words (nbval compares
-them). A row whose keys are all blocked has no softmax: attn_lib raises there, and a learner's function that
-returns NaN for it still passes, with a note saying why a NaN is dangerous.
+Inputs are seeded, so the same answer always gets the same words (nbval compares them). Where a problem promises
+(..., n, m), the cases include leading batch axes and masks that broadcast; n != m and d_k != d_v throughout. A
+row whose keys are all blocked has no softmax: attn_lib raises there, and a learner's function that returns NaN
+for it still passes, with a note saying why a NaN is dangerous.
 
 Bad arguments from a notebook's author (an unknown ``quantity``, a negative ``n``) raise ``ValueError`` or
 ``TypeError``; the learner's answers never do.
 
 Checkers and the mistakes they recognise (``mistake`` ids)
 -----------------------------------------------------------
-Every checker also recognises ``not-answered``, ``exception`` (the learner's code raised), and where it calls a
-function ``not-callable``, ``wrong-signature``, ``returned-none``, ``returned-tuple``, ``not-an-array``.
+Every function checker also recognises ``not-answered``, ``not-callable``, ``wrong-signature``, ``exception``,
+``exit``, ``too-slow``, ``returned-none``, ``returned-tuple``, ``not-an-array``, and (where the problem asks for
+it) ``used-attn-lib``; those promising leading axes also ``no-batch`` (right on 2-D inputs only).
 
-======================== ================================================================================
-checker                  mistakes recognised
-======================== ================================================================================
-check_attention(fn)      no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling (512 or sqrt 512),
-                         hardcoded-dk (divided by 8 = sqrt 64), dk-from-rows (sqrt(n) or sqrt(m)),
-                         scaled-by-dv, scaled-after-softmax, softmax-wrong-axis (columns sum to one),
-                         softmax-whole-matrix, softmax-no-keepdims, no-transpose, scores-transposed
-                         (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
-                         output-transposed, mask-after-softmax, mask-zero (0 instead of -inf, or
-                         scores * mask), inverted-mask, ignored-mask, mask-added (scores + mask),
-                         naive-softmax-overflow, wrong-shape, non-finite-output, not-an-average,
-                         wrong-values, no-mask-parameter; a note (not a failure) when a fully masked
-                         row gives NaN
-check_softmax(fn)        naive-overflow (right on small scores, NaN/inf on large ones), softmax-wrong-axis,
-                         softmax-whole-matrix, no-keepdims, max-wrong-axis, global-max (rows far below
-                         the largest score become 0/0), subtract-min, no-division, wrong-shape,
-                         negative-weights, non-finite-output, rows-not-one, neg-inf-not-zero,
-                         not-shift-invariant, wrong-values
-check_shapes(...)        q-transposed, q-rows-m, q-width-dv, k-transposed, k-rows-n, k-width-dv,
-                         v-transposed, v-rows-n, v-width-dk, scores-/weights-transposed,
-                         scores-/weights-square (n x n or m x m when n != m), scores-/weights-width-dk,
-                         scores-/weights-width-dv, output-width-dk, output-is-weights, output-rows-m,
-                         output-transposed, wrong-shape, not-a-shape, unknown-name
-check_count(...)         forgot-heads, forgot-layers, forgot-heads-and-layers, counted-macs, forgot-dk,
-                         forgot-dv, forgot-m, used-dk, used-dv, used-d-model, counted-flops,
-                         square-when-cross, causal-half, counted-bytes, counted-scores, float64-bytes,
-                         float16-bytes, bits, not-bytes (MB or MiB), all-heads, three-projections,
-                         dk-squared, added-not-multiplied, with-bias, wrong-count, not-a-number
-check_variance(...)      std-not-variance, one-when-unscaled, dk-when-scaled, inverse-dk,
-                         sqrt-when-scaled, inverse-sqrt-dk, dk-squared, mean-not-variance, wrong-variance,
-                         not-a-number (answers within 10 % pass)
-check_masked_softmax(fn) mask-after-softmax (= not renormalising), mask-zero (fill 0 = scores * mask),
-                         inverted-mask, ignored-mask, mask-added, softmax-wrong-axis, softmax-whole-matrix,
-                         no-division, naive-overflow, blocked-not-zero, negative-weights,
-                         non-finite-output, rows-not-one, wrong-shape, wrong-values; a note (not a
-                         failure) when a fully masked row gives NaN
-check_causal_mask(fn)    inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
-                         bottom-right-aligned, ignores-m, shape-transposed, additive-mask, not-boolean,
-                         wrong-shape, wrong-pattern
-check_split_heads(fn)    no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
-                         positions-last, wrong-shape, wrong-values
-check_footnote4_variance unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,
-                         wrong-number, not-a-number (answers within 5 % pass)
-check_why_scores_grow    chose-a, chose-c, chose-d, not-an-option
-check_previous_token     next-token, self, wrapped-first-row, divided-by-n, sum-not-mean, wrong-shape,
-                         wrong-values
-check_unscaled_row       unchanged, divided-again, times-dk, equal-weights, wrong-number, not-a-number
-check_chunked_attention  no-rescale, rescale-sum-only, rescale-output-only, no-final-division,
-                         chunk-average (each chunk normalised separately), drops-last-chunk, no-scaling,
-                         no-running-max (overflow on large scores), wrong-combination (right with one
-                         chunk, wrong with several), wrong-shape, non-finite-output, not-an-average,
-                         wrong-values
-======================== ================================================================================
+========================= ================================================================================
+checker                   mistakes recognised
+========================= ================================================================================
+check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling (512 or
+                          sqrt 512), hardcoded-dk (divided by 8 = sqrt 64), dk-from-rows (another axis's
+                          length), scaled-by-dv, scaled-after-softmax, transpose-batch (K.T on a batch),
+                          axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
+                          softmax-no-keepdims, max-wrong-axis, no-division, no-transpose, scores-transposed
+                          (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
+                          output-transposed, mask-after-softmax, mask-on-values, mask-zero (0 instead of
+                          -inf, or scores * mask), small-fill (-10 ... -1000), inverted-mask, ignored-mask,
+                          mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,
+                          naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
+                          not-an-average, wrong-values; a note (not a failure) when a fully masked row
+                          gives NaN
+check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-min,
+                          axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix, no-keepdims,
+                          max-wrong-axis, no-division, uniform-weights, naive-overflow (right on small
+                          scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
+                          rows-not-one, neg-inf-not-zero, not-shift-invariant, wrong-values
+check_masked_softmax(fn)  zero-then-renormalise (NaN when a blocked score dominates), mask-after-softmax
+                          (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
+                          inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
+                          axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix, max-wrong-axis,
+                          no-division, uniform-weights, naive-overflow, wrong-shape, negative-weights,
+                          non-finite-output, rows-not-one, blocked-not-zero, wrong-values; a note (not a
+                          failure) when a fully masked row gives NaN
+check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
+                          bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
+                          wrong-shape, wrong-pattern
+check_split_heads(fn)     no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
+                          positions-last, wrong-shape, wrong-values
+check_chunked_attention   global-max (one running maximum for all queries), max-never-updated, no-rescale,
+(fn)                      rescale-sum-only, rescale-output-only, no-final-division, chunk-average (each
+                          chunk normalised separately), drops-last-chunk, dropped-key, no-scaling,
+                          uniform-weights, no-running-max (overflow on large scores), wrong-combination
+                          (right with one chunk, wrong with several), full-score-matrix (peak memory as
+                          large as the whole (n, m) scores), wrong-shape, non-finite-output,
+                          not-an-average, wrong-values
+check_shapes(...)         q-transposed, q-rows-m, q-width-dv, k-transposed, k-rows-n, k-width-dv,
+                          v-transposed, v-rows-n, v-width-dk, scores-/weights-transposed,
+                          scores-/weights-square (n x n or m x m when n != m), scores-/weights-width-dk,
+                          scores-/weights-width-dv, output-width-dk, output-is-weights, output-rows-m,
+                          output-transposed, wrong-shape, not-a-shape, unknown-name
+check_count(...)          forgot-heads, forgot-layers, forgot-heads-and-layers, counted-macs, forgot-dk,
+                          forgot-dv, forgot-m, used-dk, used-dv, used-d-model, counted-flops,
+                          square-when-cross, causal-half, counted-bytes, counted-scores, float64-bytes,
+                          float16-bytes, bits, not-bytes (MB or MiB), all-heads, three-projections,
+                          dk-squared, added-not-multiplied, with-bias, wrong-count, not-a-number
+check_variance(...)       std-not-variance, one-when-unscaled, dk-when-scaled, inverse-dk,
+                          sqrt-when-scaled, inverse-sqrt-dk, dk-squared, mean-not-variance, wrong-variance,
+                          not-a-number (answers within 10 % pass)
+check_number(...)         the author's own ids (each a value and a reason), wrong-number (says how far off,
+                          never the expected value), not-a-number
+check_choice(...)         chose-<label> (each option's own reason), not-an-option
+check_footnote4_variance  unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,
+(...)                     wrong-number, not-a-number (answers within 5 % pass)
+check_why_scores_grow     chose-a, chose-c, chose-d (each option's own reason), not-an-option
+check_previous_token(fn)  next-token, self, wrapped-first-row, divided-by-n, sum-not-mean, wrong-shape,
+                          wrong-values
+check_unscaled_row(...)   unchanged, divided-again, times-dk, equal-weights, wrong-number, not-a-number
+========================= ================================================================================
+
+Numbers may be given as int, float, numpy scalars, or 0-d / one-element arrays.
 
 Examples
 --------

@@ -5,70 +5,122 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import attention as _attention
-from ._compare import (
-    _Case,
-    _Mistake,
-    _find_mistake,
-    _first_difference,
-    _first_problem,
-    _fmt,
-    _index,
-    _is_right,
-    _nonfinite,
-    _overflowed,
-    _right_but_overflowed,
-    _report_mistake,
-    _report_problem,
-)
-from ._feedback import Feedback, _fail, _not_answered
+from ._feedback import Feedback, _fail
+from ._judge import Case, FunctionProblem, Mistake, fmt, judge, two_numbers
 from ._pieces import (
+    _AXIS_1,
+    _BOOL_INDEX,
+    _FIX_BOOL_INDEX,
+    _FIX_GLOBAL_MAX,
     _FIX_OVERFLOW,
+    _GLOBAL_MAX,
     _OVERFLOW,
+    _SMALL_FILL,
+    _SMALL_FILLS,
+    _UNIFORM,
     _blocked,
+    _bool_index_blocked,
+    _global_max_softmax,
+    _keys_allowed,
+    _max_shift,
     _out,
     _scaled,
     _softmax,
+    _softmax_from,
     _softmax_no_keepdims,
     _softmax_whole,
-)
-from ._running import (
-    _accepts,
-    _as_float_result,
-    _blank,
-    _call,
-    _function_problem,
-    _signature_text,
-    _unless_unanswered,
+    _t,
 )
 
 
-def _attention_cases() -> list[_Case]:
+def _attention_cases() -> list[Case]:
     rng = np.random.default_rng(20170612)  # fixed: the same cases, and the same feedback, on every run
     cases = []
 
-    def add(label, n, m, d_k, d_v, mask=None, tags=(), top=None):
-        Q, K, V = rng.normal(size=(n, d_k)), rng.normal(size=(m, d_k)), rng.normal(size=(m, d_v))
+    def add(label, q, k, v, mask=None, tags=(), top=None, levels=False, offset=None):
+        Q, K, V = rng.normal(size=q), rng.normal(size=k), rng.normal(size=v)
+        if offset is not None:  # a last column that adds `offset` (one per key) to every scaled score
+            Q[..., -1] = 1.0
+            K[..., -1] = np.asarray(offset) * np.sqrt(q[-1])
         if top is not None:  # rescale the queries so that the largest scaled score is exactly `top`
-            Q *= top / (Q @ K.T / np.sqrt(d_k)).max()
-        inputs = {"Q": Q, "K": K, "V": V, "mask": mask}
+            Q *= top / _scaled(Q, K).max()
+        if levels:  # query 0 near 0, the other queries near 1000
+            Q[1:] *= 1000.0 / _scaled(Q[1:], K).max()
+        scores = _scaled(Q, K)
         shapes = f"Q {Q.shape}, K {K.shape}, V {V.shape}"
-        cases.append(_Case(f"{shapes}, {label}", inputs, frozenset(tags), _attention(Q, K, V, mask=mask)))
+        if mask is not None:
+            shapes += f", mask {mask.shape}"
+        tags = set(tags) | ({"mask"} if mask is not None else set())
+        if mask is not None and np.shape(mask) != scores.shape:
+            tags.add("broadcast")
+        inputs = {"Q": Q, "K": K, "V": V, "mask": mask}
+        expected = _attention(Q, K, V, mask=mask)
+        cases.append(Case(f"{shapes} ({label})", inputs, expected, tags, scale=np.abs(scores).max()))
 
     # Widths avoid 4 (sqrt(4) = 2 would make "unscaled" equal "scores doubled") and 64 (the paper's d_k).
-    add("no mask (cross-attention: n != m, d_k != d_v)", 3, 5, 6, 2)
-    add("no mask (self-attention: n = m = d_k = d_v)", 5, 5, 5, 5)
-    add("no mask, scores as large as 1000", 4, 6, 8, 3, tags=("large",), top=1000.0)
-    add("a causal mask", 5, 5, 3, 3, mask=np.tri(5, 5, dtype=bool), tags=("mask",))
-    padding = np.broadcast_to(np.arange(6) < 4, (3, 6)).copy()  # the last 2 keys are padding
-    add("a padding mask (keys 4 and 5 blocked)", 3, 6, 6, 2, mask=padding, tags=("mask",))
+    add("cross-attention: n != m, d_k != d_v", (3, 6), (5, 6), (5, 2))
+    add("self-attention: n = m = d_k = d_v", (5, 5), (5, 5), (5, 5))
+    add("scores as large as 1000", (4, 8), (6, 8), (6, 3), tags=("large",), top=1000.0)
+    add("query 0 near 0, queries 1 and 2 near 1000", (3, 5), (6, 5), (6, 2), tags=("large",), levels=True)
+    add("a causal mask", (5, 3), (5, 3), (5, 3), mask=np.tri(5, 5, dtype=bool))
+    add("a padding mask: keys 4 and 5 blocked", (3, 6), (6, 6), (6, 2),
+        mask=np.broadcast_to(np.arange(6) < 4, (3, 6)).copy())
+    add("a padding mask, every score near -300", (3, 6), (5, 6), (5, 2),
+        mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=-300.0)
+    add("a padding mask whose blocked keys 3 and 4 score 1000 more than the others", (3, 6), (5, 6), (5, 2),
+        mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=[0, 0, 0, 1000.0, 1000.0])
+    add("a padding mask (1, 6) that broadcasts: keys 4 and 5 blocked", (4, 5), (6, 5), (6, 3),
+        mask=(np.arange(6) < 4)[None, :])
+    add("a batch of 2", (2, 3, 7), (2, 5, 7), (2, 5, 3), tags=("batch",))
+    add("two batch axes", (2, 2, 3, 5), (2, 2, 4, 5), (2, 2, 4, 3), tags=("batch",))
+    add("a batch of 2 with padding masks of lengths 3 and 5", (2, 3, 6), (2, 5, 6), (2, 5, 2),
+        mask=(np.arange(5) < np.array([3, 5])[:, None])[:, None, :], tags=("batch",))
+    add("a batch of 2 sharing one causal mask", (2, 4, 3), (2, 4, 3), (2, 4, 2), mask=np.tri(4, 4, dtype=bool),
+        tags=("batch",))
     return cases
 
 
-def _attention_mistakes() -> list[_Mistake]:
-    S = "softmax"
+def _w(Q, K, mask, fill=-np.inf, divide_by=None):
+    """The blocked scaled scores."""
+    return _blocked(_scaled(Q, K, divide_by), mask, fill)
+
+
+def _d(Q):
+    return Q.shape[-1]
+
+
+def _uniform_out(Q, K, V, mask):
+    allowed = np.ones(_scaled(Q, K).shape) if mask is None else np.broadcast_to(mask, _scaled(Q, K).shape)
+    return (allowed / allowed.sum(axis=-1, keepdims=True)) @ V
+
+
+def _renormalised(Q, K, mask, eps=0.0):
+    w = _softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)
+    return w / (w.sum(axis=-1, keepdims=True) + eps)
+
+
+def _mask_on_values(Q, K, V, mask, how):
+    if mask is None:
+        return _out(Q, K, V)
+    full = np.broadcast_to(mask, _scaled(Q, K).shape)
+    keys = {"all": _keys_allowed(mask, full.shape), "any": full.any(axis=-2), "first": full[..., 0, :]}[how]
+    return _softmax(_scaled(Q, K)) @ (V * keys[..., :, None])
+
+
+def _drop(x, axis, first):
+    return None if x is None else (np.delete(x, 0 if first else -1, axis=axis) if np.shape(x)[axis] > 1 else x)
+
+
+def _dropped_key(Q, K, V, mask, first=False):
+    return _out(Q, _drop(K, -2, first), _drop(V, -2, first), _drop(mask, -1, first))
+
+
+def _attention_mistakes() -> list[Mistake]:
     fix_scale = "Divide the scores by np.sqrt(d_k), with d_k = Q.shape[-1], before the softmax."
     return [
-        _Mistake(
+        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX,
+                (lambda Q, K, V, mask: _global_max_softmax(_w(Q, K, mask)) @ V,), strict_nonfinite=True),
+        Mistake(
             "no-scaling",
             "Your output matches softmax(Q K^T) V: the scores were never divided by sqrt(d_k). A score is a sum of "
             "d_k products, so its spread grows like sqrt(d_k); unscaled, the softmax gets sharper as d_k grows "
@@ -76,22 +128,22 @@ def _attention_mistakes() -> list[_Mistake]:
             fix_scale,
             (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=1.0),),
         ),
-        _Mistake(
+        Mistake(
             "divide-by-dk",
             "Your output matches softmax(Q K^T / d_k) V: you divided by d_k instead of sqrt(d_k). The variance "
             "of a score is d_k, so its standard deviation, the unit that makes scores comparable, is "
             "sqrt(d_k); dividing by d_k shrinks the scores too much and flattens every row of weights.",
             "Use np.sqrt(d_k), not d_k.",
-            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=Q.shape[-1]),),
+            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=_d(Q)),),
         ),
-        _Mistake(
+        Mistake(
             "multiply-by-sqrt-dk",
             "Your output matches softmax(Q K^T * sqrt(d_k)) V: the scores were multiplied by sqrt(d_k) instead "
             "of divided by it, which makes them larger still and the softmax sharper.",
-            "Divide: scores = Q @ K.T / np.sqrt(d_k).",
-            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=1 / np.sqrt(Q.shape[-1])),),
+            "Divide: scores = Q @ K^T / np.sqrt(d_k).",
+            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=1 / np.sqrt(_d(Q))),),
         ),
-        _Mistake(
+        Mistake(
             "d-model-scaling",
             "Your output matches scaling by d_model = 512 (the model's full width) instead of the per-head "
             "sqrt(d_k). Inside one head each dot product has d_k terms, so sqrt(d_k) is its unit; d_model "
@@ -102,120 +154,154 @@ def _attention_mistakes() -> list[_Mistake]:
                 lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=512.0),
             ),
         ),
-        _Mistake(
+        Mistake(
             "hardcoded-dk",
             "Your output matches dividing by 8 = sqrt(64): that is right only for the paper's d_k = 64, and "
             "these inputs have d_k between 3 and 8.",
             "Read d_k from the input, d_k = Q.shape[-1], rather than writing a number.",
             (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=8.0),),
         ),
-        _Mistake(
+        Mistake(
             "dk-from-rows",
-            "Your output matches dividing by sqrt(n) or sqrt(m): d_k was read from the number of rows. "
-            "Rows are positions; d_k is the width of a query, the last axis: Q.shape[-1].",
-            "Use d_k = Q.shape[-1] (not Q.shape[0] or len(Q)).",
+            "Your output matches dividing by the square root of another axis's length (the number of rows n or "
+            "m, or on a batch the batch size): d_k was read from the wrong axis. d_k is the width of a query, "
+            "the last axis: Q.shape[-1].",
+            "Use d_k = Q.shape[-1] (not Q.shape[0], Q.shape[1] or len(Q)).",
             (
                 lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[0])),
                 lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(K.shape[0])),
+                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[1])),
+                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[-2])),
+                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(K.shape[-2])),
             ),
         ),
-        _Mistake(
+        Mistake(
             "scaled-by-dv",
             "Your output matches dividing by sqrt(d_v): the scale was read from V. It belongs to the dot "
             "products of queries with keys, which have d_k terms; d_v is the width of the values.",
             "Use d_k = Q.shape[-1].",
             (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(V.shape[-1])),),
         ),
-        _Mistake(
+        Mistake(
             "scaled-after-softmax",
             "Your output matches softmax(Q K^T) V / sqrt(d_k): the division came after the softmax. It must "
             "change the scores, before the softmax; divided weights no longer sum to one, so each output is "
             "no longer an average of value rows.",
             "Divide the scores, then take the softmax, then multiply by V.",
-            (
-                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=1.0) / np.sqrt(Q.shape[-1]),
-            ),
+            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=1.0) / np.sqrt(_d(Q)),),
         ),
-        _Mistake(
+        Mistake(
+            "transpose-batch",
+            "Your function transposes K with .T (or np.transpose(K)), which reverses every axis: on a batch "
+            "K (b, m, d_k) it gives (d_k, m, b), not (b, d_k, m), so Q @ K.T fails (or pairs the wrong "
+            "numbers). It is right only for 2-D inputs, and the problem promises leading batch axes.",
+            "Swap only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)), or np.einsum("
+            "'...nd,...md->...nm', Q, K).",
+            (lambda Q, K, V, mask: _softmax(_blocked(Q @ K.T / np.sqrt(_d(Q)), mask)) @ V,
+             lambda Q, K, V, mask: _softmax(_blocked(np.dot(Q, K.T) / np.sqrt(_d(Q)), mask)) @ V),
+        ),
+        Mistake(
+            "axis-1-on-batch",
+            _AXIS_1,
+            "Use axis=-1 (with keepdims=True) in the max and the sum of your softmax.",
+            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask), axis=1) @ V,
+             lambda Q, K, V, mask: _softmax_from(_max_shift(_w(Q, K, mask), axis=1)) @ V),
+        ),
+        Mistake(
             "softmax-wrong-axis",
-            "Your weights sum to one down each column (softmax over the queries, axis 0) instead of along each "
-            "row. Each query needs its own distribution over the m keys: the softmax runs along the last axis.",
-            f"Use axis=-1 in the max and the sum of your {S}, with keepdims=True.",
-            (lambda Q, K, V, mask: _softmax(_blocked(_scaled(Q, K), mask), axis=0) @ V,),
+            "Your weights sum to one down each column (softmax over the queries) instead of along each row. "
+            "Each query needs its own distribution over the m keys: the softmax runs along the last axis.",
+            "Use axis=-1 in the max and the sum of your softmax, with keepdims=True.",
+            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask), axis=0) @ V,
+             lambda Q, K, V, mask: _softmax(_w(Q, K, mask), axis=-2) @ V),
         ),
-        _Mistake(
+        Mistake(
             "softmax-whole-matrix",
             "Your output matches a softmax over the whole score matrix at once (a sum with no axis): all n*m "
             "weights together sum to one, so each row sums to far less than one.",
             "Sum each row separately: np.sum(e, axis=-1, keepdims=True).",
-            (
-                lambda Q, K, V, mask: _softmax_whole(_blocked(_scaled(Q, K), mask)) @ V,
-            ),
+            (lambda Q, K, V, mask: _softmax_whole(_w(Q, K, mask)) @ V,),
         ),
-        _Mistake(
+        Mistake(
             "softmax-no-keepdims",
             "A row statistic of your softmax (the sum or the max) lost its axis: np.sum(e, axis=-1) has shape "
             "(n,), and dividing an (n, m) array by it divides column j by the sum of row j. It fails when "
             "n != m and is silently wrong when n == m.",
             "Add keepdims=True, so the sums have shape (n, 1) and each row is divided by its own sum.",
             (
-                lambda Q, K, V, mask: _softmax_no_keepdims(_blocked(_scaled(Q, K), mask)) @ V,
-                lambda Q, K, V, mask: _softmax_no_keepdims(_blocked(_scaled(Q, K), mask), "max") @ V,
-                lambda Q, K, V, mask: _softmax_no_keepdims(_blocked(_scaled(Q, K), mask), "both") @ V,
+                lambda Q, K, V, mask: _softmax_no_keepdims(_w(Q, K, mask)) @ V,
+                lambda Q, K, V, mask: _softmax_no_keepdims(_w(Q, K, mask), "max") @ V,
+                lambda Q, K, V, mask: _softmax_no_keepdims(_w(Q, K, mask), "both") @ V,
             ),
         ),
-        _Mistake(
+        Mistake(
+            "max-wrong-axis",
+            "Your softmax subtracts each column's maximum instead of each row's. One constant per row changes "
+            "nothing, but a different constant for each key of a row changes the weights.",
+            "Subtract np.max(scores, axis=-1, keepdims=True).",
+            (lambda Q, K, V, mask: _softmax_from(_max_shift(_w(Q, K, mask), axis=0)) @ V,
+             lambda Q, K, V, mask: _softmax_from(_max_shift(_w(Q, K, mask), axis=-2)) @ V),
+        ),
+        Mistake(
+            "no-division",
+            "Your output mixes the value rows with exponentials that were never divided by their row sum: the "
+            "weights do not sum to one, so the output is not an average of value rows.",
+            "Divide each row of exponentials by its sum before multiplying by V.",
+            (lambda Q, K, V, mask: np.exp(_max_shift(_w(Q, K, mask))) @ V,
+             lambda Q, K, V, mask: np.exp(_w(Q, K, mask)) @ V),
+        ),
+        Mistake(
             "no-transpose",
             "Your scores multiply Q by K, not by K transposed. Q (n, d_k) times K (m, d_k) only fits when "
             "d_k = m, and then it pairs the wrong numbers. Entry (i, j) of the scores is query i dotted with "
             "key j: Q (n, d_k) x K^T (d_k, m) -> (n, m).",
-            "scores = Q @ K.T / np.sqrt(d_k).",
-            (lambda Q, K, V, mask: _softmax(_blocked(Q @ K / np.sqrt(Q.shape[-1]), mask)) @ V,),
+            "scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k).",
+            (lambda Q, K, V, mask: _softmax(_blocked(Q @ K / np.sqrt(_d(Q)), mask)) @ V,),
         ),
-        _Mistake(
+        Mistake(
             "scores-transposed",
             "Your scores are K Q^T, shape (m, n): one row per key instead of one per query. The softmax then "
             "spreads each key over the queries. The scores are Q K^T, (n, m).",
-            "scores = Q @ K.T, so row i belongs to query i.",
+            "scores = Q @ K^T, so row i belongs to query i.",
             (
-                lambda Q, K, V, mask: _softmax(_blocked(K @ Q.T / np.sqrt(Q.shape[-1]), mask)) @ V,
-                lambda Q, K, V, mask: _softmax(_blocked(K @ Q.T / np.sqrt(Q.shape[-1]), _t(mask))) @ V,
+                lambda Q, K, V, mask: _softmax(_blocked(K @ _t(Q) / np.sqrt(_d(Q)), mask)) @ V,
+                lambda Q, K, V, mask: _softmax(_blocked(K @ _t(Q) / np.sqrt(_d(Q)), _tm(mask))) @ V,
             ),
         ),
-        _Mistake(
+        Mistake(
             "mixed-queries",
             "Your output mixes the rows of Q, not of V. The weights decide who is listened to; V holds what is "
             "heard, so the output is weights @ V, a weighted average of value rows, of width d_v.",
             "Multiply the weights by V: output = weights @ V.",
-            (lambda Q, K, V, mask: _softmax(_blocked(_scaled(Q, K), mask)) @ Q,),
+            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask)) @ Q,),
         ),
-        _Mistake(
+        Mistake(
             "mixed-keys",
             "Your output mixes the rows of K, not of V. Keys are what queries are compared with; V holds what "
             "is heard, so the output is weights @ V, a weighted average of value rows, of width d_v.",
             "Multiply the weights by V: output = weights @ V.",
-            (lambda Q, K, V, mask: _softmax(_blocked(_scaled(Q, K), mask)) @ K,),
+            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask)) @ K,),
         ),
-        _Mistake(
+        Mistake(
             "returned-weights",
             "Your function returns the weights (n, m), not the output. The weights say how much each key is "
             "listened to; the output multiplies them by V: (n, m) x (m, d_v) -> (n, d_v).",
             "Return weights @ V.",
-            (lambda Q, K, V, mask: _softmax(_blocked(_scaled(Q, K), mask)),),
+            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask)),),
         ),
-        _Mistake(
+        Mistake(
             "returned-scores",
             "Your function returns the scaled scores Q K^T / sqrt(d_k), before the softmax and before V.",
             "Take the softmax of each row of the scores, then multiply by V.",
-            (lambda Q, K, V, mask: _scaled(Q, K), lambda Q, K, V, mask: _blocked(_scaled(Q, K), mask)),
+            (lambda Q, K, V, mask: _scaled(Q, K), lambda Q, K, V, mask: _w(Q, K, mask)),
         ),
-        _Mistake(
+        Mistake(
             "output-transposed",
             "Your output is transposed: (d_v, n) instead of (n, d_v). Each query gets one output row.",
-            "Return weights @ V, not its transpose (or V.T @ weights.T).",
-            (lambda Q, K, V, mask: _out(Q, K, V, mask).T,),
+            "Return weights @ V, not its transpose (or V^T @ weights^T).",
+            (lambda Q, K, V, mask: _t(_out(Q, K, V, mask)),),
         ),
-        _Mistake(
+        Mistake(
             "mask-after-softmax",
             "Your function applies the mask after the softmax: blocked weights are 0, but each row now sums "
             "to less than one, and the blocked keys' scores are still in the softmax's denominator, so what "
@@ -223,29 +309,55 @@ def _attention_mistakes() -> list[_Mistake]:
             "Put -inf in the blocked scores before the softmax: np.where(mask, scores, -np.inf).",
             (lambda Q, K, V, mask: (_softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)) @ V,),
         ),
-        _Mistake(
+        Mistake(
+            "zero-then-renormalise",
+            "Your function removes the blocked keys after the softmax of all the scores (zeroing their weights) "
+            "and then divides by the new row sum. That is right only while no blocked score is far above the "
+            "allowed ones: here the blocked keys score 1000 more, so the allowed weights underflow to 0 and the "
+            "division is 0/0 (NaN) or by a tiny number.",
+            "Put -inf in the blocked scores before the softmax: np.where(mask, scores, -np.inf).",
+            (lambda Q, K, V, mask: _renormalised(Q, K, mask) @ V,
+             lambda Q, K, V, mask: _renormalised(Q, K, mask, 1e-9) @ V),
+            strict_nonfinite=True,
+        ),
+        Mistake(
+            "mask-on-values",
+            "Your function applies the mask to V (zeroing the value rows of blocked keys) instead of to the "
+            "scores. The blocked keys still take their share of the weights, which now multiply zeros, so each "
+            "output is pulled towards 0 rather than averaged over the allowed keys.",
+            "Mask the scores before the softmax: np.where(mask, scores, -np.inf); leave V as it is.",
+            tuple((lambda Q, K, V, mask, how=how: _mask_on_values(Q, K, V, mask, how)) for how in ("all", "any",
+                                                                                                   "first")),
+        ),
+        Mistake(
             "mask-zero",
             "Your function sets blocked scores to 0 (or multiplies the scores by the mask) instead of -inf. "
             "exp(0) = 1, so blocked keys still get weight; only -inf gives exp(-inf) = 0 exactly.",
             "Use np.where(mask, scores, -np.inf).",
-            (lambda Q, K, V, mask: _softmax(_blocked(_scaled(Q, K), mask, 0.0)) @ V,),
+            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask, 0.0)) @ V,),
         ),
-        _Mistake(
+        Mistake(
+            "small-fill",
+            _SMALL_FILL,
+            "Use np.where(mask, scores, -np.inf).",
+            tuple((lambda Q, K, V, mask, f=f: _softmax(_w(Q, K, mask, f)) @ V) for f in _SMALL_FILLS),
+        ),
+        Mistake(
             "inverted-mask",
             "Your function uses the mask the wrong way round: it attends to the blocked keys and blocks the "
             "allowed ones. In this course (as in PyTorch's scaled_dot_product_attention) True means "
             "'may attend'.",
             "Keep the score where the mask is True: np.where(mask, scores, -np.inf).",
-            (lambda Q, K, V, mask: _softmax(_blocked(_scaled(Q, K), _inv(mask))) @ V,),
+            (lambda Q, K, V, mask: _softmax(_w(Q, K, _inv(mask))) @ V,),
         ),
-        _Mistake(
+        Mistake(
             "ignored-mask",
             "Your output is right without a mask, but the mask changes nothing: blocked keys still get "
             "weight.",
             "Before the softmax, put -inf where the mask is False: np.where(mask, scores, -np.inf).",
             (lambda Q, K, V, mask: _out(Q, K, V, None),),
         ),
-        _Mistake(
+        Mistake(
             "mask-added",
             "Your function adds the boolean mask to the scores: True counts as 1, so allowed keys gain 1 and "
             "blocked keys keep their score. An additive mask holds 0 where allowed and -inf where blocked; "
@@ -253,166 +365,151 @@ def _attention_mistakes() -> list[_Mistake]:
             "Use np.where(mask, scores, -np.inf).",
             (lambda Q, K, V, mask: _softmax(_scaled(Q, K) + (0 if mask is None else mask)) @ V,),
         ),
+        Mistake(
+            "boolean-index-broadcast",
+            _BOOL_INDEX,
+            _FIX_BOOL_INDEX,
+            (lambda Q, K, V, mask: _softmax(_bool_index_blocked(_scaled(Q, K), mask)) @ V,),
+        ),
+        Mistake(
+            "dropped-key",
+            "Your output matches attention that leaves out one key (the last or the first): a slice such as "
+            "K[:-1], range(m - 1) or range(1, m) stops one short. Every one of the m keys must take part.",
+            "Use all keys: K[..., :, :] and range(m), not range(m - 1).",
+            (lambda Q, K, V, mask: _dropped_key(Q, K, V, mask),
+             lambda Q, K, V, mask: _dropped_key(Q, K, V, mask, first=True)),
+        ),
+        Mistake("uniform-weights", _UNIFORM, "Weights = softmax of the scaled scores, then output = weights @ V.",
+                (_uniform_out, lambda Q, K, V, mask: _uniform_out(Q, K, V, None))),
     ]
 
 
-def _t(mask):
-    return None if mask is None else mask.T
+def _tm(mask):
+    return None if mask is None else _t(mask)
 
 
 def _inv(mask):
     return None if mask is None else ~mask
 
 
-def check_attention(fn) -> Feedback:
-    """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
-
-    Five seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000, a
-    causal mask and a padding mask (``mask`` boolean (n, m), True = may attend). All inputs are 2-D.
-
-    Parameters
-    ----------
-    fn : callable or None
-        ``fn(Q, K, V)`` and ``fn(Q, K, V, mask=mask)`` with Q (n, d_k), K (m, d_k), V (m, d_v), mask (n, m),
-        returning the output (n, d_v).
-
-    Returns
-    -------
-    Feedback
-        Passed when every case matches within 1e-5; otherwise the recognised mistake (see the module's table)
-        or the first difference.
-
-    Examples
-    --------
-    >>> def my_attention(Q, K, V, mask=None):
-    ...     scores = Q @ K.T / np.sqrt(Q.shape[-1])  # (n, d_k) x (d_k, m) -> (n, m)
-    ...     if mask is not None:
-    ...         scores = np.where(mask, scores, -np.inf)
-    ...     weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
-    ...     weights /= weights.sum(axis=-1, keepdims=True)
-    ...     return weights @ V  # (n, m) x (m, d_v) -> (n, d_v)
-    >>> check_attention(my_attention).passed
-    True
-    >>> check_attention(lambda Q, K, V, mask=None: my_attention(Q, K, V, mask) * 2).mistake
-    'not-an-average'
-    """
-    return _unless_unanswered(_judge_attention, fn)
-
-
-def _judge_attention(fn) -> Feedback:
-    if _blank(fn):
-        return _not_answered()
-    problem = _function_problem(fn, "check_attention", "Q", "K", "V", define="Q, K, V, mask=None")
-    if problem is not None:
-        return problem
-    takes_mask = _accepts(fn, 0, 0, 0, mask=None) is not False
-    cases = _attention_cases()
-    results = []
-    for case in cases:
-        Q, K, V, mask = (case.inputs[k] for k in ("Q", "K", "V", "mask"))
-        if mask is None:
-            results.append(_as_float_result(_call(fn, Q, K, V)))
-        elif takes_mask:
-            results.append(_as_float_result(_call(fn, Q, K, V, mask=mask)))
-        else:
-            results.append(None)  # not callable with a mask: judged on the unmasked cases only
-    judged = [i for i, got in enumerate(results) if got is not None]
-    if all(_is_right(results[i], cases[i]) for i in judged):
-        if not takes_mask:
-            return _fail(
-                "no-mask-parameter",
-                f"Without a mask your function is right on all {len(judged)} cases, but it cannot take a mask: "
-                f"it is defined as {_signature_text(fn)}, and check_attention also calls fn(Q, K, V, mask=mask).",
-                "Add a parameter mask=None; when a mask is given, put -inf in the blocked scores before the "
-                "softmax: np.where(mask, scores, -np.inf).",
-            )
-        return Feedback(
-            True,
-            f"Your attention matches softmax(Q K^T / sqrt(d_k)) V on all {len(cases)} cases: n != m, d_k != d_v, "
-            "scores as large as 1000, a causal mask and a padding mask." + _fully_masked_note(fn),
-        )
-    skip = {i for i, got in enumerate(results) if got is None}
-    overflow = _overflowed(results, cases, judged)
-    mistake, variant = _find_mistake(results, cases, _attention_mistakes(), skip | overflow)
-    if mistake:
-        return _report_mistake(mistake, variant, results, cases, overflow)
-    if _right_but_overflowed(results, cases, overflow, judged):
-        i = min(overflow)
-        return _fail(
-            "naive-softmax-overflow",
-            f"Your attention is right on small scores but gives NaN or inf on {cases[i].label}. " + _OVERFLOW,
-            _FIX_OVERFLOW,
-        )
-    return _diagnose_output(results, cases, judged)
-
-
-def _diagnose_output(results, cases, judged) -> Feedback:
-    """Structural reasons for attention-like outputs (n, d_v): the first one that applies."""
-    problem, case = _first_problem([results[i] for i in judged], [cases[i] for i in judged])
-    if problem is not None:
-        return _report_problem(problem, case)
-    for i in judged:
-        got, case = results[i], cases[i]
-        n, d_v = case.expected.shape
+def _diagnose_output(results, cases, tols, run) -> Feedback | None:
+    """Structural reasons for attention-like outputs (..., n, d_v): the first one that applies."""
+    for got, case in zip(results, cases):
         if got.shape != case.expected.shape:
-            m, d_k = case.inputs["K"].shape
+            n, d_v = case.expected.shape[-2:]
+            m, d_k = case.inputs["K"].shape[-2:]
             extra = ""
-            if got.shape == (n, m):
+            if got.shape[-2:] == (n, m):
                 extra = " That is the shape of the weights, one entry per key; the output mixes value rows."
-            elif got.shape == (n, d_k) and d_k != d_v:
+            elif got.shape[-2:] == (n, d_k) and d_k != d_v:
                 extra = " An output row is a mix of value rows, so it has width d_v, not d_k."
             return _fail(
                 "wrong-shape",
-                f"For {case.label}, the output should have shape (n, d_v) = {case.expected.shape}; yours has "
+                f"For {case.label}, the output should have shape (..., n, d_v) = {case.expected.shape}; yours has "
                 f"shape {got.shape}.{extra}",
-                "Follow the shapes: scores (n, m), weights (n, m), output = weights @ V: (n, m) x (m, d_v).",
+                "Follow the shapes: scores (..., n, m), weights (..., n, m), output = weights @ V: "
+                "(..., n, m) x (..., m, d_v).",
             )
-    for i in judged:
-        got, case = results[i], cases[i]
-        if _nonfinite(got):
-            bad = _index(np.argwhere(~np.isfinite(got))[0])
-            return _fail(
-                "non-finite-output",
-                f"For {case.label}, your output has NaN or inf (first at {bad}); attention of finite inputs is "
-                "finite.",
-                "Look for exp of large numbers, 0/0 (a row whose weights are all 0), or -inf reaching a product.",
-            )
-    for i in judged:
-        got, case = results[i], cases[i]
+    for got, case in zip(results, cases):
+        if got.size and not np.isfinite(got).all():
+            return None  # the generic non-finite reason
+    for got, case, (rtol, atol) in zip(results, cases, tols):
         V = case.inputs["V"]
-        low, high = V.min(axis=0), V.max(axis=0)  # (d_v,): each output column is an average of V's column
-        outside = (got < low - 1e-6) | (got > high + 1e-6)
+        low = np.broadcast_to(V.min(axis=-2, keepdims=True), got.shape)  # each output column averages V's
+        high = np.broadcast_to(V.max(axis=-2, keepdims=True), got.shape)
+        # Rounding (of the answer's dtype, or a step in float16) may step just outside: 0.1 % of the range is not
+        # a sign of weights that do not sum to one.
+        slack = atol + np.maximum(rtol * np.maximum(np.abs(low), np.abs(high)), 1e-3 * (high - low))
+        outside = (got < low - slack) | (got > high + slack)
         if outside.any():
-            r, c = np.argwhere(outside)[0]
+            at = tuple(np.argwhere(outside)[0])
+            c = at[-1]
+            bound = low[at] if got[at] < low[at] else high[at]
+            shown, _ = two_numbers(got[at], bound)
             return _fail(
                 "not-an-average",
-                f"For {case.label}, entry [{r}, {c}] of your output is {_fmt(got[r, c])}, outside the range of "
-                f"column {c} of V ({_fmt(low[c])} to {_fmt(high[c])}). Each output row is a weighted average "
+                f"For {case.label}, entry {list(map(int, at))} of your output is {shown}, outside the range "
+                f"of column {c} of V ({fmt(low[at])} to {fmt(high[at])}). Each output row is a weighted average "
                 "of value rows (weights >= 0 summing to one), so it must lie inside them.",
                 "Check that each row of your weights is non-negative and sums to one.",
             )
-    for i in judged:
-        got, case = results[i], cases[i]
-        if not _is_right(got, case):
-            return _fail(
-                "wrong-values",
-                f"For {case.label}, {_first_difference(got, case.expected, 'output')}.",
-                "Compute the pieces one at a time (scores, weights, output) and compare each with "
-                "attn_lib.scaled_scores, attn_lib.softmax and attn_lib.attention.",
-            )
-    raise AssertionError("unreachable: a wrong answer with no difference")  # pragma: no cover
+    return None
 
 
-def _fully_masked_note(fn) -> str:
+def _fully_masked_note(fn, run) -> str:
     """A note (not a failure) when a row whose keys are all blocked comes back as NaN."""
     rng = np.random.default_rng(1)
-    Q, K, V = rng.normal(size=(3, 4)), rng.normal(size=(4, 4)), rng.normal(size=(4, 2))
+    Q, K, V = rng.normal(size=(3, 5)), rng.normal(size=(4, 5)), rng.normal(size=(4, 2))
     mask = np.array([[True, True, False, False], [False, False, False, False], [True, True, True, True]])
-    got = _as_float_result(_call(fn, Q, K, V, mask=mask))
-    if isinstance(got, np.ndarray) and got.shape == (3, 2) and np.isnan(got[1]).any():
+    got = run(Q, K, V, mask=mask)
+    if isinstance(got, np.ndarray) and got.shape == (3, 2) and np.isnan(np.asarray(got, float)[1]).any():
         return (
             "\nOne thing to know: when every key of a query is blocked, your function returns NaN for that row "
             "(all its scores are -inf, and the softmax computes 0/0). attn_lib.attention raises a ValueError "
             "instead; a NaN would spread silently through every later layer."
         )
     return ""
+
+
+_ATTENTION = FunctionProblem(
+    checker="check_attention",
+    params=("Q", "K", "V"),
+    optional=("mask",),
+    cases=_attention_cases,
+    mistakes=_attention_mistakes,
+    what="output",
+    forbidden=("attention", "chunked_attention"),
+    passed=(
+        "Your attention matches softmax(Q K^T / sqrt(d_k)) V on all {count} cases: n != m, d_k != d_v, scores as "
+        "large as 1000, causal and padding masks (also masks that broadcast), and one or two leading batch axes."
+    ),
+    overflow=(
+        "naive-softmax-overflow",
+        "Your attention is right on small scores but gives NaN or inf on {label}. " + _OVERFLOW,
+        _FIX_OVERFLOW,
+    ),
+    diagnose=_diagnose_output,
+    after_pass=_fully_masked_note,
+    hint=(
+        "Compute the pieces one at a time (scores, weights, output) and compare each with attn_lib.scaled_scores, "
+        "attn_lib.softmax and attn_lib.attention."
+    ),
+)
+
+
+def check_attention(fn) -> Feedback:
+    """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
+
+    Thirteen seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
+    queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, one whose
+    blocked keys score 1000 more, a mask (1, m) that broadcasts, a batch of 2, two batch axes, and batches with
+    masks (2, 1, m) and (n, m) that broadcast over them (``mask`` boolean, True = may attend). Calling
+    attn_lib.attention is named (``used-attn-lib``).
+
+    Parameters
+    ----------
+    fn : callable or None
+        ``fn(Q, K, V)`` and ``fn(Q, K, V, mask=mask)`` with Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v),
+        mask broadcastable to (..., n, m), returning the output (..., n, d_v).
+
+    Returns
+    -------
+    Feedback
+        Passed when every case matches to the precision of the answer's dtype; otherwise the recognised
+        mistake (see the module's table) or the first difference.
+
+    Examples
+    --------
+    >>> def my_attention(Q, K, V, mask=None):
+    ...     scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(Q.shape[-1])  # (..., n, d_k) x (..., d_k, m)
+    ...     if mask is not None:
+    ...         scores = np.where(mask, scores, -np.inf)
+    ...     weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    ...     weights /= weights.sum(axis=-1, keepdims=True)
+    ...     return weights @ V  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
+    >>> check_attention(my_attention).passed
+    True
+    >>> check_attention(lambda Q, K, V, mask=None: my_attention(Q, K, V, mask) * 2).mistake
+    'not-an-average'
+    """
+    return judge(fn, _ATTENTION)

@@ -2,48 +2,43 @@
 
 from __future__ import annotations
 
+import tracemalloc
+
 import numpy as np
 
 from ..attention import attention as _attention
 from ._check_attention import _diagnose_output
-from ._compare import (
-    _Case,
-    _Mistake,
-    _find_mistake,
-    _first_difference,
-    _first_problem,
-    _is_right,
-    _overflowed,
-    _right_but_overflowed,
-    _report_mistake,
-    _report_problem,
-)
-from ._feedback import Feedback, _fail, _not_answered
-from ._pieces import _OVERFLOW, _out
-from ._running import _accepts, _as_float_result, _blank, _call, _function_problem, _unless_unanswered
+from ._feedback import Feedback, _fail
+from ._judge import Case, FunctionProblem, Mistake, first_difference, is_right, judge
+from ._pieces import _OVERFLOW, _UNIFORM, _out
 
 
 def _online(Q, K, V, chunk_size, rescale_sum=True, rescale_out=True, divide=True, use_running_max=True,
-            drop_last=False, divide_by=None):
+            drop_last=False, divide_by=None, update_max=True, shared_max=False):
     """The online softmax over chunks of keys, with switches that turn off one piece each (mistaken variants)."""
-    n, m = Q.shape[0], K.shape[0]
-    d_k = Q.shape[1]
+    m = K.shape[0]
+    n, d_k = Q.shape
     scale = np.sqrt(d_k) if divide_by is None else divide_by
     running_max = np.full((n, 1), -np.inf)
     running_sum = np.zeros((n, 1))
     running_out = np.zeros((n, V.shape[1]))
     stop = (m // chunk_size) * chunk_size if drop_last else m
     for start in range(0, stop, chunk_size):
-        keys = slice(start, min(start + chunk_size, m))
-        scores = Q @ K[keys].T / scale  # (n, d_k) x (d_k, c) -> (n, c)
-        if use_running_max:
-            new_max = np.maximum(running_max, scores.max(axis=-1, keepdims=True))
-        else:  # each chunk against its own maximum, never brought to a common one
-            new_max = scores.max(axis=-1, keepdims=True)
+        part = slice(start, min(start + chunk_size, m))
+        scores = Q @ K[part].T / scale  # (n, d_k) x (d_k, c) -> (n, c)
+        chunk_max = scores.max(axis=-1, keepdims=True)
+        if shared_max:  # one maximum for every query
+            chunk_max = np.full_like(chunk_max, scores.max())
+        if not use_running_max:  # each chunk against its own maximum, never brought to a common one
+            new_max = chunk_max
+        elif not update_max and start > 0:  # the first chunk's maximum, kept for ever
+            new_max = running_max
+        else:
+            new_max = np.maximum(running_max, chunk_max)
         correction = np.exp(running_max - new_max)
         e = np.exp(scores - new_max)  # (n, c)
         running_sum = (running_sum * correction if rescale_sum else running_sum) + e.sum(axis=-1, keepdims=True)
-        running_out = (running_out * correction if rescale_out else running_out) + e @ V[keys]  # (n, c) x (c, d_v)
+        running_out = (running_out * correction if rescale_out else running_out) + e @ V[part]  # (n, c) x (c, d_v)
         running_max = new_max
     return running_out / running_sum if divide else running_out
 
@@ -53,26 +48,63 @@ def _chunk_average(Q, K, V, chunk_size, average=True):
     return np.mean(outs, axis=0) if average else np.sum(outs, axis=0)
 
 
-def _chunked_cases() -> list[_Case]:
+def _level_keys(K, offsets, d_k):
+    """K with one extra column that adds ``offsets[j]`` to every query's scaled score with key j."""
+    return np.concatenate([K, np.asarray(offsets, float)[:, None] * np.sqrt(d_k)], axis=1)
+
+
+def _chunked_cases() -> list[Case]:
     rng = np.random.default_rng(15)
-    Q, K, V = rng.normal(size=(3, 4)) * 1.5, rng.normal(size=(7, 4)) * 1.5, rng.normal(size=(7, 2))
-    expected = _attention(Q, K, V)
     cases = []
+
+    def add(label, Q, K, V, c, tags=()):
+        scale = np.abs(Q @ K.T / np.sqrt(Q.shape[1])).max()
+        cases.append(Case(f"Q {Q.shape}, K {K.shape}, V {V.shape} with chunk_size={c} ({label})" if label else
+                          f"Q {Q.shape}, K {K.shape}, V {V.shape} with chunk_size={c}",
+                          {"Q": Q, "K": K, "V": V, "chunk_size": c}, _attention(Q, K, V), tags, scale))
+
+    Q, K, V = rng.normal(size=(3, 5)) * 1.5, rng.normal(size=(7, 5)) * 1.5, rng.normal(size=(7, 2))
     for c in (1, 2, 3, 7, 10):
-        label = f"Q {Q.shape}, K {K.shape}, V {V.shape} with chunk_size={c}"
-        tags = ("one-chunk",) if c >= K.shape[0] else ()
-        cases.append(_Case(label, {"Q": Q, "K": K, "V": V, "chunk_size": c}, frozenset(tags), expected))
-    Q2, K2, V2 = rng.normal(size=(2, 4)), rng.normal(size=(6, 4)), rng.normal(size=(6, 3))
-    Q2 *= 1000.0 / (Q2 @ K2.T / 2.0).max()
-    label = f"Q {Q2.shape}, K {K2.shape}, V {V2.shape} with chunk_size=2 and scores as large as 1000"
-    cases.append(_Case(label, {"Q": Q2, "K": K2, "V": V2, "chunk_size": 2}, frozenset({"large"}),
-                       _attention(Q2, K2, V2)))
+        add("", Q, K, V, c, ("one-chunk",) if c >= K.shape[0] else ())
+    # Scores as large as 1000.
+    Q2, K2, V2 = rng.normal(size=(2, 5)), rng.normal(size=(6, 5)), rng.normal(size=(6, 3))
+    Q2 *= 1000.0 / (Q2 @ K2.T / np.sqrt(5)).max()
+    add("scores as large as 1000", Q2, K2, V2, 2, ("large",))
+    # A later chunk's scores 900 above the first chunk's: the running maximum must grow.
+    d = 6
+    Q3 = np.concatenate([rng.normal(size=(3, d - 1)), np.ones((3, 1))], axis=1)
+    K3 = _level_keys(rng.normal(size=(8, d - 1)), [0.0] * 4 + [900.0] * 4, d)
+    add("keys 4 to 7 score about 900 more than keys 0 to 3", Q3, K3, rng.normal(size=(8, 2)), 4, ("large",))
+    # Query 0 near 0, query 1 near 1000: each query needs its own maximum.
+    Q4 = np.concatenate([rng.normal(size=(2, d - 1)), np.array([[0.0], [1.0]])], axis=1)
+    K4 = _level_keys(rng.normal(size=(6, d - 1)), [1000.0] * 6, d)
+    add("query 0 scores near 0, query 1 near 1000", Q4, K4, rng.normal(size=(6, 3)), 2, ("large",))
     return cases
 
 
-def _chunked_mistakes() -> list[_Mistake]:
+def _chunked_mistakes() -> list[Mistake]:
     return [
-        _Mistake(
+        Mistake(
+            "global-max",
+            "Your running maximum is one number shared by all queries (the largest score of the whole chunk) "
+            "instead of one per query. That is exact in theory, but a query whose scores are far below another "
+            "query's then has every exponential underflow to 0, and 0/0 gives NaN (here: query 0 near 0, "
+            "query 1 near 1000).",
+            "Keep one running maximum per query: scores.max(axis=-1, keepdims=True), shape (n, 1).",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, shared_max=True),),
+            strict_nonfinite=True,
+        ),
+        Mistake(
+            "max-never-updated",
+            "Your running maximum is never updated after the first chunk. That is still exact while no later "
+            "score is far above it, but here keys 4 to 7 score about 900 more than the first chunk's, exp(900) "
+            "overflows to inf, and inf / inf is NaN.",
+            "After each chunk: new_max = np.maximum(running_max, chunk_max); rescale the sums by "
+            "np.exp(running_max - new_max); then running_max = new_max.",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, update_max=False),),
+            strict_nonfinite=True,
+        ),
+        Mistake(
             "no-rescale",
             "When a chunk raises the running maximum, your old running sums are not multiplied by "
             "exp(old_max - new_max). They stay measured against the old maximum while the new terms use the "
@@ -86,7 +118,7 @@ def _chunked_mistakes() -> list[_Mistake]:
                                                     use_running_max=False),
             ),
         ),
-        _Mistake(
+        Mistake(
             "rescale-sum-only",
             "You rescale the running sum of exponentials when the maximum changes, but not the running sum of "
             "value rows. Both are sums of exp(score - running_max) terms, so both need the factor "
@@ -94,21 +126,21 @@ def _chunked_mistakes() -> list[_Mistake]:
             "Multiply running_out by the same correction as running_sum.",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_out=False),),
         ),
-        _Mistake(
+        Mistake(
             "rescale-output-only",
             "You rescale the running sum of value rows when the maximum changes, but not the running sum of "
             "exponentials (the denominator). Both need the factor exp(old_max - new_max).",
             "Multiply running_sum by the same correction as running_out.",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False),),
         ),
-        _Mistake(
+        Mistake(
             "no-final-division",
             "Your output is the running sum of exp(score - max) times value rows, never divided by the running "
             "sum of exponentials: the weights do not sum to one.",
             "Return running_out / running_sum at the end.",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide=False),),
         ),
-        _Mistake(
+        Mistake(
             "chunk-average",
             "Your function normalises each chunk separately (a softmax over the chunk's keys) and then averages "
             "(or adds) the chunk outputs. A chunk whose scores are all small then counts as much as one with "
@@ -119,7 +151,7 @@ def _chunked_mistakes() -> list[_Mistake]:
                 lambda Q, K, V, chunk_size: _chunk_average(Q, K, V, chunk_size, average=False),
             ),
         ),
-        _Mistake(
+        Mistake(
             "drops-last-chunk",
             "Your loop drops the last, shorter chunk when chunk_size does not divide m (and does nothing when "
             "chunk_size > m): some keys are never seen.",
@@ -127,20 +159,120 @@ def _chunked_mistakes() -> list[_Mistake]:
             "shortens the last slice by itself.",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, drop_last=True),),
         ),
-        _Mistake(
+        Mistake(
+            "dropped-key",
+            "Your output leaves out one key (the last or the first): a range or slice stops one short, e.g. "
+            "range(0, m - 1, chunk_size) or K[start:start + chunk_size - 1]. Every one of the m keys must take "
+            "part.",
+            "Loop over range(0, m, chunk_size) and slice K[start:start + chunk_size].",
+            (lambda Q, K, V, chunk_size: _out(Q, K[:-1], V[:-1]),
+             lambda Q, K, V, chunk_size: _out(Q, K[1:], V[1:]),
+             lambda Q, K, V, chunk_size: _out(Q, K[_short(K.shape[0], chunk_size)], V[_short(K.shape[0], chunk_size)])),
+        ),
+        Mistake(
             "no-scaling",
             "Your chunked output matches softmax(Q K^T) V: the scores were never divided by sqrt(d_k).",
             "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=1.0),),
         ),
+        Mistake("uniform-weights", _UNIFORM, "Weigh each value row by exp(score - running_max), as above.",
+                (lambda Q, K, V, chunk_size: np.broadcast_to(V.mean(axis=0), (Q.shape[0], V.shape[1])),)),
     ]
+
+
+def _short(m, chunk_size):
+    """The keys that K[start:start + chunk_size - 1] keeps: the last key of every full chunk dropped."""
+    return np.array([j for j in range(m) if j % chunk_size != chunk_size - 1], dtype=int)
+
+
+def _diagnose_chunked(results, cases, tols, run) -> Feedback | None:
+    small = [i for i, c in enumerate(cases) if "large" not in c.tags]
+    wrong = [i for i in small if not is_right(results[i], cases[i], tols[i])]
+    one_chunk_right = all(is_right(results[i], cases[i], tols[i]) for i in small if "one-chunk" in cases[i].tags)
+    if one_chunk_right and wrong and all(results[i].shape == cases[i].expected.shape for i in wrong):
+        sizes = ", ".join(str(cases[i].inputs["chunk_size"]) for i in wrong)
+        case = cases[wrong[0]]
+        return _fail(
+            "wrong-combination",
+            f"Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the "
+            f"mistake is in how chunks are combined. For {case.label}, "
+            f"{first_difference(results[wrong[0]], case.expected, tols[wrong[0]], 'output')}.",
+            "After each chunk, running_sum and running_out must equal the sums over all keys so far, measured "
+            "against the current running maximum.",
+        )
+    return _diagnose_output(results, cases, tols, run)
+
+
+_MEMORY_SHAPE = (64, 4096, 6, 2, 64)  # n, m, d_k, d_v, chunk_size: the (n, m) scores dwarf everything else
+
+
+def _memory_check(fn, run) -> Feedback | None:
+    """Fails an answer whose peak memory reaches most of the whole (n, m) score matrix in float32."""
+    n, m, d_k, d_v, c = _MEMORY_SHAPE
+    rng = np.random.default_rng(3)
+    Q, K, V = rng.normal(size=(n, d_k)), rng.normal(size=(m, d_k)), rng.normal(size=(m, d_v))
+    was_tracing = tracemalloc.is_tracing()
+    if not was_tracing:
+        tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        out = run(Q, K, V, c)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        if not was_tracing:
+            tracemalloc.stop()
+    full32 = n * m * 4
+    if peak < 0.75 * full32:
+        return None
+    right = isinstance(out, np.ndarray) and out.shape == (n, d_v) and np.allclose(
+        np.asarray(out, float), _attention(Q, K, V), rtol=1e-3, atol=1e-5)
+    return _fail(
+        "full-score-matrix",
+        f"Your function {'gives the right output, but it ' if right else ''}holds the whole score matrix at "
+        f"once: on Q ({n}, {d_k}), K ({m}, {d_k}) with chunk_size={c}, its memory peaked at about as much as "
+        f"all n x m = {n * m:,} scores ({n * m * 8 / 1e6:.1f} MB in float64), where one chunk of scores is "
+        f"n x chunk_size = {n * c:,} ({n * c * 8 / 1e3:.0f} kB). Chunking exists to avoid that: memory must grow "
+        "with n x chunk_size, not n x m.",
+        "Compute the scores of one chunk at a time, Q @ K[start:start + chunk_size].T, inside the loop; never "
+        "Q @ K.T for all keys.",
+    )
+
+
+_CHUNKED = FunctionProblem(
+    checker="check_chunked_attention",
+    params=("Q", "K", "V", "chunk_size"),
+    by_name=("chunk_size",),
+    cases=_chunked_cases,
+    mistakes=_chunked_mistakes,
+    what="output",
+    forbidden=("attention", "chunked_attention"),
+    passed=(
+        "Your chunked attention gives the same output as attention for chunk sizes 1, 2, 3, 7 (= m) and 10 "
+        "(> m), with scores as large as 1000, a later chunk 900 above the first, and queries at very different "
+        "levels; and it never holds the whole (n, m) score matrix."
+    ),
+    overflow=(
+        "no-running-max",
+        "Your chunked attention is right on small scores but gives NaN or inf on {label}: the exponentials are "
+        "taken without subtracting a running maximum. " + _OVERFLOW,
+        "Keep running_max, the largest score seen so far for each query; take exp(scores - new_max), and "
+        "rescale the old sums by exp(old_max - new_max) when it grows.",
+    ),
+    diagnose=_diagnose_chunked,
+    after_pass=_memory_check,
+    hint="Run your loop by hand on a few keys and compare running_out / running_sum with attention after each chunk.",
+)
 
 
 def check_chunked_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, chunk_size) -> output`` (the online softmax) against attention.
 
-    Chunk sizes 1, 2, 3, 7 (= m) and 10 (> m) on Q (3, 4), K (7, 4), V (7, 2), and scores as large as 1000.
-    ``chunk_size`` is passed by keyword when ``fn`` has a parameter of that name, else as the fourth argument.
+    Chunk sizes 1, 2, 3, 7 (= m) and 10 (> m) on Q (3, 5), K (7, 5), V (7, 2); scores as large as 1000; a later
+    chunk whose scores are 900 above the first chunk's; a query near 0 beside a query near 1000. Once all are
+    right, the peak memory (tracemalloc) on Q (64, 6), K (4096, 6) with chunk_size 64 must stay well below
+    the whole (n, m) score matrix. ``chunk_size`` is passed by keyword when ``fn`` has a parameter of that
+    name, else as the fourth argument. Calling attn_lib.attention or attn_lib.chunked_attention is named.
 
     Parameters
     ----------
@@ -152,59 +284,11 @@ def check_chunked_attention(fn) -> Feedback:
 
     Examples
     --------
-    >>> import attn_lib
-    >>> check_chunked_attention(attn_lib.chunked_attention).passed
-    True
+    >>> def whole_matrix(Q, K, V, chunk_size):
+    ...     scores = Q @ K.T / np.sqrt(Q.shape[-1])  # (n, m) all at once: not chunked
+    ...     w = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    ...     return (w / w.sum(axis=-1, keepdims=True)) @ V
+    >>> check_chunked_attention(whole_matrix).mistake
+    'full-score-matrix'
     """
-    return _unless_unanswered(_judge_chunked_attention, fn)
-
-
-def _judge_chunked_attention(fn) -> Feedback:
-    if _blank(fn):
-        return _not_answered()
-    problem = _function_problem(fn, "check_chunked_attention", "Q", "K", "V", "chunk_size")
-    if problem is not None:
-        return problem
-    by_keyword = _accepts(fn, 0, 0, 0, chunk_size=1) is True
-    cases = _chunked_cases()
-    results = []
-    for case in cases:
-        Q, K, V, c = (case.inputs[k] for k in ("Q", "K", "V", "chunk_size"))
-        got = _call(fn, Q, K, V, chunk_size=c) if by_keyword else _call(fn, Q, K, V, c)
-        results.append(_as_float_result(got))
-    if all(_is_right(got, case) for got, case in zip(results, cases)):
-        return Feedback(
-            True,
-            "Your chunked attention gives the same output as attention for chunk sizes 1, 2, 3, 7 (= m) and "
-            "10 (> m), and with scores as large as 1000.",
-        )
-    overflow = _overflowed(results, cases)
-    mistake, variant = _find_mistake(results, cases, _chunked_mistakes(), overflow)
-    if mistake:
-        return _report_mistake(mistake, variant, results, cases, overflow)
-    if _right_but_overflowed(results, cases, overflow):
-        return _fail(
-            "no-running-max",
-            f"Your chunked attention is right on small scores but gives NaN or inf on {cases[min(overflow)].label}"
-            ": the exponentials are taken without subtracting a running maximum. " + _OVERFLOW,
-            "Keep running_max, the largest score seen so far for each query; take exp(scores - new_max), and "
-            "rescale the old sums by exp(old_max - new_max) when it grows.",
-        )
-    problem, case = _first_problem(results, cases)
-    if problem is not None:
-        return _report_problem(problem, case)
-    small = [i for i, c in enumerate(cases) if "large" not in c.tags]
-    wrong = [i for i in small if not _is_right(results[i], cases[i])]
-    one_chunk_right = all(_is_right(results[i], cases[i]) for i in small if "one-chunk" in cases[i].tags)
-    if one_chunk_right and wrong and all(results[i].shape == cases[i].expected.shape for i in wrong):
-        sizes = ", ".join(str(cases[i].inputs["chunk_size"]) for i in wrong)
-        case = cases[wrong[0]]
-        return _fail(
-            "wrong-combination",
-            f"Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the "
-            f"mistake is in how chunks are combined. For {case.label}, "
-            f"{_first_difference(results[wrong[0]], case.expected, 'output')}.",
-            "After each chunk, running_sum and running_out must equal the sums over all keys so far, measured "
-            "against the current running maximum.",
-        )
-    return _diagnose_output(results, cases, list(range(len(cases))))
+    return judge(fn, _CHUNKED)

@@ -8,9 +8,8 @@ import numpy as np
 
 from .._checks import check_size
 from ..cost import attention_cost
-from ._compare import _fmt
 from ._feedback import Feedback, NOT_ANSWERED, _fail, _not_answered
-from ._running import _blank
+from ._judge import _blank, fmt as _fmt
 
 
 _SHAPE_NAMES = ("Q", "K", "V", "scores", "weights", "output")
@@ -80,6 +79,8 @@ def _shape_of(value, sizes):
         return None
     out = []
     for item in value:
+        if isinstance(item, np.ndarray) and item.size == 1 and item.dtype.kind in "iu":
+            item = item.reshape(()).item()  # a 0-d or one-element integer array
         if isinstance(item, str) and item.strip() in sizes:
             out.append(sizes[item.strip()])
         elif isinstance(item, numbers.Integral) and not isinstance(item, bool):
@@ -178,8 +179,8 @@ _QUANTITIES = ("scores", "score_macs", "mix_macs", "score_bytes_float32", "proje
 
 
 def _as_number(answer):
-    if isinstance(answer, np.ndarray) and answer.ndim == 0:
-        answer = answer.item()
+    if isinstance(answer, np.ndarray) and answer.size == 1 and answer.dtype.kind in "iuf":
+        answer = answer.reshape(()).item()  # 0-d or one-element arrays count as numbers
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         return None
     value = float(answer)

@@ -4,70 +4,67 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._compare import (
-    _Case,
-    _Mistake,
-    _ATOL,
-    _RTOL,
-    _find_mistake,
-    _first_difference,
-    _first_problem,
-    _fmt,
-    _index,
-    _is_right,
-    _nonfinite,
-    _overflowed,
-    _right_but_overflowed,
-    _report_mistake,
-    _report_problem,
-)
-from ._feedback import Feedback, _fail, _not_answered
+from ._feedback import Feedback, _fail
+from ._judge import Case, FunctionProblem, Mistake, Raised, close, fmt, index, judge, two_numbers
 from ._pieces import (
+    _AXIS_1,
+    _BOOL_INDEX,
+    _FIX_BOOL_INDEX,
+    _FIX_GLOBAL_MAX,
     _FIX_NO_DIVISION,
     _FIX_OVERFLOW,
+    _GLOBAL_MAX,
     _NO_DIVISION,
     _OVERFLOW,
+    _SMALL_FILL,
+    _SMALL_FILLS,
+    _UNIFORM,
+    _bool_index_blocked,
+    _global_max_softmax,
     _max_shift,
     _softmax,
     _softmax_from,
     _softmax_no_keepdims,
     _softmax_whole,
 )
-from ._running import _as_float_result, _blank, _call, _function_problem, _unless_unanswered
 
 
-def _softmax_cases() -> list[_Case]:
+def _expected(x):
+    with np.errstate(all="ignore"):
+        return _softmax(x)
+
+
+# ------------------------------------------------------------------------------------------- check_softmax
+
+
+def _softmax_cases() -> list[Case]:
     rng = np.random.default_rng(4)
     neg = rng.normal(size=(3, 4)) * 2
     neg[0, 1] = neg[1, 0] = neg[1, 3] = neg[2, 2] = -np.inf
     levels = np.array([[0.5, -1.0, 2.0, 0.0], [800.0, 790.0, 805.0, 0.0]])
+    batch_levels = np.stack([rng.normal(size=(2, 4)) * 2, 900 + rng.normal(size=(2, 4)) * 2])
     raw = [
         ("a 4 x 4 array of small scores", rng.normal(size=(4, 4)) * 2, ()),
         ("a 2 x 5 array of small scores", rng.normal(size=(2, 5)) * 2, ()),
         ("a 3 x 4 array with -inf entries (masked)", neg, ()),
         ("a 3 x 4 array of scores near 1000", 1000 + rng.normal(size=(3, 4)) * 2, ("large",)),
         ("rows at very different levels ([0.5, -1, 2, 0] and [800, 790, 805, 0])", levels, ("large",)),
+        ("a batch of shape (2, 3, 5): two 3 x 5 arrays", rng.normal(size=(2, 3, 5)) * 2, ("batch",)),
+        ("a single row of 5 scores, shape (5,)", rng.normal(size=5) * 2, ("batch",)),
+        ("a batch of shape (2, 2, 4) whose second array is near 900", batch_levels, ("batch", "large")),
     ]
-    out = []
-    for label, x, tags in raw:
-        with np.errstate(all="ignore"):
-            expected = _softmax(x)
-        out.append(_Case(label, {"x": x}, frozenset(tags), expected))
-    return out
+    return [Case(label, {"x": x}, _expected(x), tags) for label, x, tags in raw]
 
 
-def _softmax_mistakes() -> list[_Mistake]:
+def _uniform(x):
+    allowed = np.isfinite(x)
+    return allowed / allowed.sum(axis=-1, keepdims=True)
+
+
+def _softmax_mistakes() -> list[Mistake]:
     return [
-        _Mistake(
-            "global-max",
-            "Your softmax subtracts the largest entry of the whole array instead of each row's own maximum. "
-            "That is allowed in exact arithmetic, but a row far below the overall maximum then has every "
-            "exp underflow to 0, and 0/0 gives NaN (see the row [0.5, -1, 2, 0] next to [800, 790, 805, 0]).",
-            "Subtract each row's maximum: np.max(x, axis=-1, keepdims=True).",
-            (lambda x: _softmax_global_max(x),),
-            strict_nonfinite=True,
-        ),
-        _Mistake(
+        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX, (_global_max_softmax,), strict_nonfinite=True),
+        Mistake(
             "subtract-min",
             "Your softmax subtracts each row's minimum instead of its maximum. The result is the same in exact "
             "arithmetic, but the largest exponent is then exp(max - min): it overflows when a row spans more "
@@ -76,21 +73,35 @@ def _softmax_mistakes() -> list[_Mistake]:
             (lambda x: _softmax_from(x - np.min(x, axis=-1, keepdims=True)),),
             strict_nonfinite=True,
         ),
-        _Mistake(
+        Mistake(
+            "axis-1-on-batch",
+            _AXIS_1,
+            "Use axis=-1 (with keepdims=True) in both the max and the sum.",
+            (
+                lambda x: _softmax(x, axis=1),
+                lambda x: _softmax_from(_max_shift(x, axis=1)),
+                lambda x: _softmax_from(_max_shift(x), axis=1),
+            ),
+        ),
+        Mistake(
             "softmax-wrong-axis",
             "Your weights sum to one down each column (axis 0) instead of along each row. Each row is one "
-            "query's distribution over the keys, so the softmax runs along the last axis.",
+            "query's scores over the keys, and its weights must sum to one: softmax runs along the last axis.",
             "Use axis=-1 (with keepdims=True) in both the max and the sum.",
-            (lambda x: _softmax(x, axis=0),),
+            (lambda x: _softmax(x, axis=0), lambda x: _softmax(x, axis=-2)),
         ),
-        _Mistake(
+        Mistake(
             "softmax-whole-matrix",
-            "Your softmax normalises the whole array at once (a sum with no axis): all entries together sum "
+            "Your function normalises the whole array at once (a sum with no axis): all entries together sum "
             "to one, so each row sums to less than one. Softmax acts on each row separately.",
             "Sum along the rows: np.sum(e, axis=-1, keepdims=True).",
-            (_softmax_whole, lambda x: _softmax_from(x, axis=None)),
+            (
+                _softmax_whole,
+                lambda x: _softmax_from(x, axis=None),
+                _per_matrix,
+            ),
         ),
-        _Mistake(
+        Mistake(
             "no-keepdims",
             "A row statistic (the sum or the max) lost its axis: np.sum(e, axis=-1) has shape (n,), and an "
             "(n, m) array divided by it has column j divided by the sum of row j. It fails when n != m and is "
@@ -102,90 +113,36 @@ def _softmax_mistakes() -> list[_Mistake]:
                 lambda x: _softmax_no_keepdims(x, "both"),
             ),
         ),
-        _Mistake(
+        Mistake(
             "max-wrong-axis",
-            "Your softmax subtracts each column's maximum (axis 0) instead of each row's. Adding a constant "
-            "to a whole row changes nothing, but a different constant per column changes the weights.",
+            "Your softmax subtracts each column's maximum instead of each row's. Adding one constant to a whole "
+            "row changes nothing, but a different constant for each entry of a row (one per column) changes the "
+            "weights.",
             "Subtract np.max(x, axis=-1, keepdims=True).",
-            (lambda x: _softmax_from(x - np.max(x, axis=0, keepdims=True)),),
+            (
+                lambda x: _softmax_from(x - np.max(x, axis=0, keepdims=True)),
+                lambda x: _softmax_from(x - np.max(x, axis=-2, keepdims=True)),
+            ),
         ),
-        _Mistake(
+        Mistake(
             "no-division",
             _NO_DIVISION,
             _FIX_NO_DIVISION,
-            (
-                lambda x: np.exp(x - np.max(x, axis=-1, keepdims=True)),
-                np.exp,
-            ),
+            (lambda x: np.exp(_max_shift(x)), lambda x: np.exp(x)),
         ),
+        Mistake("uniform-weights", _UNIFORM, "Take np.exp of the (shifted) scores, then divide by their row sum.",
+                (_uniform, lambda x: np.full(x.shape, 1 / x.shape[-1]))),
     ]
 
 
-def _softmax_global_max(x):
-    return _softmax_from(x - np.max(x))
+def _per_matrix(x):
+    """One softmax over each whole (n, m) matrix of a batch."""
+    e = np.exp(x - np.max(x, axis=(-2, -1), keepdims=True))
+    return e / np.sum(e, axis=(-2, -1), keepdims=True)
 
 
-def check_softmax(fn) -> Feedback:
-    """Check a learner's row-wise softmax ``fn(x) -> weights`` (softmax along the last axis).
-
-    Five seeded 2-D cases: small scores (square and not), -inf entries (which must get weight 0), scores near
-    1000, and rows at very different levels. A naive ``exp(x) / sum`` passes the small cases and fails the
-    large ones, and the feedback says so.
-
-    Parameters
-    ----------
-    fn : callable or None
-        ``fn(x)`` with x (n, m), returning weights (n, m), each row non-negative and summing to one.
-
-    Returns
-    -------
-    Feedback
-
-    Examples
-    --------
-    >>> def naive(x):
-    ...     e = np.exp(x)
-    ...     return e / e.sum(axis=-1, keepdims=True)
-    >>> check_softmax(naive).mistake
-    'naive-overflow'
-    """
-    return _unless_unanswered(_judge_softmax, fn)
-
-
-def _judge_softmax(fn) -> Feedback:
-    if _blank(fn):
-        return _not_answered()
-    problem = _function_problem(fn, "check_softmax", "x")
-    if problem is not None:
-        return problem
-    cases = _softmax_cases()
-    results = [_as_float_result(_call(fn, case.inputs["x"]), "weights") for case in cases]
-    if all(_is_right(got, case) for got, case in zip(results, cases)):
-        return Feedback(
-            True,
-            f"Your softmax matches on all {len(cases)} cases: each row is non-negative and sums to one, -inf "
-            "gets weight 0, and scores near 1000 do not overflow.",
-        )
-    overflow = _overflowed(results, cases)
-    mistake, variant = _find_mistake(results, cases, _softmax_mistakes(), overflow)
-    if mistake:
-        return _report_mistake(mistake, variant, results, cases, overflow)
-    if _right_but_overflowed(results, cases, overflow):
-        i = min(overflow)
-        return _fail(
-            "naive-overflow",
-            f"Your softmax is right on small scores, but on {cases[i].label} it gives NaN or inf: it does not "
-            "subtract each row's maximum first. " + _OVERFLOW,
-            _FIX_OVERFLOW,
-        )
-    return _diagnose_weights(results, cases, fn)
-
-
-def _diagnose_weights(results, cases, fn, mask_key=None) -> Feedback:
-    """Structural reasons for softmax-like outputs (n, m): the first one that applies."""
-    problem, case = _first_problem(results, cases)
-    if problem is not None:
-        return _report_problem(problem, case)
+def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | None:
+    """Structural reasons for softmax-like outputs (..., n, m): the first one that applies."""
     for got, case in zip(results, cases):
         if got.shape != case.expected.shape:
             return _fail(
@@ -199,52 +156,59 @@ def _diagnose_weights(results, cases, fn, mask_key=None) -> Feedback:
             at = np.argwhere(got < -1e-12)[0]
             return _fail(
                 "negative-weights",
-                f"For {case.label}, weight {_index(at)} is {_fmt(got[tuple(at)])}: weights are exponentials "
+                f"For {case.label}, weight {index(at)} is {fmt(got[tuple(at)])}: weights are exponentials "
                 "divided by a positive sum, so none can be negative.",
                 "Apply np.exp before dividing by the row sum.",
             )
     for got, case in zip(results, cases):
-        if _nonfinite(got):
-            bad = _index(np.argwhere(~np.isfinite(got))[0])
+        if got.size and not np.isfinite(got).all():
+            bad = index(np.argwhere(~np.isfinite(got))[0])
             return _fail(
                 "non-finite-output",
                 f"For {case.label}, your weights have NaN or inf (first at {bad}).",
                 _FIX_OVERFLOW,
             )
-    # Each row a positive multiple of the right row, whatever constant was subtracted before exp: no division.
+    # Each row a positive multiple of the right row, the multiples not all equal (whatever constant was
+    # subtracted before exp): no division.
+    sums = [got.sum(axis=-1) for got in results]
     if all(
-        (got.sum(axis=-1) > 0).all()
-        and np.allclose(got, case.expected * got.sum(axis=-1, keepdims=True), rtol=_RTOL, atol=_ATOL)
-        for got, case in zip(results, cases)
-    ):
+        (s > 0).all() and close(got, case.expected * s[..., None], tol).all()
+        for got, case, tol, s in zip(results, cases, tols, sums)
+    ) and np.ptp(np.concatenate([s.ravel() for s in sums])) > 1e-3 * np.max(np.concatenate([s.ravel() for s in sums])):
         return _fail("no-division", _NO_DIVISION, _FIX_NO_DIVISION)
-    for got, case in zip(results, cases):
+    for got, case, tol in zip(results, cases, tols):
         sums = got.sum(axis=-1)
-        if not np.allclose(sums, 1.0, rtol=_RTOL, atol=_ATOL):
-            row = int(np.argmax(~np.isclose(sums, 1.0, rtol=_RTOL, atol=_ATOL)))
+        off = ~close(sums, 1.0, tol)
+        if off.any():
+            row = np.argwhere(off)[0]
             return _fail(
                 "rows-not-one",
-                f"For {case.label}, row {row} of your weights sums to {_fmt(sums[row])}, not 1. Each row is one "
-                "query's distribution over the keys.",
+                f"For {case.label}, row {index(row)} of your weights sums to {two_numbers(sums[tuple(row)], 1.0)[0]}, "
+                "not 1. "
+                "Each row is one query's distribution over the keys.",
                 "Divide each row by its own sum: e / np.sum(e, axis=-1, keepdims=True).",
             )
-    for got, case in zip(results, cases):
-        blocked = ~case.inputs[mask_key] if mask_key else np.isneginf(case.inputs["x"])
-        if blocked.any() and not np.allclose(got[blocked], 0.0, atol=_ATOL):
-            at = np.argwhere(blocked & ~np.isclose(got, 0.0, atol=_ATOL))[0]
+    for got, case, tol in zip(results, cases, tols):
+        if mask_key:
+            blocked = ~np.broadcast_to(case.inputs[mask_key], got.shape)
+        else:
+            blocked = np.isneginf(case.inputs["x"])
+        wrong = blocked & ~close(got, 0.0, tol)
+        if wrong.any():
+            at = np.argwhere(wrong)[0]
             what = "a blocked key" if mask_key else "an entry of -inf"
             return _fail(
                 "blocked-not-zero" if mask_key else "neg-inf-not-zero",
-                f"For {case.label}, weight {_index(at)} belongs to {what} but is {_fmt(got[tuple(at)])}: "
+                f"For {case.label}, weight {index(at)} belongs to {what} but is {fmt(got[tuple(at)])}: "
                 "exp(-inf) = 0, so it must be exactly 0.",
                 "Put -inf in the blocked scores before np.exp, and do not replace it afterwards.",
             )
     if mask_key is None:
         x = cases[0].inputs["x"]
-        shifted = _as_float_result(_call(fn, x + 3.0), "weights")
+        shifted = run(x + 3.0)
         first = results[0]
         if isinstance(shifted, np.ndarray) and (
-            shifted.shape != first.shape or not np.allclose(shifted, first, rtol=_RTOL, atol=_ATOL)
+            shifted.shape != first.shape or not close(np.asarray(shifted, float), first, tols[0]).all()
         ):
             return _fail(
                 "not-shift-invariant",
@@ -252,66 +216,157 @@ def _diagnose_weights(results, cases, fn, mask_key=None) -> Feedback:
                 "added to a row: exp(x + c) = exp(c) exp(x), and exp(c) cancels in the division.",
                 "Compute exp of the (shifted) scores, and divide by the sum of those same exponentials.",
             )
-    for got, case in zip(results, cases):
-        if not _is_right(got, case):
-            return _fail(
-                "wrong-values",
-                f"For {case.label}, {_first_difference(got, case.expected, 'weights')}.",
-                "Compare with attn_lib.softmax on the same input, one row at a time.",
-            )
-    raise AssertionError("unreachable: a wrong answer with no difference")  # pragma: no cover
+    return None
 
 
-def _masked_cases() -> list[_Case]:
+_SOFTMAX = FunctionProblem(
+    checker="check_softmax",
+    params=("x",),
+    cases=_softmax_cases,
+    mistakes=_softmax_mistakes,
+    what="weights",
+    forbidden=("softmax",),
+    passed=(
+        "Your softmax matches on all {count} cases: each row is non-negative and sums to one, -inf gets weight "
+        "0, scores near 1000 do not overflow, and leading batch axes work."
+    ),
+    diagnose=_diagnose_weights,
+    hint="Compare with attn_lib.softmax on the same input, one row at a time.",
+)
+
+
+def check_softmax(fn) -> Feedback:
+    """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of any number of axes.
+
+    Eight seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near 1000,
+    rows at very different levels, two batches (2, 3, 5) and (2, 2, 4), and one row of shape (5,). A naive
+    ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback says so. Calling attn_lib.softmax is
+    named (``used-attn-lib``).
+
+    Parameters
+    ----------
+    fn : callable or None
+        ``fn(x)`` with x (..., n, m), returning weights (..., n, m), each row non-negative and summing to one.
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> def naive(x):
+    ...     e = np.exp(x)
+    ...     return e / e.sum(axis=-1, keepdims=True)
+    >>> check_softmax(naive).mistake
+    'naive-overflow'
+    >>> def rows_of_2d(x):
+    ...     e = np.exp(x - x.max(axis=1, keepdims=True))
+    ...     return e / e.sum(axis=1, keepdims=True)
+    >>> check_softmax(rows_of_2d).mistake
+    'axis-1-on-batch'
+    """
+    return judge(fn, _SOFTMAX)
+
+
+# ------------------------------------------------------------------------------------------- check_masked_softmax
+
+
+def _masked_cases() -> list[Case]:
     rng = np.random.default_rng(6)
     scattered = np.array([[True, False, True, False], [False, True, True, True], [True, False, False, False]])
+    levels = rng.normal(size=(3, 4)) * 2
+    levels[1:] += 1000.0  # query 0 near 0, queries 1 and 2 near 1000
+    dominant = rng.normal(size=(3, 5)) * 2
+    dominant[:2, 3:] = 1000.0  # blocked keys 3 and 4 hold by far the largest scores of rows 0 and 1
+    lengths = np.array([3, 5])
     raw = [
         ("4 x 4 scores with a causal mask", rng.normal(size=(4, 4)) * 2, np.tri(4, 4, dtype=bool), ()),
         ("3 x 5 scores with a padding mask (keys 3 and 4 blocked)", rng.normal(size=(3, 5)) * 2,
          np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ()),
         ("3 x 4 scores with a scattered mask", rng.normal(size=(3, 4)) * 2, scattered, ()),
-        ("3 x 4 scores near 1000 with a causal mask", 1000 + rng.normal(size=(3, 4)) * 2,
+        ("3 x 4 scores near -300 with a causal mask", rng.normal(size=(3, 4)) * 2 - 300, np.tri(3, 4, dtype=bool),
+         ()),
+        ("3 x 4 scores with a causal mask, query 0 near 0 and queries 1, 2 near 1000", levels,
          np.tri(3, 4, dtype=bool), ("large",)),
+        ("3 x 5 scores whose blocked keys 3 and 4 score 1000, far above the allowed ones", dominant,
+         np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ("dominant",)),
+        ("scores (4, 6) with a padding mask of shape (1, 6) that broadcasts (keys 4 and 5 blocked)",
+         rng.normal(size=(4, 6)) * 2, (np.arange(6) < 4)[None, :], ("broadcast",)),
+        ("a batch of scores (2, 3, 5) with a padding mask (2, 1, 5) (lengths 3 and 5)",
+         rng.normal(size=(2, 3, 5)) * 2, (np.arange(5) < lengths[:, None])[:, None, :], ("batch", "broadcast")),
+        ("a batch of scores (2, 4, 4) sharing one causal mask (4, 4)", rng.normal(size=(2, 4, 4)) * 2,
+         np.tri(4, 4, dtype=bool), ("batch", "broadcast")),
     ]
-    cases = []
-    for label, scores, mask, tags in raw:
-        expected = _softmax(np.where(mask, scores, -np.inf))
-        cases.append(_Case(label, {"scores": scores, "mask": mask}, frozenset(tags), expected))
-    return cases
+    return [
+        Case(label, {"scores": s, "mask": mask}, _expected(np.where(mask, s, -np.inf)), tags)
+        for label, s, mask, tags in raw
+    ]
 
 
-def _masked_mistakes() -> list[_Mistake]:
+def _masked(scores, mask, fill=-np.inf):
+    return np.where(mask, scores, fill)
+
+
+def _renormalised(scores, mask, eps=0.0):
+    w = _softmax(scores) * mask
+    return w / (w.sum(axis=-1, keepdims=True) + eps)
+
+
+def _exp_times_mask(scores, mask):
+    e = np.exp(scores - np.max(_masked(scores, mask), axis=-1, keepdims=True)) * mask  # inf x 0 where blocked
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _masked_mistakes() -> list[Mistake]:
     fix = "Put -inf in the blocked scores, then take the softmax: softmax(np.where(mask, scores, -np.inf))."
     return [
-        _Mistake(
+        Mistake(
+            "zero-then-renormalise",
+            "Your function removes the blocked keys after taking exponentials of all the scores (it zeroes the "
+            "blocked weights or exponentials, then divides by the new row sum). That gives the right weights only "
+            "while no blocked score is far above the allowed ones: here the blocked keys score 1000, so the "
+            "allowed exponentials underflow to 0 and the division is 0/0 (NaN) or by a tiny number, or the "
+            "blocked ones overflow and inf x 0 is NaN.",
+            fix,
+            (_renormalised, lambda scores, mask: _renormalised(scores, mask, 1e-9),
+             lambda scores, mask: _renormalised(scores, mask, 1e-12), _exp_times_mask),
+            strict_nonfinite=True,
+        ),
+        Mistake(
             "mask-after-softmax",
-            "Your function masks after the softmax (or forgets to renormalise): blocked weights are 0, but "
-            "each row sums to less than one, and the blocked scores are still in the softmax's denominator, "
-            "so what should be hidden still changes every weight.",
+            "Your function masks after the softmax (and does not renormalise): blocked weights are 0, but each "
+            "row sums to less than one, and the blocked scores are still in the softmax's denominator, so what "
+            "should be hidden still changes every weight.",
             fix,
             (lambda scores, mask: _softmax(scores) * mask,),
         ),
-        _Mistake(
+        Mistake(
             "mask-zero",
             "Your function sets blocked scores to 0 (filling 0, or multiplying the scores by the mask) instead "
             "of -inf. exp(0) = 1, so blocked keys still get weight; only -inf gives exp(-inf) = 0 exactly.",
             fix,
-            (lambda scores, mask: _softmax(np.where(mask, scores, 0.0)),),
+            (lambda scores, mask: _softmax(_masked(scores, mask, 0.0)),),
         ),
-        _Mistake(
+        Mistake(
+            "small-fill",
+            _SMALL_FILL,
+            fix,
+            tuple((lambda scores, mask, f=f: _softmax(_masked(scores, mask, f))) for f in _SMALL_FILLS),
+        ),
+        Mistake(
             "inverted-mask",
             "Your function uses the mask the wrong way round: blocked keys get the weight and allowed keys get "
             "0. In this course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
             "Keep the score where the mask is True: np.where(mask, scores, -np.inf).",
             (lambda scores, mask: _softmax(np.where(mask, -np.inf, scores)),),
         ),
-        _Mistake(
+        Mistake(
             "ignored-mask",
             "Your weights are the softmax of the scores as if there were no mask: blocked keys get weight.",
             fix,
             (lambda scores, mask: _softmax(scores),),
         ),
-        _Mistake(
+        Mistake(
             "mask-added",
             "Your function adds the boolean mask to the scores: True counts as 1, so allowed keys gain 1 and "
             "blocked keys keep their score. An additive mask holds 0 where allowed and -inf where blocked; the "
@@ -319,42 +374,121 @@ def _masked_mistakes() -> list[_Mistake]:
             fix,
             (lambda scores, mask: _softmax(scores + mask),),
         ),
-        _Mistake(
-            "softmax-wrong-axis",
-            "Your weights sum to one down each column (axis 0) instead of along each row: each query's row is "
-            "its distribution over the keys.",
-            "Use axis=-1 (with keepdims=True) in the max and the sum.",
-            (lambda scores, mask: _softmax(np.where(mask, scores, -np.inf), axis=0),),
+        Mistake(
+            "boolean-index-broadcast",
+            _BOOL_INDEX,
+            _FIX_BOOL_INDEX,
+            (lambda scores, mask: _softmax(_bool_index_blocked(scores, mask)),),
         ),
-        _Mistake(
+        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX,
+                (lambda scores, mask: _global_max_softmax(_masked(scores, mask)),
+                 lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores))),
+                strict_nonfinite=True),
+        Mistake(
+            "axis-1-on-batch",
+            _AXIS_1,
+            "Use axis=-1 (with keepdims=True) in the max and the sum.",
+            (
+                lambda scores, mask: _softmax(_masked(scores, mask), axis=1),
+                lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=1)),
+            ),
+        ),
+        Mistake(
+            "softmax-wrong-axis",
+            "Your weights sum to one down each column instead of along each row: each query's row is its "
+            "distribution over the keys.",
+            "Use axis=-1 (with keepdims=True) in the max and the sum.",
+            (lambda scores, mask: _softmax(_masked(scores, mask), axis=0),
+             lambda scores, mask: _softmax(_masked(scores, mask), axis=-2)),
+        ),
+        Mistake(
             "softmax-whole-matrix",
             "Your function normalises the whole array at once (a sum with no axis), so each row sums to less "
             "than one. Softmax acts on each row separately.",
             "Sum along the rows: np.sum(e, axis=-1, keepdims=True).",
-            (lambda scores, mask: _softmax_whole(np.where(mask, scores, -np.inf)),),
+            (lambda scores, mask: _softmax_whole(_masked(scores, mask)),
+             lambda scores, mask: _per_matrix(_masked(scores, mask)),
+             lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores), axis=None)),
         ),
-        _Mistake(
+        Mistake(
+            "max-wrong-axis",
+            "Your softmax subtracts each column's maximum instead of each row's: a different constant for each "
+            "entry of a row changes the weights (and a column whose keys are all blocked gives NaN).",
+            "Subtract np.max(x, axis=-1, keepdims=True).",
+            (lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=0)),
+             lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=-2))),
+        ),
+        Mistake(
             "no-division",
             _NO_DIVISION,
             _FIX_NO_DIVISION,
             (
-                lambda scores, mask: np.exp(_max_shift(np.where(mask, scores, -np.inf))),
-                lambda scores, mask: np.exp(np.where(mask, scores, -np.inf)),
+                lambda scores, mask: np.exp(_max_shift(_masked(scores, mask))),
+                lambda scores, mask: np.exp(_masked(scores, mask)),
             ),
         ),
+        Mistake(
+            "uniform-weights",
+            _UNIFORM,
+            fix,
+            (lambda scores, mask: _uniform(_masked(scores, mask)),
+             lambda scores, mask: np.full(scores.shape, 1 / scores.shape[-1])),
+        ),
     ]
+
+
+def _fully_masked_weights_note(fn, run) -> str:
+    scores = np.array([[0.5, 1.0, -0.5], [1.0, 2.0, 0.0]])
+    mask = np.array([[True, False, True], [False, False, False]])
+    got = run(scores, mask)
+    if isinstance(got, Raised):
+        return ""
+    got = np.asarray(got, dtype=float) if isinstance(got, np.ndarray) else None
+    if got is not None and got.shape == (2, 3) and np.isnan(got[1]).any():
+        return (
+            "\nOne thing to know: when every key of a row is blocked, your function returns NaN for that row "
+            "(all its scores are -inf, and the softmax computes 0/0). attn_lib.softmax raises a ValueError "
+            "instead; a NaN would spread silently through every later layer."
+        )
+    return ""
+
+
+_MASKED = FunctionProblem(
+    checker="check_masked_softmax",
+    params=("scores", "mask"),
+    cases=_masked_cases,
+    mistakes=_masked_mistakes,
+    what="weights",
+    forbidden=("attention",),
+    passed=(
+        "Your masked softmax matches on all {count} cases: blocked keys get weight 0, each row still sums to "
+        "one, a blocked score of 1000 changes nothing, scores near 1000 do not overflow, and masks that "
+        "broadcast over a batch work."
+    ),
+    overflow=(
+        "naive-overflow",
+        "Your masked softmax is right on small scores but gives NaN or inf on {label}. " + _OVERFLOW,
+        _FIX_OVERFLOW + " Blocked entries are -inf, which the maximum ignores as long as one key is allowed.",
+    ),
+    diagnose=lambda results, cases, tols, run: _diagnose_weights(results, cases, tols, run, mask_key="mask"),
+    after_pass=_fully_masked_weights_note,
+    hint="Compare with attn_lib.softmax(np.where(mask, scores, -np.inf)) on the same input, one row at a time.",
+)
 
 
 def check_masked_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
 
-    Four seeded cases: a causal mask, a padding mask, a scattered mask, and scores near 1000. Blocked keys
-    must get weight exactly 0 and each row must still sum to one.
+    Nine seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
+    near 0 and near 1000 in one array; a blocked score of 1000 that dominates its row (zero-then-renormalise gives
+    0/0 there); masks (1, 6), (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4, 4). Blocked
+    keys must get weight exactly 0 and each row must still sum to one.
 
     Parameters
     ----------
     fn : callable or None
-        ``fn(scores, mask)`` with scores (n, m) and mask bool (n, m), True = may attend; returns weights (n, m).
+        ``fn(scores, mask)`` with scores (..., n, m) and a boolean mask that broadcasts to it, True = may
+        attend; returns weights (..., n, m).
 
     Returns
     -------
@@ -367,47 +501,10 @@ def check_masked_softmax(fn) -> Feedback:
     ...     return e / e.sum(axis=-1, keepdims=True) * mask
     >>> check_masked_softmax(after).mistake
     'mask-after-softmax'
+    >>> def renormalised(scores, mask):
+    ...     w = after(scores, mask)
+    ...     return w / w.sum(axis=-1, keepdims=True)
+    >>> check_masked_softmax(renormalised).mistake
+    'zero-then-renormalise'
     """
-    return _unless_unanswered(_judge_masked_softmax, fn)
-
-
-def _judge_masked_softmax(fn) -> Feedback:
-    if _blank(fn):
-        return _not_answered()
-    problem = _function_problem(fn, "check_masked_softmax", "scores", "mask")
-    if problem is not None:
-        return problem
-    cases = _masked_cases()
-    results = [_as_float_result(_call(fn, c.inputs["scores"], c.inputs["mask"]), "weights") for c in cases]
-    if all(_is_right(got, case) for got, case in zip(results, cases)):
-        note = _fully_masked_weights_note(fn)
-        return Feedback(
-            True,
-            f"Your masked softmax matches on all {len(cases)} cases: blocked keys get weight 0, each row still "
-            "sums to one, and scores near 1000 do not overflow." + note,
-        )
-    overflow = _overflowed(results, cases)
-    mistake, variant = _find_mistake(results, cases, _masked_mistakes(), overflow)
-    if mistake:
-        return _report_mistake(mistake, variant, results, cases, overflow)
-    if _right_but_overflowed(results, cases, overflow):
-        return _fail(
-            "naive-overflow",
-            f"Your masked softmax is right on small scores but gives NaN or inf on {cases[min(overflow)].label}. "
-            + _OVERFLOW,
-            _FIX_OVERFLOW + " Blocked entries are -inf, which the maximum ignores as long as one key is allowed.",
-        )
-    return _diagnose_weights(results, cases, fn, mask_key="mask")
-
-
-def _fully_masked_weights_note(fn) -> str:
-    scores = np.array([[0.5, 1.0, -0.5], [1.0, 2.0, 0.0]])
-    mask = np.array([[True, False, True], [False, False, False]])
-    got = _as_float_result(_call(fn, scores, mask), "weights")
-    if isinstance(got, np.ndarray) and got.shape == (2, 3) and np.isnan(got[1]).any():
-        return (
-            "\nOne thing to know: when every key of a row is blocked, your function returns NaN for that row "
-            "(all its scores are -inf, and the softmax computes 0/0). attn_lib.softmax raises a ValueError "
-            "instead; a NaN would spread silently through every later layer."
-        )
-    return ""
+    return judge(fn, _MASKED)

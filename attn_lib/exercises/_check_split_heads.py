@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._compare import _Case, _Mistake, _find_mistake, _first_problem, _fmt, _is_right, _report_problem
-from ._feedback import Feedback, _fail, _not_answered
-from ._running import _as_float_result, _blank, _call, _function_problem, _unless_unanswered
+from ._feedback import Feedback, _fail
+from ._judge import Case, FunctionProblem, Mistake, close, fmt, judge
 
 
-def _split_cases() -> list[_Case]:
+def _split_cases() -> list[Case]:
     cases = []
     for n, d_model, heads in ((5, 12, 3), (4, 8, 2), (3, 8, 4)):
         # X[i, c] = 100 i + c: every number says which position and column it came from.
@@ -17,16 +16,16 @@ def _split_cases() -> list[_Case]:
         d_k = d_model // heads
         expected = X.reshape(n, heads, d_k).transpose(1, 0, 2)  # (n, heads, d_k) -> (heads, n, d_k)
         label = f"X of shape (n, d_model) = {X.shape} with heads={heads} (d_k = {d_k})"
-        cases.append(_Case(label, {"X": X, "heads": heads}, frozenset(), expected))
+        cases.append(Case(label, {"X": X, "heads": heads}, expected))
     return cases
 
 
-def _split_mistakes() -> list[_Mistake]:
+def _split_mistakes() -> list[Mistake]:
     def dk(X, heads):
         return X.shape[1] // heads
 
     return [
-        _Mistake(
+        Mistake(
             "no-transpose",
             "You reshaped (n, d_model) straight to (heads, n, d_k). numpy fills the new shape in reading order, "
             "so head 0 takes the first n x d_k numbers of X: whole rows of several positions. Each head then "
@@ -35,14 +34,14 @@ def _split_mistakes() -> list[_Mistake]:
             "to the front: X.reshape(n, heads, d_k).transpose(1, 0, 2).",
             (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),),
         ),
-        _Mistake(
+        Mistake(
             "heads-last",
             "Your result is (n, heads, d_k): the right pieces, but the heads axis is not first. Each head must "
             "be a complete (n, d_k) attention problem, so heads comes first: (heads, n, d_k).",
             "Add .transpose(1, 0, 2) after the reshape.",
             (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)),),
         ),
-        _Mistake(
+        Mistake(
             "full-width",
             "Each of your heads is d_model wide: every head got the whole row. A head works on its own slice of "
             "d_k = d_model / heads columns (64 = 512 / 8 in the paper); head h takes columns h*d_k to "
@@ -50,7 +49,7 @@ def _split_mistakes() -> list[_Mistake]:
             "Use d_k = d_model // heads as the last axis: X.reshape(n, heads, d_k).transpose(1, 0, 2).",
             (lambda X, heads: np.broadcast_to(X, (heads, *X.shape)),),
         ),
-        _Mistake(
+        Mistake(
             "interleaved-columns",
             "Your heads take every heads-th column (head h gets columns h, h + heads, ...), as "
             "X.reshape(n, d_k, heads) does. Head h owns the contiguous block of columns h*d_k to (h+1)*d_k, "
@@ -58,7 +57,7 @@ def _split_mistakes() -> list[_Mistake]:
             "Reshape to (n, heads, d_k), not (n, d_k, heads), then .transpose(1, 0, 2).",
             (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(2, 0, 1),),
         ),
-        _Mistake(
+        Mistake(
             "positions-last",
             "Your result is (heads, d_k, n): each head is transposed, one column per position. Rows are "
             "positions, so a head is (n, d_k).",
@@ -66,6 +65,48 @@ def _split_mistakes() -> list[_Mistake]:
             (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(1, 2, 0),),
         ),
     ]
+
+
+def _diagnose_split(results, cases, tols, run) -> Feedback | None:
+    for got, case in zip(results, cases):
+        if got.shape != case.expected.shape:
+            return _fail(
+                "wrong-shape",
+                f"For {case.label}, the result should have shape (heads, n, d_k) = {case.expected.shape}; yours "
+                f"has shape {got.shape}.",
+                "X.reshape(n, heads, d_k) cuts each row into heads pieces; .transpose(1, 0, 2) puts heads first.",
+            )
+    for got, case, tol in zip(results, cases, tols):
+        wrong = ~close(got, case.expected, tol)
+        if wrong.any():
+            h, i, c = np.argwhere(wrong)[0]
+            d_k = case.expected.shape[-1]
+            value = got[h, i, c]
+            source = ""
+            if float(value).is_integer() and 0 <= value < 100 * case.inputs["X"].shape[0]:
+                source = f" (that is X[{int(value) // 100}, {int(value) % 100}])"
+            return _fail(
+                "wrong-values",
+                f"For {case.label}, entry [{h}, {i}, {c}] (head {h}, position {i}) is {fmt(value)}{source}; it "
+                f"should be X[{i}, {h * d_k + c}] = {fmt(case.expected[h, i, c])}.",
+                "Head h, position i is X[i, h*d_k:(h+1)*d_k].",
+            )
+    return None
+
+
+_SPLIT = FunctionProblem(
+    checker="check_split_heads",
+    params=("X", "heads"),
+    cases=_split_cases,
+    mistakes=_split_mistakes,
+    what="heads",
+    passed=(
+        "Your split is right in all {count} cases: shape (heads, n, d_k), and head h holds columns h*d_k to "
+        "(h+1)*d_k of every position, in order."
+    ),
+    diagnose=_diagnose_split,
+    hint="Head h, position i is X[i, h*d_k:(h+1)*d_k].",
+)
 
 
 def check_split_heads(fn) -> Feedback:
@@ -88,49 +129,4 @@ def check_split_heads(fn) -> Feedback:
     >>> check_split_heads(lambda X, heads: X.reshape(heads, X.shape[0], -1)).mistake
     'no-transpose'
     """
-    return _unless_unanswered(_judge_split_heads, fn)
-
-
-def _judge_split_heads(fn) -> Feedback:
-    if _blank(fn):
-        return _not_answered()
-    problem = _function_problem(fn, "check_split_heads", "X", "heads")
-    if problem is not None:
-        return problem
-    cases = _split_cases()
-    results = [_as_float_result(_call(fn, c.inputs["X"], c.inputs["heads"]), "heads") for c in cases]
-    if all(_is_right(got, case) for got, case in zip(results, cases)):
-        return Feedback(
-            True,
-            "Your split is right in all 3 cases: shape (heads, n, d_k), and head h holds columns h*d_k to "
-            "(h+1)*d_k of every position, in order.",
-        )
-    mistake, _ = _find_mistake(results, cases, _split_mistakes())
-    if mistake:
-        return _fail(mistake.id, mistake.reason, mistake.hint)
-    problem, case = _first_problem(results, cases)
-    if problem is not None:
-        return _report_problem(problem, case)
-    for got, case in zip(results, cases):
-        if got.shape != case.expected.shape:
-            return _fail(
-                "wrong-shape",
-                f"For {case.label}, the result should have shape (heads, n, d_k) = {case.expected.shape}; yours "
-                f"has shape {got.shape}.",
-                "X.reshape(n, heads, d_k) cuts each row into heads pieces; .transpose(1, 0, 2) puts heads first.",
-            )
-    for got, case in zip(results, cases):
-        if not _is_right(got, case):
-            h, i, c = np.argwhere(~np.isclose(got, case.expected))[0]
-            d_k = case.expected.shape[-1]
-            value = got[h, i, c]
-            source = ""
-            if float(value).is_integer() and 0 <= value < 100 * case.inputs["X"].shape[0]:
-                source = f" (that is X[{int(value) // 100}, {int(value) % 100}])"
-            return _fail(
-                "wrong-values",
-                f"For {case.label}, entry [{h}, {i}, {c}] (head {h}, position {i}) is {_fmt(value)}{source}; it "
-                f"should be X[{i}, {h * d_k + c}] = {_fmt(case.expected[h, i, c])}.",
-                "Head h, position i is X[i, h*d_k:(h+1)*d_k].",
-            )
-    raise AssertionError("unreachable")  # pragma: no cover
+    return judge(fn, _SPLIT)

@@ -10,15 +10,20 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported) becomes
    ``used-attn-lib``; returning None, a tuple or a non-number becomes ``returned-none``, ``returned-tuple``,
    ``not-an-array``.
-4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32
-   answer right to float32 rounding passes; the tolerance grows with ``case.scale``, the size of the numbers the
-   computation goes through). Then ``after_pass`` may still fail it (too much memory, not boolean) or add a note.
+4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32 answer
+   right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the size of
+   the numbers the computation goes through). Then ``after_pass`` may still fail it (too much memory, not
+   boolean) or add a note.
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
+   When none matches and the answer fails on cases tagged ``"batch"`` or ``"broadcast"`` (a 2-D-only answer with
+   a second mistake), steps 5-7 run on the other cases and a note about the batch is added.
 6. Otherwise: right except NaN/inf on cases tagged ``"large"`` -> ``overflow`` (id, reason, hint).
-7. Otherwise ``diagnose(results, cases)`` (the problem's own structural reasons), then the generic ones:
-   ``wrong-shape``, ``non-finite-output``, ``wrong-values`` (first differing entry, printed with enough digits
-   that the two numbers differ, and how many digits agree, naming rounding as a possible cause when many do).
+7. Otherwise ``no-batch`` (right on every case without the tag ``"batch"``, wrong on one with it), an
+   exception or odd return value on some case, ``diagnose(results, cases, tols, run)`` (the problem's own
+   structural reasons), then the generic ones: ``wrong-shape``, ``non-finite-output``, ``wrong-values`` (first
+   differing entry, printed with enough digits that the two numbers differ, and how many digits agree, naming
+   rounding as a possible cause when many do).
 
 Example: a complete checker
 ---------------------------
@@ -61,20 +66,30 @@ Writing one
   (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by you
   (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
   (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest
-  finite input); float32 answers get a tolerance of about 64 float32 roundings of it.
+  finite input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if
+  coarser: float16).
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
-  keywords and returns the mistaken answer (or raises, as the mistaken code would). A case where the variant is
+  keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
+  raising the same exception with the same message, numbers aside). A case where the variant is
   mostly NaN/inf tells nothing and is skipped, unless ``strict_nonfinite`` (a numerical mistake whose NaN/inf
   must be reproduced). A mistake only matches if on some case it differs from the right answer: order the table
   from specific to general.
 - ``FunctionProblem``: ``params`` are passed positionally, in order; ``optional`` names (e.g. ``("mask",)``) are
   passed by keyword only when the case's value is not None; a function that cannot take them is judged on the
-  other cases and then fails with ``no-<name>-parameter``. ``forbidden`` names attn_lib functions the learner
-  must write, not call (e.g. ``("softmax",)``). ``diagnose(results, cases) -> Feedback | None`` sees every
-  result as a float64 array (exceptions and odd returns were reported before). ``after_pass(fn, run) ->
-  Feedback | str | None`` runs once everything is right: ``run(*args, **kwargs)`` calls the learner's function
-  safely (same rules) and returns its raw result; return a failing Feedback, a note to append, or None.
-  ``convert="float"`` turns results into float arrays; ``convert="array"`` keeps bool/int dtypes.
+  other cases and then fails with ``no-<name>-parameter``. ``by_name`` lists params passed by keyword when the
+  learner's function has a parameter of that name (e.g. ``("chunk_size",)``), else positionally. ``forbidden``
+  names attn_lib functions the learner must write, not call (e.g. ``("softmax",)``). ``diagnose(results, cases,
+  tols, run) -> Feedback | None`` sees every result as an array (exceptions and odd returns were reported
+  before), ``tols[i]`` the (rtol, atol) for ``results[i]`` (use ``close(got, want, tol)``), and may call the
+  learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
+  ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
+  failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
+  ``convert="array"`` keeps bool/int dtypes.
+- ``run`` returns the raw result, or a :class:`Raised` when the learner's code raised. Helpers here:
+  ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number with digits
+  enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
+  ``_softmax``, ``_scaled``, ``_out``, ``_blocked`` and the texts several checkers share (``_AXIS_1``,
+  ``_UNIFORM``, ``_SMALL_FILL``, ``_GLOBAL_MAX``, ``_NO_DIVISION``, ...). ``time_limit`` defaults to 10 s.
 - Export ``check_x`` from ``attn_lib/exercises/__init__.py``, add its row to that module's table of mistake
   ids, and test it in ``tests/exercises/test_check_x.py`` with a table of wrong answers (each asserted to get
   its own id) and a table of right-but-unusual answers (all must pass).
@@ -84,14 +99,14 @@ from __future__ import annotations
 
 import functools
 import inspect
-import os
+import re
 import signal
 import sys
 import threading
 import time
 import types
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -158,6 +173,7 @@ class FunctionProblem:
     passed: str
     what: str = "output"
     optional: tuple = ()
+    by_name: tuple = ()
     forbidden: tuple = ()
     overflow: tuple = (
         "naive-overflow",
@@ -170,7 +186,7 @@ class FunctionProblem:
     hint: str = "Call your function by hand on a small input and print each intermediate array."
     define: str = ""
     convert: str = "float"
-    time_limit: float = TIME_LIMIT
+    time_limit: float | None = None  # seconds; None: TIME_LIMIT, read when the check runs
 
 
 # ------------------------------------------------------------------------------------------- running safely
@@ -223,8 +239,8 @@ def _namespaces_of(fn) -> list:
         f = stack.pop()
         f = getattr(f, "func", f)  # functools.partial
         f = getattr(f, "__func__", f)  # bound method
-        if isinstance(f, type):
-            f = getattr(f, "__call__", None)
+        if not hasattr(f, "__globals__") and callable(f):  # an object with __call__
+            f = getattr(type(f) if not isinstance(f, type) else f, "__call__", None)
         g = getattr(f, "__globals__", None)
         if isinstance(g, dict) and id(g) not in seen:
             seen.add(id(g))
@@ -249,6 +265,8 @@ class Runner:
         self._patched: list = []
         self._deadline = None
         self._old_handler = None
+        self._armed = False
+        self._left = 0.0
 
     # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
     def _patch(self):
@@ -280,36 +298,46 @@ class Runner:
                 space[key] = original
         self._patched.clear()
 
-    # -- time limit: SIGALRM in the main thread; elsewhere no limit (signals only reach the main thread)
-    def _start_timer(self):
-        if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-            return
-        try:
-            self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
-        except (ValueError, OSError):
-            return
-        self._deadline = time.monotonic() + self.problem.time_limit
-        signal.setitimer(signal.ITIMER_REAL, self.problem.time_limit)
-
-    @staticmethod
-    def _alarm(signum, frame):
-        raise _TimeUp()
-
-    def _stop_timer(self):
-        if self._deadline is None:
-            return
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
-        self._deadline = None
-
+    # -- time limit: SIGALRM in the main thread, armed only while the learner's code runs (the checker's own
+    # work is never interrupted); elsewhere no limit (signals only reach the main thread)
     def __enter__(self):
-        self._start_timer()
+        self._left = _limit(self.problem)  # seconds of learner time left
+        self._armed = False
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            try:
+                self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
+                self._deadline = True
+            except (ValueError, OSError):
+                self._deadline = None
         return self
 
+    def _alarm(self, signum, frame):
+        if self._armed:  # only inside the learner's code
+            self._armed = False
+            raise _TimeUp()
+
     def __exit__(self, *exc):
-        self._stop_timer()
+        if self._deadline is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
+            self._deadline = None
         self._unpatch()
         return False
+
+    def _run(self, args, kwargs):
+        if self._deadline is None:
+            return self.fn(*args, **kwargs)
+        if self._left <= 0:
+            raise _TimeUp()
+        start = time.monotonic()
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, self._left)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self._armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._left -= time.monotonic() - start
 
     def call(self, *args, **kwargs):
         """The learner's result, or a Raised; raises _Verdict for not-answered, exit, too slow, forbidden."""
@@ -319,17 +347,18 @@ class Runner:
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
                 warnings.simplefilter("ignore")
-                result = self.fn(*args, **kwargs)
+                result = self._run(args, kwargs)
         except NotImplementedError:
             raise _Verdict(_not_answered()) from None
         except _TimeUp:
             raise _Verdict(_too_slow(self.problem)) from None
         except SystemExit as exc:
+            where = _learner_line(exc)
+            code = f": {exc.code}" if exc.code not in (None, "") else ""
             raise _Verdict(_fail(
                 "exit",
-                f"Your function called exit (SystemExit{': ' + str(exc.code) if exc.code not in (None, '') else ''}"
-                f"{', ' + _learner_line(exc) if _learner_line(exc) else ''}), which would stop the whole program. "
-                "A function hands back its answer with `return`.",
+                f"Your function called exit (SystemExit{code}{', ' + where if where else ''}), which would stop "
+                "the whole program. A function hands back its answer with `return`.",
                 "Remove the exit() / sys.exit() call and return the array instead.",
             )) from None
         except Exception as exc:  # the learner's code may raise anything: report it, never propagate it
@@ -341,10 +370,14 @@ class Runner:
         return result
 
 
+def _limit(problem: FunctionProblem) -> float:
+    return TIME_LIMIT if problem.time_limit is None else problem.time_limit
+
+
 def _too_slow(problem: FunctionProblem) -> Feedback:
     return _fail(
         "too-slow",
-        f"Your function was still running after {problem.time_limit:g} s, on inputs of a few dozen numbers "
+        f"Your function was still running after {_limit(problem):g} s, on inputs of a few dozen numbers "
         "(the right answer takes a few milliseconds): a loop that never ends, or one that runs far more often "
         "than you meant.",
         "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
@@ -370,6 +403,15 @@ def _accepts(fn, *args, **kwargs) -> bool | None:
     except ValueError:
         return None
     return True
+
+
+def _has_parameter(fn, name: str) -> bool:
+    """Whether ``fn`` has a parameter ``name`` that can be passed by keyword."""
+    try:
+        parameter = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return False
+    return parameter is not None and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
 
 
 def _blank(answer) -> bool:
@@ -399,11 +441,12 @@ def _as_result(out, what: str, convert: str = "float"):
 
 
 def tolerance(dtype, case: Case) -> tuple[float, float]:
-    """(rtol, atol) for a learner's answer of ``dtype`` on ``case``: 64 roundings of that dtype at the case's
-    scale, at least 1e-6 (float64 answers that sum in another order pass), at most 2 %."""
+    """(rtol, atol) for a learner's answer of ``dtype`` on ``case``: 64 roundings at the case's scale, of that
+    dtype or of float32 if finer (a step done in float32 may come back as float64: 1 / np.sqrt(d_k) promotes it),
+    at most 2 % (float16)."""
     dtype = np.dtype(dtype)
-    eps = np.finfo(dtype).eps if dtype.kind == "f" else np.finfo(np.float64).eps
-    rtol = min(0.02, max(1e-6, 64 * eps * case.scale))
+    eps = max(np.finfo(dtype).eps if dtype.kind == "f" else 0.0, float(np.finfo(np.float32).eps))
+    rtol = min(0.02, 64 * eps * case.scale)
     return rtol, rtol * 1e-2
 
 
@@ -458,7 +501,8 @@ def two_numbers(a: float, b: float) -> tuple[str, str]:
     for digits in range(4, 18):
         sa, sb = fmt(a, digits), fmt(b, digits)
         if sa != sb:
-            if digits > 4 and np.isfinite(a) and np.isfinite(b):  # keep trailing zeros: 0.2821300 vs 0.2821301
+            if (digits > 4 or len(sa) != len(sb)) and np.isfinite(a) and np.isfinite(b) and "e" not in sa + sb \
+                    and not (float(a).is_integer() and float(b).is_integer()):  # keep zeros: 0.07440, 0.07439
                 sa, sb = f"{float(a):#.{digits}g}", f"{float(b):#.{digits}g}"
             return sa, sb
     return repr(float(a)), repr(float(b))
@@ -480,7 +524,8 @@ def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=No
     )
     digits = agreeing_digits(g, w)
     if digits >= 3:
-        kind = f" (your answer is {np.dtype(dtype).name})" if dtype is not None and np.dtype(dtype) != np.float64 else ""
+        coarse = dtype is not None and np.dtype(dtype) != np.float64
+        kind = f" (your answer is {np.dtype(dtype).name})" if coarse else ""
         text += (
             f". The two agree to {digits} significant digits, so rounding is a possible cause{kind}: a step done "
             "in float16 or float32, or a number rounded by hand, loses digits"
@@ -502,10 +547,14 @@ def variant_outcome(variant, case: Case):
             return Raised(exc)
 
 
+def _gist(exc: BaseException) -> str:
+    return re.sub(r"\d+", "#", str(exc))
+
+
 def _agree(got, want, tol, strict: bool):
     """True/False: does the learner's outcome agree with a variant's? None: this case tells nothing."""
-    if isinstance(want, Raised):
-        return isinstance(got, Raised) and isinstance(got.exc, type(want.exc))
+    if isinstance(want, Raised):  # the same exception with the same message (sizes aside): the same operation
+        return isinstance(got, Raised) and type(got.exc) is type(want.exc) and _gist(got.exc) == _gist(want.exc)
     if isinstance(got, (Raised, Bad)):
         return False
     finite = np.isfinite(want)
@@ -518,12 +567,12 @@ def _agree(got, want, tol, strict: bool):
     return bool(np.isfinite(got[finite]).all() and close(got[finite], want[finite], tol).all())
 
 
-def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset()) -> bool:
+def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset(), ignore=frozenset()) -> bool:
     """Whether the learner's results agree with ``variant`` on every informative case, and the variant differs
     from the right answer on at least one of them."""
     agreed = differs = False
     for i, (got, case) in enumerate(zip(results, cases)):
-        if got is None or (i in skip and not mistake.strict_nonfinite):
+        if got is None or i in ignore or (i in skip and not mistake.strict_nonfinite):
             continue
         want = variant_outcome(variant, case)
         verdict = _agree(got, want, tols[i], mistake.strict_nonfinite)
@@ -538,11 +587,12 @@ def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset()) -
     return agreed and differs
 
 
-def find_mistake(table: Sequence[Mistake], results, cases, tols, skip=frozenset()):
-    """The first mistake (and its variant) of ``table`` that the results match."""
+def find_mistake(table: Sequence[Mistake], results, cases, tols, skip=frozenset(), ignore=frozenset()):
+    """The first mistake (and its variant) of ``table`` that the results match (``skip``: cases left out for
+    non-numerical mistakes; ``ignore``: cases left out for all)."""
     for mistake in table:
         for variant in mistake.variants:
-            if matches(mistake, variant, results, cases, tols, skip):
+            if matches(mistake, variant, results, cases, tols, skip, ignore):
                 return mistake, variant
     return None, None
 
@@ -562,6 +612,9 @@ def report_mistake(mistake: Mistake, variant, results, cases, overflow) -> Feedb
 
 def exception_hint(exc: BaseException) -> str:
     message = str(exc)
+    if type(exc).__name__ == "AxisError":
+        return ("An axis number is out of range for this array. Count from the end: axis=-1 is the last axis "
+                "(the keys), axis=-2 the one before, whatever the number of leading axes.")
     if isinstance(exc, (ValueError, IndexError)) and any(
         w in message for w in ("mismatch", "broadcast", "shape", "aligned", "dimension", "did not match")
     ):
@@ -624,56 +677,111 @@ def _judge(fn, problem: FunctionProblem) -> Feedback:
         return trouble
     takes = {name: _accepts(fn, *problem.params, **{name: None}) is not False for name in problem.optional}
     cases = problem.cases()
-    results, dtypes = [], []
     with Runner(fn, problem) as runner:
-        for case in cases:
-            kwargs = {k: case.inputs[k] for k in problem.optional if case.inputs.get(k) is not None}
-            if any(not takes[k] for k in kwargs):
-                results.append(None)  # cannot be called with this case's optional argument
-                dtypes.append(np.float64)
-                continue
-            out = runner.call(*(case.inputs[p] for p in problem.params), **kwargs)
-            dtype = getattr(out, "dtype", None)
-            dtypes.append(dtype if isinstance(dtype, np.dtype) and dtype.kind == "f" else np.dtype(np.float64))
-            results.append(_as_result(out, problem.what, problem.convert))
-        tols = [tolerance(dt, case) for dt, case in zip(dtypes, cases)]
-        judged = [i for i, got in enumerate(results) if got is not None]
-        if all(is_right(results[i], cases[i], tols[i]) for i in judged):
-            missing = [k for k, ok in takes.items() if not ok and any(c.inputs.get(k) is not None for c in cases)]
-            if missing:
-                return _fail(
-                    f"no-{missing[0]}-parameter",
-                    f"Without {missing[0]} your function is right on all {len(judged)} cases, but it cannot take "
-                    f"{missing[0]}: it is defined as {_signature_text(fn)}, and {problem.checker} also calls "
-                    f"fn({', '.join(problem.params)}, {missing[0]}=...).",
-                    f"Add a parameter {missing[0]}=None, and use it when it is given.",
-                )
-            note = ""
-            if problem.after_pass is not None:
-                extra = problem.after_pass(fn, runner.call)
-                if isinstance(extra, Feedback):
-                    return extra
-                note = extra or ""
-            return Feedback(True, problem.passed.format(count=len(cases)) + note)
-    skip = {i for i, got in enumerate(results) if got is None}
+        return _judge_cases(fn, problem, cases, runner)
+
+
+def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> Feedback:
+    takes = {name: _accepts(fn, *problem.params, **{name: None}) is not False for name in problem.optional}
+    named = [p for p in problem.by_name if _has_parameter(fn, p)]
+    results, dtypes = [], []
+    for case in cases:
+        kwargs = {k: case.inputs[k] for k in problem.optional if case.inputs.get(k) is not None}
+        if any(not takes[k] for k in kwargs):
+            results.append(None)  # cannot be called with this case's optional argument
+            dtypes.append(np.dtype(np.float64))
+            continue
+        args = [case.inputs[p] for p in problem.params if p not in named]
+        kwargs.update({p: case.inputs[p] for p in named})
+        out = runner.call(*args, **kwargs)
+        dtype = getattr(out, "dtype", None)
+        dtypes.append(dtype if isinstance(dtype, np.dtype) and dtype.kind == "f" else np.dtype(np.float64))
+        results.append(_as_result(out, problem.what, problem.convert))
+    tols = [tolerance(dt, case) for dt, case in zip(dtypes, cases)]
+    judged = [i for i, got in enumerate(results) if got is not None]
+    if all(is_right(results[i], cases[i], tols[i]) for i in judged):
+        missing = [k for k, ok in takes.items() if not ok and any(c.inputs.get(k) is not None for c in cases)]
+        if missing:
+            return _fail(
+                f"no-{missing[0]}-parameter",
+                f"Without {missing[0]} your function is right on all {len(judged)} cases, but it cannot take "
+                f"{missing[0]}: it is defined as {_signature_text(fn)}, and {problem.checker} also calls "
+                f"fn({', '.join(problem.params)}, {missing[0]}=...).",
+                f"Add a parameter {missing[0]}=None, and use it when it is given.",
+            )
+        note = ""
+        if problem.after_pass is not None:
+            extra = problem.after_pass(fn, runner.call)
+            if isinstance(extra, Feedback):
+                return extra
+            note = extra or ""
+        return Feedback(True, problem.passed.format(count=len(cases)) + note)
+    return _explain(results, cases, tols, dtypes, judged, problem, runner.call, problem.mistakes())
+
+
+def _explain(results, cases, tols, dtypes, judged, problem, run, table, split=True) -> Feedback:
+    """Why the results on the cases ``judged`` are wrong: mistake table, overflow, batch, then diagnosis."""
+    ignore = set(range(len(cases))) - set(judged)
     overflow = {i for i in judged if "large" in cases[i].tags and nonfinite(results[i])}
-    mistake, variant = find_mistake(problem.mistakes(), results, cases, tols, skip | overflow)
+    mistake, variant = find_mistake(table, results, cases, tols, overflow, ignore)
     if mistake is not None:
         return report_mistake(mistake, variant, results, cases, overflow)
-    if overflow and all(is_right(results[i], cases[i], tols[i]) for i in judged if i not in overflow):
+    right = {i for i in judged if is_right(results[i], cases[i], tols[i])}
+    # Two mistakes at once, one of them only showing on batches or broadcasting masks (e.g. K.T and no scaling):
+    # explain the rest on the other cases, and add a note on the batch.
+    extra = [i for i in judged if cases[i].tags & {"batch", "broadcast"} and i not in right]
+    rest = [i for i in judged if i not in extra]
+    if split and extra and rest and not set(rest) <= right and all(isinstance(results[i], np.ndarray) for i in rest):
+        feedback = _explain(results, cases, tols, dtypes, rest, problem, run, table, split=False)
+        structural = [i for i in extra if not isinstance(results[i], np.ndarray)
+                      or results[i].shape != cases[i].expected.shape]
+        if not structural and feedback.mistake not in {m.id for m in table}:
+            return _explain(results, cases, tols, dtypes, judged, problem, run, table, split=False)
+        i = (structural or extra)[0]
+        return _fail(feedback.mistake, feedback.reason + f" Also, on {cases[i].label} your function "
+                     f"{_went_wrong(results[i], problem)}: the problem asks for leading batch axes and masks that "
+                     "broadcast, so count axes from the end (axis=-1, np.swapaxes(K, -1, -2)).", feedback.hint)
+    if overflow and all(i in right for i in judged if i not in overflow):
         mid, reason, hint = problem.overflow
         return _fail(mid, reason.format(label=cases[min(overflow)].label), hint)
+    batch = [i for i in judged if "batch" in cases[i].tags]
+    if batch and all(i in right for i in judged if i not in batch):
+        return _no_batch(results, cases, tols, batch, problem)
     for i in judged:
         if isinstance(results[i], (Raised, Bad)):
             return report_problem(results[i], cases[i])
     judged_results = [results[i] for i in judged]
     judged_cases = [cases[i] for i in judged]
+    judged_tols = [tols[i] for i in judged]
     if problem.diagnose is not None:
-        found = problem.diagnose(judged_results, judged_cases)
+        found = problem.diagnose(judged_results, judged_cases, judged_tols, run)
         if found is not None:
             return found
-    return diagnose_generic(judged_results, judged_cases, [tols[i] for i in judged], problem,
-                            [dtypes[i] for i in judged])
+    return diagnose_generic(judged_results, judged_cases, judged_tols, problem, [dtypes[i] for i in judged])
+
+
+def _went_wrong(got, problem) -> str:
+    if isinstance(got, Raised):
+        return f"raises {got.describe()}"
+    if isinstance(got, Bad):
+        return got.text.rstrip(".")
+    return f"gives wrong {problem.what}"
+
+
+def _no_batch(results, cases, tols, batch, problem) -> Feedback:
+    i = next(i for i in batch if not is_right(results[i], cases[i], tols[i]))
+    got = results[i]
+    what = _went_wrong(got, problem)
+    if isinstance(got, np.ndarray) and got.shape != cases[i].expected.shape:
+        what += f" of shape {got.shape}"
+    return _fail(
+        "no-batch",
+        f"Your function is right on every 2-D input, but not on {cases[i].label}: it {what}. The problem asks "
+        "for any number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
+        "x.shape[0], a loop over rows) goes wrong on other shapes.",
+        "Count axes from the end: axis=-1 for the keys, np.swapaxes(K, -1, -2) instead of K.T, Q.shape[-1] for "
+        "d_k; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
+    )
 
 
 def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None) -> Feedback:

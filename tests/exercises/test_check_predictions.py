@@ -251,3 +251,23 @@ def test_variance_bad_arguments_raise():
         check_variance(1.0, d_k=0, scaled=True)
     with pytest.raises(TypeError, match="scaled must be True or False"):
         check_variance(1.0, d_k=64, scaled="yes")
+
+
+# ----------------------------------------------------------------------------------------------- array answers
+
+
+@pytest.mark.parametrize("wrap", [np.array, lambda v: np.array([v]), lambda v: np.array([[v]]), np.float32, np.int64])
+def test_numbers_given_as_numpy_scalars_or_one_element_arrays_are_accepted(wrap):
+    assert check_count("score_macs", wrap(64_000_000), n=1000).passed
+    assert check_variance(wrap(64), d_k=64, scaled=False).passed
+    assert check_count("score_macs", wrap(1_000_000), n=1000).mistake == "forgot-dk"
+
+
+def test_arrays_of_several_numbers_are_not_a_number():
+    assert check_count("scores", np.array([1.0, 2.0]), n=10).mistake == "not-a-number"
+    assert check_variance(np.array([1.0, 2.0]), d_k=4, scaled=True).mistake == "not-a-number"
+
+
+def test_shapes_given_with_numpy_integers_and_0d_arrays_are_accepted():
+    answers = {"scores": (np.int64(3), np.array(5)), "output": np.array([3, 2])}
+    assert check_shapes(answers, n=3, m=5, d_k=4, d_v=2).passed

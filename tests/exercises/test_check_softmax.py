@@ -1,11 +1,13 @@
-"""check_softmax, check_masked_softmax and check_causal_mask against hand-written learner answers."""
+"""check_softmax and check_masked_softmax against tables of hand-written learner answers: every wrong answer gets
+its own mistake id, every right-but-unusual answer passes."""
+
+import math
 
 import numpy as np
 import pytest
 
 import attn_lib
-from attn_lib.exercises import check_causal_mask, check_masked_softmax, check_softmax
-
+from attn_lib.exercises import check_masked_softmax, check_softmax
 
 # ----------------------------------------------------------------------------------------------- softmax
 
@@ -19,6 +21,96 @@ def softmax_naive(x):
     return np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
 
 
+def softmax_logsumexp(x):
+    m = np.max(x, axis=-1, keepdims=True)
+    return np.exp(x - m - np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True)))
+
+
+def softmax_float32(x):
+    x = np.asarray(x, dtype=np.float32)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def softmax_loops(x):
+    x = np.asarray(x, dtype=float)
+    out = np.empty_like(x)
+    for idx in np.ndindex(x.shape[:-1]):
+        row = x[idx]
+        biggest = max(row)
+        exps = [math.exp(v - biggest) for v in row]
+        total = sum(exps)
+        out[idx] = [v / total for v in exps]
+    return out
+
+
+def softmax_reshape_2d(x):
+    flat = x.reshape(-1, x.shape[-1])
+    e = np.exp(flat - flat.max(axis=1, keepdims=True))
+    return (e / e.sum(axis=1, keepdims=True)).reshape(x.shape)
+
+
+def softmax_apply_along_axis(x):
+    def one(row):
+        e = np.exp(row - row.max())
+        return e / e.sum()
+
+    return np.apply_along_axis(one, -1, x)
+
+
+def softmax_none_indexing(x):
+    e = np.exp(x - x.max(axis=-1)[..., None])
+    return e / e.sum(axis=-1)[..., None]
+
+
+def softmax_moveaxis(x):
+    xt = np.moveaxis(x, -1, 0)  # keys first
+    e = np.exp(xt - xt.max(axis=0))
+    return np.moveaxis(e / e.sum(axis=0), 0, -1)
+
+
+def softmax_divide_by_max_exp(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    total = np.add.reduce(e, axis=-1, keepdims=True)
+    return np.divide(e, total)
+
+
+def softmax_tanh_free_log(x):
+    # log-softmax then exp: exp(x - logsumexp(x))
+    from numpy import logaddexp
+
+    lse = logaddexp.reduce(x, axis=-1, keepdims=True)
+    return np.exp(x - lse)
+
+
+def softmax_inplace_copy(x):
+    y = np.array(x, dtype=float, copy=True)
+    y -= y.max(axis=-1, keepdims=True)
+    np.exp(y, out=y)
+    y /= y.sum(axis=-1, keepdims=True)
+    return y
+
+
+def softmax_returns_list(x):
+    return softmax_right(x).tolist()
+
+
+def softmax_float16_small_safe(x):  # float64 compute, float32 result
+    return softmax_right(x).astype(np.float32)
+
+
+SOFTMAX_RIGHT = [softmax_right, softmax_logsumexp, softmax_float32, softmax_loops, softmax_reshape_2d,
+                 softmax_apply_along_axis, softmax_none_indexing, softmax_moveaxis, softmax_divide_by_max_exp,
+                 softmax_tanh_free_log, softmax_inplace_copy, softmax_returns_list, softmax_float16_small_safe]
+
+
+@pytest.mark.parametrize("fn", SOFTMAX_RIGHT, ids=lambda f: f.__name__)
+def test_right_but_unusual_softmax_passes(fn):
+    feedback = check_softmax(fn)
+    assert feedback.passed, feedback
+    assert "all 8 cases" in feedback.reason
+
+
 def log_softmax(x):
     shifted = x - x.max(axis=-1, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=-1, keepdims=True))
@@ -29,35 +121,47 @@ def infinities_to_zero(x):
     return softmax_right(x)
 
 
+def rows_loop_2d(x):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):  # assumes x is 2-D: on a batch x[i] is a whole matrix
+        e = np.exp(x[i] - x[i].max())
+        out[i] = e / e.sum()
+    return out
+
+
+def axis1(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
 SOFTMAX_MISTAKES = {
     "naive-overflow": (softmax_naive, "right on small scores"),
     "softmax-wrong-axis": (
         lambda x: np.exp(x - x.max(axis=0)) / np.exp(x - x.max(axis=0)).sum(axis=0),
         "down each column",
     ),
-    "softmax-whole-matrix": (lambda x: np.exp(x) / np.sum(np.exp(x)), "whole array"),
+    "softmax-whole-matrix": (lambda x: np.exp(x - x.max()) / np.sum(np.exp(x - x.max())), "whole array"),
     "no-keepdims": (lambda x: np.exp(x - x.max(axis=-1, keepdims=True))
                     / np.exp(x - x.max(axis=-1, keepdims=True)).sum(axis=-1), "lost its axis"),
-    "max-wrong-axis": (lambda x: softmax_right(x - x.max(axis=0, keepdims=True)), "each column's maximum"),
+    "max-wrong-axis": (lambda x: np.exp(x - x.max(axis=0, keepdims=True))
+                       / np.exp(x - x.max(axis=0, keepdims=True)).sum(axis=-1, keepdims=True),
+                       "each column's maximum"),
     "global-max": (lambda x: np.exp(x - x.max()) / np.exp(x - x.max()).sum(axis=-1, keepdims=True),
-                   "whole array instead of each row's own maximum"),
+                   "one maximum shared by all queries"),
     "subtract-min": (lambda x: np.exp(x - x.min(axis=-1, keepdims=True))
                      / np.exp(x - x.min(axis=-1, keepdims=True)).sum(axis=-1, keepdims=True), "minimum"),
     "no-division": (lambda x: np.exp(x - x.max(axis=-1, keepdims=True)), "without dividing"),
-    "wrong-shape": (lambda x: softmax_right(x)[:, :-1], "shape of the scores"),
+    "axis-1-on-batch": (axis1, "axis=1"),
+    "uniform-weights": (lambda x: np.ones_like(x) / x.shape[-1], "uniform"),
+    "no-batch": (rows_loop_2d, "leading (batch) axes"),
+    "used-attn-lib": (lambda x: attn_lib.softmax(x), "attn_lib.softmax"),
+    "wrong-shape": (lambda x: softmax_right(x)[..., :-1], "shape of the scores"),
     "negative-weights": (log_softmax, "none can be negative"),
     "rows-not-one": (lambda x: 1 / (1 + np.exp(-x)), "not 1"),
     "neg-inf-not-zero": (infinities_to_zero, "exp(-inf) = 0"),
     "not-shift-invariant": (lambda x: softmax_right(x ** 3), "Adding 3 to every score"),
     "wrong-values": (lambda x: softmax_right(2 * x), "largest difference"),
 }
-
-
-@pytest.mark.parametrize("fn", [softmax_right, attn_lib.softmax])
-def test_right_softmax_passes(fn):
-    feedback = check_softmax(fn)
-    assert feedback.passed, feedback
-    assert "all 5 cases" in feedback.reason
 
 
 @pytest.mark.parametrize("mistake", sorted(SOFTMAX_MISTAKES))
@@ -75,6 +179,27 @@ def test_softmax_mistakes_get_distinct_reasons():
     assert len({f.reason for f in feedbacks}) == len(SOFTMAX_MISTAKES)
 
 
+@pytest.mark.parametrize(
+    "fn, mistake",
+    [
+        (lambda x: np.exp(x - x.max(axis=1, keepdims=True)) / np.exp(x - x.max(axis=1, keepdims=True)).sum(
+            axis=-1, keepdims=True), "axis-1-on-batch"),  # max along axis 1, sum along -1
+        (lambda x: np.exp(x - x.max(axis=-2, keepdims=True)) / np.exp(x - x.max(axis=-2, keepdims=True)).sum(
+            axis=-2, keepdims=True), "softmax-wrong-axis"),
+        (lambda x: np.exp(x), "no-division"),
+        (lambda x: softmax_right(x) * 1.001, "rows-not-one"),
+        (lambda x: np.exp(x - x.max(axis=-1, keepdims=True)) / np.exp(x).sum(axis=-1, keepdims=True),
+         "wrong-values"),  # divides by the unshifted sum: exp(-max) too small, and inf on large scores
+    ],
+    ids=["max-axis-1", "axis-minus-2", "bare-exp", "almost-one", "mixed-shift"],
+)
+def test_softmax_other_spellings(fn, mistake):
+    feedback = check_softmax(fn)
+    assert not feedback.passed
+    if mistake != "wrong-values":
+        assert feedback.mistake == mistake, feedback
+
+
 def test_naive_softmax_feedback_says_small_cases_pass_and_large_fail():
     feedback = check_softmax(softmax_naive)
     assert "right on small scores" in feedback.reason and "near 1000" in feedback.reason
@@ -89,13 +214,29 @@ def test_naive_softmax_over_wrong_axis_names_the_axis_and_the_overflow():
 
 @pytest.mark.parametrize("mistake", ["global-max", "subtract-min"])
 def test_numerical_mistakes_get_no_second_overflow_note(mistake):
-    # Their NaNs are the mistake itself, not a second one.
     assert "Also, on" not in check_softmax(SOFTMAX_MISTAKES[mistake][0]).reason
 
 
-def test_nan_from_fully_masked_columns_is_not_called_an_overflow():
-    fn = MASKED_MISTAKES["softmax-wrong-axis"][0]  # axis 0: a column with every key blocked is 0/0
-    assert "Also, on" not in check_masked_softmax(fn).reason
+def test_float32_softmax_that_is_wrong_says_how_many_digits_agree():
+    def nudged(x):  # float32, weight 0 of each row raised by 0.01 %, then renormalised
+        w = softmax_float32(x)
+        w[..., 0] *= np.float32(1.0001)
+        return w / w.sum(axis=-1, keepdims=True)
+
+    feedback = check_softmax(nudged)
+    assert not feedback.passed
+    assert "significant digits" in feedback.reason and "rounding" in feedback.reason
+
+
+def test_wrong_value_is_printed_with_digits_that_differ():
+    def nudged(x):
+        w = softmax_right(x) * (1 + 3e-4 * (np.arange(x.shape[-1]) == 0))
+        return w / w.sum(axis=-1, keepdims=True)
+
+    feedback = check_softmax(nudged)
+    reason = feedback.reason
+    got, want = reason.split(" of your weights is ")[1].split(" where it should be ")
+    assert got != want.split(";")[0]
 
 
 # ----------------------------------------------------------------------------------------------- masked softmax
@@ -105,23 +246,105 @@ def masked_right(scores, mask):
     return softmax_right(np.where(mask, scores, -np.inf))
 
 
+def masked_minus_1e9(scores, mask):
+    return softmax_right(np.where(mask, scores, -1e9))
+
+
+def masked_bool_index_broadcast(scores, mask):
+    s = np.array(scores, dtype=float)
+    s[~np.broadcast_to(mask, s.shape)] = -np.inf
+    return softmax_right(s)
+
+
+def masked_float32(scores, mask):
+    return softmax_float32(np.where(mask, scores, -np.inf))
+
+
+def masked_logsumexp(scores, mask):
+    s = np.where(mask, scores, -np.inf)
+    m = s.max(axis=-1, keepdims=True)
+    return np.exp(s - m - np.log(np.exp(s - m).sum(axis=-1, keepdims=True)))
+
+
+def masked_exp_times_mask(scores, mask):
+    # exp of the scores shifted by the max over allowed keys, zeroed where blocked, divided by the allowed sum
+    s = np.where(mask, scores, -np.inf)
+    e = np.exp(scores - s.max(axis=-1, keepdims=True)) * mask
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def masked_loops(scores, mask):
+    scores = np.asarray(scores, dtype=float)
+    mask = np.broadcast_to(mask, scores.shape)
+    out = np.zeros_like(scores)
+    for idx in np.ndindex(scores.shape[:-1]):
+        allowed = [j for j in range(scores.shape[-1]) if mask[idx][j]]
+        biggest = max(scores[idx][j] for j in allowed)
+        total = sum(math.exp(scores[idx][j] - biggest) for j in allowed)
+        for j in allowed:
+            out[idx][j] = math.exp(scores[idx][j] - biggest) / total
+    return out
+
+
+def masked_nan_to_num(scores, mask):
+    s = np.where(mask, scores, -np.inf)
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))
+
+
+def masked_uses_own_softmax(scores, mask):
+    return softmax_logsumexp(np.where(np.logical_not(mask), -np.inf, scores))
+
+
+def masked_using_attn_lib_softmax(scores, mask):
+    return attn_lib.softmax(np.where(mask, scores, -np.inf))
+
+
+def masked_finfo_min(scores, mask):
+    return softmax_right(np.where(mask, scores, np.finfo(np.float64).min))
+
+
+MASKED_RIGHT = [masked_right, masked_minus_1e9, masked_bool_index_broadcast, masked_float32, masked_logsumexp,
+                masked_loops, masked_nan_to_num, masked_uses_own_softmax,
+                masked_using_attn_lib_softmax, masked_finfo_min]
+
+
+@pytest.mark.parametrize("fn", MASKED_RIGHT, ids=lambda f: f.__name__)
+def test_right_but_unusual_masked_softmax_passes(fn):
+    feedback = check_masked_softmax(fn)
+    assert feedback.passed, feedback
+
+
 def mask_after_inplace(scores, mask):
     weights = softmax_right(scores)
-    weights[~mask] = 0.0
+    weights[~np.broadcast_to(mask, weights.shape)] = 0.0
     return weights
 
 
-def masked_then_renormalised(scores, mask):
+def zero_then_renormalise(scores, mask):
     weights = softmax_right(scores) * mask
     return weights / weights.sum(axis=-1, keepdims=True)
 
 
+def bool_index(scores, mask):
+    s = scores.copy()
+    s[~mask] = -np.inf
+    return softmax_right(s)
+
+
 MASKED_MISTAKES = {
+    "zero-then-renormalise": (zero_then_renormalise, "no blocked score is far above"),
     "mask-after-softmax": (lambda scores, mask: softmax_right(scores) * mask, "after the softmax"),
     "mask-zero": (lambda scores, mask: softmax_right(np.where(mask, scores, 0)), "instead of -inf"),
+    "small-fill": (lambda scores, mask: softmax_right(np.where(mask, scores, -10)), "small finite number"),
     "inverted-mask": (lambda scores, mask: softmax_right(np.where(mask, -np.inf, scores)), "wrong way round"),
     "ignored-mask": (lambda scores, mask: softmax_right(scores), "as if there were no mask"),
     "mask-added": (lambda scores, mask: softmax_right(scores + mask), "adds the boolean mask"),
+    "boolean-index-broadcast": (bool_index, "broadcasts"),
+    "global-max": (lambda scores, mask: np.exp(np.where(mask, scores, -np.inf) - scores.max())
+                   / np.exp(np.where(mask, scores, -np.inf) - scores.max()).sum(axis=-1, keepdims=True),
+                   "one maximum shared"),
+    "axis-1-on-batch": (lambda scores, mask: softmax_axis1(np.where(mask, scores, -np.inf)), "axis=1"),
     "softmax-wrong-axis": (
         lambda scores, mask: np.exp(np.where(mask, scores, -np.inf) - np.where(mask, scores, -np.inf).max(axis=0))
         / np.exp(np.where(mask, scores, -np.inf) - np.where(mask, scores, -np.inf).max(axis=0)).sum(axis=0),
@@ -133,31 +356,22 @@ MASKED_MISTAKES = {
         "whole array",
     ),
     "no-division": (
-        lambda scores, mask: np.exp(np.where(mask, scores, -np.inf) - scores.max(axis=-1, keepdims=True)),
+        lambda scores, mask: np.exp(np.where(mask, scores, -np.inf)
+                                    - np.where(mask, scores, -np.inf).max(axis=-1, keepdims=True)),
         "without dividing",
     ),
+    "uniform-weights": (lambda scores, mask: np.broadcast_to(mask, scores.shape)
+                        / np.broadcast_to(mask, scores.shape).sum(axis=-1, keepdims=True), "uniform"),
     "naive-overflow": (lambda scores, mask: softmax_naive(np.where(mask, scores, -np.inf)), "right on small"),
-    "blocked-not-zero": (lambda scores, mask: softmax_right(np.where(mask, scores, -5.0)), "must be exactly 0"),
+    "blocked-not-zero": (lambda scores, mask: softmax_right(np.where(mask, scores, -5.0)) + 0 * scores,
+                         "must be exactly 0"),
     "wrong-values": (lambda scores, mask: masked_right(2 * scores, mask), "largest difference"),
 }
 
 
-@pytest.mark.parametrize("fn", [masked_right, masked_then_renormalised])
-def test_right_masked_softmax_passes(fn):
-    feedback = check_masked_softmax(fn)
-    assert feedback.passed, feedback
-
-
-def test_masked_softmax_fully_masked_row_nan_is_a_note():
-    assert "every key of a row is blocked" in check_masked_softmax(masked_right).reason
-
-    def raises_on_empty_rows(scores, mask):
-        if not mask.any(axis=-1).all():
-            raise ValueError("a row with every key blocked has no softmax")
-        return masked_right(scores, mask)
-
-    feedback = check_masked_softmax(raises_on_empty_rows)
-    assert feedback.passed and "every key of a row is blocked" not in feedback.reason
+def softmax_axis1(x):
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
 
 
 @pytest.mark.parametrize("mistake", sorted(MASKED_MISTAKES))
@@ -181,57 +395,40 @@ def test_masked_softmax_mistakes_get_distinct_reasons():
         (mask_after_inplace, "mask-after-softmax"),  # not renormalising: the same numbers
         (lambda scores, mask: softmax_right(scores * mask), "mask-zero"),  # multiplying = filling 0
         (lambda scores, mask: softmax_right(np.where(mask, -1e9, scores)), "inverted-mask"),
+        (lambda scores, mask: softmax_right(np.where(mask, scores, -100.0)), "small-fill"),
+        (lambda scores, mask: softmax_right(np.where(mask, scores, -20)), "small-fill"),
+        (lambda scores, mask: (lambda w: w / (w.sum(axis=-1, keepdims=True) + 1e-9))(softmax_right(scores) * mask),
+         "zero-then-renormalise"),
+        (masked_exp_times_mask, "zero-then-renormalise"),  # inf x 0 where a blocked score is 1000
     ],
-    ids=["set-to-zero-after", "times-mask", "inverted-minus-1e9"],
+    ids=["set-to-zero-after", "times-mask", "inverted-minus-1e9", "fill-minus-100", "fill-minus-20",
+         "renormalise-with-eps", "exp-times-mask"],
 )
 def test_masked_softmax_other_spellings_of_a_mistake(fn, mistake):
     assert check_masked_softmax(fn).mistake == mistake
 
 
-# ----------------------------------------------------------------------------------------------- causal mask
+def test_masked_softmax_fully_masked_row_nan_is_a_note():
+    assert "every key of a row is blocked" in check_masked_softmax(masked_right).reason
+
+    def raises_on_empty_rows(scores, mask):
+        if not np.broadcast_to(mask, np.shape(scores)).any(axis=-1).all():
+            raise ValueError("a row with every key blocked has no softmax")
+        return masked_right(scores, mask)
+
+    feedback = check_masked_softmax(raises_on_empty_rows)
+    assert feedback.passed and "every key of a row is blocked" not in feedback.reason
 
 
-def causal_right(n, m):
-    i = np.arange(n)[:, None]
-    j = np.arange(m)[None, :]
-    return j <= i
+def test_nan_from_fully_masked_columns_is_not_called_an_overflow():
+    fn = MASKED_MISTAKES["softmax-wrong-axis"][0]  # axis 0: a column with every key blocked is 0/0
+    assert "Also, on" not in check_masked_softmax(fn).reason
 
 
-CAUSAL_MISTAKES = {
-    "inverted-mask": (lambda n, m: np.triu(np.ones((n, m), dtype=bool), k=1), "inverted"),
-    "diagonal-blocked": (lambda n, m: np.tri(n, m, k=-1, dtype=bool), "blocks the diagonal"),
-    "upper-triangle": (lambda n, m: np.triu(np.ones((n, m), dtype=bool)), "upper triangle"),
-    "bottom-right-aligned": (lambda n, m: np.tri(n, m, k=m - n, dtype=bool), "top-left, like PyTorch's is_causal"),
-    "ignores-m": (lambda n, m: np.tri(n, dtype=bool), "ignores m"),
-    "shape-transposed": (lambda n, m: np.tri(m, n, dtype=bool), "one row per query"),
-    "additive-mask": (lambda n, m: np.where(np.tri(n, m, dtype=bool), 0.0, -np.inf), "additive"),
-    "not-boolean": (lambda n, m: np.tril(np.ones((n, m))), "dtype float64, not bool"),
-    "wrong-shape": (lambda n, m: np.tri(n, m + 1, dtype=bool), "should be (n, m)"),
-    "wrong-pattern": (lambda n, m: np.ones((n, m), dtype=bool), "which should be blocked"),
-}
+def test_masked_softmax_calling_attention_is_told_to_write_it():
+    def via_attention(scores, mask):
+        # weights from attention with one-hot values: Q K^T reproduces the scores when Q = scores, K = I
+        m = scores.shape[-1]
+        return attn_lib.attention(scores * np.sqrt(m), np.eye(m), np.eye(m), mask=mask)
 
-
-@pytest.mark.parametrize("fn", [causal_right, attn_lib.causal_mask, lambda n, m: np.tri(n, m, dtype=bool)])
-def test_right_causal_mask_passes(fn):
-    assert check_causal_mask(fn).passed
-
-
-@pytest.mark.parametrize("mistake", sorted(CAUSAL_MISTAKES))
-def test_causal_mask_mistake_is_recognised(mistake):
-    fn, phrase = CAUSAL_MISTAKES[mistake]
-    feedback = check_causal_mask(fn)
-    assert not feedback.passed
-    assert feedback.mistake == mistake, feedback
-    assert phrase in feedback.reason
-
-
-def test_causal_mask_mistakes_get_distinct_reasons():
-    feedbacks = [check_causal_mask(fn) for fn, _ in CAUSAL_MISTAKES.values()]
-    assert len({f.mistake for f in feedbacks}) == len(CAUSAL_MISTAKES)
-    assert len({f.reason for f in feedbacks}) == len(CAUSAL_MISTAKES)
-
-
-def test_additive_mask_with_the_wrong_pattern_says_both():
-    feedback = check_causal_mask(lambda n, m: np.where(np.tri(n, m, dtype=bool), -np.inf, 0.0))
-    assert feedback.mistake == "additive-mask"
-    assert "not the causal one either" in feedback.reason
+    assert check_masked_softmax(via_attention).mistake == "used-attn-lib"

@@ -226,5 +226,65 @@ def test_exception_hint_fits_the_exception():
     def undefined_name(x):
         return x / row_total  # noqa: F821
 
-    assert "two shapes that do not fit" in check_softmax(shapes_clash).hint
+    assert "shapes that do not fit" in check_softmax(shapes_clash).hint
     assert "Define that name" in check_softmax(undefined_name).hint
+
+
+# ----------------------------------------------------------------------------------------------- running safely
+
+
+def learner_that_exits(*args, **kwargs):
+    raise SystemExit(1)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_CHECKERS))
+def test_system_exit_in_learner_code_becomes_feedback(name):
+    checker, _ = FUNCTION_CHECKERS[name]
+    feedback = checker(learner_that_exits)
+    assert feedback.mistake == "exit" and "SystemExit" in feedback.reason
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_CHECKERS))
+def test_endless_learner_code_is_stopped(name, monkeypatch):
+    from attn_lib.exercises import _judge
+
+    monkeypatch.setattr(_judge, "TIME_LIMIT", 0.2)  # 10 s in the notebooks
+    checker, _ = FUNCTION_CHECKERS[name]
+
+    def forever(*args, **kwargs):
+        while True:
+            pass
+
+    feedback = checker(forever)
+    assert feedback.mistake == "too-slow"
+    assert "still running after" in feedback.reason
+
+
+def test_memory_check_works_when_tracemalloc_is_already_tracing():
+    import tracemalloc
+
+    def whole(Q, K, V, chunk_size):
+        scores = Q @ K.T / np.sqrt(Q.shape[-1])
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True) @ V
+
+    tracemalloc.start()
+    try:
+        assert check_chunked_attention(whole).mistake == "full-score-matrix"
+        assert tracemalloc.is_tracing()
+    finally:
+        tracemalloc.stop()
+
+
+def test_the_module_table_lists_every_mistake_id_of_every_function_checker():
+    import attn_lib.exercises as exercises
+    from attn_lib.exercises import _check_attention, _check_causal_mask, _check_chunked, _check_softmax
+    from attn_lib.exercises import _check_split_heads
+
+    problems = [_check_attention._ATTENTION, _check_softmax._SOFTMAX, _check_softmax._MASKED,
+                _check_causal_mask._CAUSAL, _check_split_heads._SPLIT, _check_chunked._CHUNKED]
+    table = exercises.__doc__
+    for problem in problems:
+        for mistake in problem.mistakes():
+            assert mistake.id in table, (problem.checker, mistake.id)
+        assert problem.overflow[0] in table

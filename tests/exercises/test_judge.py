@@ -37,8 +37,13 @@ def test_right_answer_passes_and_float32_right_to_its_rounding_passes():
     assert judge(lambda x: _softmax(x.astype(np.float32)), PROBLEM).passed
 
 
-def test_float64_answer_off_by_float32_rounding_is_not_right():
-    assert judge(lambda x: _softmax(x) * (1 + 1e-5), PROBLEM).mistake == "wrong-values"
+def test_answer_off_by_more_than_float32_rounding_is_not_right():
+    assert judge(lambda x: _softmax(x) * (1 + 1e-4 * (np.arange(x.shape[-1]) == 0)), PROBLEM).mistake == "wrong-values"
+
+
+def test_float16_answer_gets_float16_tolerance_and_float64_does_not():
+    assert judge(lambda x: _softmax(x).astype(np.float16), PROBLEM).passed
+    assert not judge(lambda x: _softmax(x).astype(np.float16).astype(float), PROBLEM).passed
 
 
 def test_mistake_table_and_overflow():
@@ -47,7 +52,7 @@ def test_mistake_table_and_overflow():
 
 
 @pytest.mark.parametrize("fn", [lambda x: renamed_softmax(x), lambda x: attn_lib.softmax(x),
-                                lambda x: attn_lib.attention.__module__ and sys.modules["attn_lib.attention"].softmax(x)])
+                                lambda x: sys.modules["attn_lib.attention"].softmax(x)])
 def test_calling_the_forbidden_function_under_any_name_is_named_and_then_restored(fn):
     original = sys.modules["attn_lib.attention"].softmax
     assert judge(fn, PROBLEM).mistake == "used-attn-lib"
@@ -107,7 +112,7 @@ def test_digits_agree_and_differ():
 
 
 def test_wrong_value_close_to_right_names_rounding():
-    feedback = judge(lambda x: _softmax(x) * (1 + 3e-5), PROBLEM)
+    feedback = judge(lambda x: _softmax(x) * (1 + 3e-4 * (np.arange(x.shape[-1]) == 0)), PROBLEM)
     assert "significant digits" in feedback.reason and "rounding" in feedback.reason
 
 
@@ -123,3 +128,21 @@ def test_time_limit_is_skipped_outside_the_main_thread():
 
 def test_module_timer_constant():
     assert _judge.TIME_LIMIT == 10.0
+
+
+def test_forbidden_call_inside_a_callable_object_is_found():
+    class Softmaxer:
+        def __call__(self, x):
+            return renamed_softmax(x)
+
+    assert judge(Softmaxer(), PROBLEM).mistake == "used-attn-lib"
+
+
+def test_time_spent_in_the_checker_itself_is_not_counted():
+    import time as _time
+
+    def slowish(x):  # 0.2 s per call, 2 cases: 0.4 s of a 0.5 s budget
+        _time.sleep(0.2)
+        return _softmax(x)
+
+    assert judge(slowish, PROBLEM).passed

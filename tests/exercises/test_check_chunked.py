@@ -1,0 +1,200 @@
+"""check_chunked_attention against hand-written learner answers: wrong ones get their own id, right ones pass."""
+
+import numpy as np
+import pytest
+
+import attn_lib
+from attn_lib.exercises import check_chunked_attention
+
+
+def full_attention(Q, K, V):
+    s = Q @ K.T / np.sqrt(Q.shape[-1])
+    e = np.exp(s - s.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True) @ V
+
+
+def chunked(rescale_sum=True, rescale_out=True, divide=True, running_max=True, scale=True, whole_chunks=False,
+            correction_power=1, update_max=True, shared_max=False, dtype=float, stop_short=0):
+    """An online-softmax loop as a learner writes it, with one piece switched off."""
+
+    def fn(Q, K, V, chunk_size):
+        Q, K, V = (np.asarray(a, dtype=dtype) for a in (Q, K, V))
+        n, d_k = Q.shape
+        m = K.shape[0]
+        run_max = np.full((n, 1), -np.inf, dtype=dtype)
+        run_sum = np.zeros((n, 1), dtype=dtype)
+        run_out = np.zeros((n, V.shape[1]), dtype=dtype)
+        starts = [k * chunk_size for k in range(m // chunk_size)] if whole_chunks else range(0, m, chunk_size)
+        for start in starts:
+            k_chunk = K[start:start + chunk_size - stop_short]
+            v_chunk = V[start:start + chunk_size - stop_short]
+            s = Q @ k_chunk.T / (np.sqrt(d_k) if scale else 1.0)
+            chunk_max = s.max(axis=1, keepdims=True) if not shared_max else np.full((n, 1), s.max())
+            if running_max:
+                new_max = np.maximum(run_max, chunk_max) if (update_max or start == 0) else run_max
+                p = np.exp(s - new_max)
+            else:
+                new_max = run_max
+                p = np.exp(s)
+            corr = np.exp(correction_power * (run_max - new_max)) if running_max else 1.0
+            run_sum = (run_sum * corr if rescale_sum else run_sum) + p.sum(axis=1, keepdims=True)
+            run_out = (run_out * corr if rescale_out else run_out) + p @ v_chunk
+            run_max = new_max
+        return run_out / run_sum if divide else run_out
+
+    return fn
+
+
+def chunk_average(Q, K, V, chunk_size):
+    outs = []
+    for start in range(0, K.shape[0], chunk_size):
+        outs.append(full_attention(Q, K[start:start + chunk_size], V[start:start + chunk_size]))
+    return np.mean(outs, axis=0)
+
+
+def lse_merge(Q, K, V, chunk_size):
+    """Each chunk's own softmax output and log-sum-exp, merged with weights exp(lse_chunk - lse_total)."""
+    outs, lses = [], []
+    for start in range(0, K.shape[0], chunk_size):
+        s = Q @ K[start:start + chunk_size].T / np.sqrt(Q.shape[1])
+        mx = s.max(axis=1, keepdims=True)
+        e = np.exp(s - mx)
+        total = e.sum(axis=1, keepdims=True)
+        outs.append(e @ V[start:start + chunk_size] / total)
+        lses.append(mx + np.log(total))
+    lses = np.concatenate(lses, axis=1)  # (n, chunks)
+    top = lses.max(axis=1, keepdims=True)
+    w = np.exp(lses - top)
+    w /= w.sum(axis=1, keepdims=True)
+    return sum(w[:, [c]] * o for c, o in enumerate(outs))
+
+
+def two_pass(Q, K, V, chunk_size):
+    """First pass: each query's maximum over all chunks; second pass: sums against that fixed maximum."""
+    n, m = Q.shape[0], K.shape[0]
+    mx = np.full((n, 1), -np.inf)
+    for start in range(0, m, chunk_size):
+        s = Q @ K[start:start + chunk_size].T / np.sqrt(Q.shape[1])
+        mx = np.maximum(mx, s.max(axis=1, keepdims=True))
+    total, out = np.zeros((n, 1)), np.zeros((n, V.shape[1]))
+    for start in range(0, m, chunk_size):
+        e = np.exp(Q @ K[start:start + chunk_size].T / np.sqrt(Q.shape[1]) - mx)
+        total += e.sum(axis=1, keepdims=True)
+        out += e @ V[start:start + chunk_size]
+    return out / total
+
+
+def per_query_loops(Q, K, V, chunk_size):
+    """Plain Python over queries, numpy over each chunk of keys."""
+    out = np.zeros((Q.shape[0], V.shape[1]))
+    for i, q in enumerate(Q):
+        best, total, acc = -np.inf, 0.0, np.zeros(V.shape[1])
+        for start in range(0, K.shape[0], chunk_size):
+            s = K[start:start + chunk_size] @ q / np.sqrt(Q.shape[1])
+            new = max(best, s.max())
+            e = np.exp(s - new)
+            total = total * np.exp(best - new) + e.sum()
+            acc = acc * np.exp(best - new) + e @ V[start:start + chunk_size]
+            best = new
+        out[i] = acc / total
+    return out
+
+
+def chunked_scaled_queries(Q, K, V, chunk_size):
+    return chunked()(Q / np.sqrt(Q.shape[1]) * np.sqrt(Q.shape[1]), K, V, chunk_size)
+
+
+def chunked_logaddexp(Q, K, V, chunk_size):
+    """Running log of the sum instead of running max and sum."""
+    n = Q.shape[0]
+    log_total = np.full((n, 1), -np.inf)
+    out = np.zeros((n, V.shape[1]))
+    for start in range(0, K.shape[0], chunk_size):
+        s = Q @ K[start:start + chunk_size].T / np.sqrt(Q.shape[1])
+        chunk_lse = np.logaddexp.reduce(s, axis=1, keepdims=True)
+        new_total = np.logaddexp(log_total, chunk_lse)
+        out = out * np.exp(log_total - new_total) + np.exp(s - new_total) @ V[start:start + chunk_size]
+        log_total = new_total
+    return out
+
+
+def chunked_with_keyword_name(Q, K, V, mask=None, chunk_size=3):
+    """attn_lib's own order of parameters: chunk_size must come by keyword."""
+    return chunked()(Q, K, V, chunk_size)
+
+
+CHUNKED_RIGHT = [chunked(), chunked(dtype=np.float32), lse_merge, two_pass, per_query_loops, chunked_scaled_queries,
+                 chunked_logaddexp, chunked_with_keyword_name]
+
+
+@pytest.mark.parametrize("fn", CHUNKED_RIGHT, ids=["online", "float32", "lse-merge", "two-pass", "loops",
+                                                   "scaled-queries", "logaddexp", "keyword"])
+def test_right_but_unusual_chunked_attention_passes(fn):
+    feedback = check_chunked_attention(fn)
+    assert feedback.passed, feedback
+
+
+def full_matrix_then_chunks(Q, K, V, chunk_size):
+    scores = Q @ K.T / np.sqrt(Q.shape[1])  # the whole (n, m) matrix, then "chunks" of it
+    out = np.zeros((Q.shape[0], V.shape[1]))
+    mx = scores.max(axis=1, keepdims=True)
+    total = np.zeros((Q.shape[0], 1))
+    for start in range(0, K.shape[0], chunk_size):
+        e = np.exp(scores[:, start:start + chunk_size] - mx)
+        total += e.sum(axis=1, keepdims=True)
+        out += e @ V[start:start + chunk_size]
+    return out / total
+
+
+CHUNKED_MISTAKES = {
+    "no-rescale": (chunked(rescale_sum=False, rescale_out=False), "exp(old_max - new_max)"),
+    "rescale-sum-only": (chunked(rescale_out=False), "but not the running sum of value rows"),
+    "rescale-output-only": (chunked(rescale_sum=False), "but not the running sum of exponentials"),
+    "no-final-division": (chunked(divide=False), "never divided"),
+    "chunk-average": (chunk_average, "normalises each chunk separately"),
+    "drops-last-chunk": (chunked(whole_chunks=True), "drops the last"),
+    "dropped-key": (chunked(stop_short=1), "leaves out one key"),
+    "no-scaling": (chunked(scale=False), "never divided by sqrt(d_k)"),
+    "no-running-max": (chunked(running_max=False), "without subtracting a running maximum"),
+    "max-never-updated": (chunked(update_max=False), "never updated"),
+    "global-max": (chunked(shared_max=True), "shared by all queries"),
+    "wrong-combination": (chunked(correction_power=2), "right when one chunk holds every key"),
+    "wrong-shape": (lambda Q, K, V, chunk_size: chunked()(Q, K, V, chunk_size).T, "should have shape"),
+    "full-score-matrix": (full_matrix_then_chunks, "whole score matrix"),
+    "used-attn-lib": (lambda Q, K, V, chunk_size: attn_lib.chunked_attention(Q, K, V, chunk_size=chunk_size),
+                      "attn_lib.chunked_attention"),
+    "uniform-weights": (lambda Q, K, V, chunk_size: np.tile(V.mean(axis=0), (Q.shape[0], 1)), "uniform"),
+}
+
+
+@pytest.mark.parametrize("mistake", sorted(CHUNKED_MISTAKES))
+def test_chunked_mistake_is_recognised(mistake):
+    fn, phrase = CHUNKED_MISTAKES[mistake]
+    feedback = check_chunked_attention(fn)
+    assert not feedback.passed
+    assert feedback.mistake == mistake, feedback
+    assert phrase in feedback.reason
+
+
+def test_chunked_mistakes_get_distinct_reasons():
+    feedbacks = [check_chunked_attention(fn) for fn, _ in CHUNKED_MISTAKES.values()]
+    assert len({f.mistake for f in feedbacks}) == len(CHUNKED_MISTAKES)
+    assert len({f.reason for f in feedbacks}) == len(CHUNKED_MISTAKES)
+
+
+def test_chunked_positional_chunk_parameter_with_another_name():
+    def fn(Q, K, V, size):
+        return chunked()(Q, K, V, size)
+
+    assert check_chunked_attention(fn).passed
+
+
+def test_whole_matrix_softmax_is_told_it_is_not_chunked():
+    feedback = check_chunked_attention(lambda Q, K, V, chunk_size: full_attention(Q, K, V))
+    assert feedback.mistake == "full-score-matrix"
+    assert "gives the right output" in feedback.reason
+
+
+def test_full_matrix_feedback_is_deterministic():
+    assert repr(check_chunked_attention(full_matrix_then_chunks)) == repr(check_chunked_attention(
+        full_matrix_then_chunks))
