@@ -17,15 +17,31 @@ def _describe(x) -> str:
     return f"{type(x).__name__} {x!r}"
 
 
+def as_array(x, name: str, layout: str = "", holds: str = "real numbers") -> np.ndarray:
+    """``np.asarray(x)``, with errors that name ``x`` for what numpy cannot or should not read.
+
+    Refuses a tensor that requires grad (numpy cannot read it; PyTorch's own message does not say which argument),
+    a ragged nested list, and dates or durations (numpy would count seconds or days as plain numbers).
+    """
+    if getattr(x, "requires_grad", False) is True:  # a PyTorch tensor, recognised without importing torch
+        raise TypeError(f"{name} is a tensor that requires grad: pass an array, e.g. {name}.detach().numpy()")
+    try:
+        arr = np.asarray(x)
+    except ValueError as exc:  # ragged nested lists
+        layout = f" {layout}" if layout else ""
+        raise ValueError(f"{name} must be a rectangular array{layout}; could not build one: {exc}") from None
+    if arr.dtype.kind in "mM":
+        what = "durations" if arr.dtype.kind == "m" else "dates and times"
+        raise TypeError(f"{name} must hold {holds}; got {what} (dtype {arr.dtype}): convert them to numbers first")
+    return arr
+
+
 def as_float_array(x, name: str, min_ndim: int = 2, layout: str = "(..., n, d)") -> np.ndarray:
     """Return ``x`` as a float array (float32 stays float32, everything else real becomes float64).
 
     Raises TypeError for non-numeric or complex input, ValueError for too few axes or non-finite entries.
     """
-    try:
-        arr = np.asarray(x)
-    except ValueError as exc:  # ragged nested lists
-        raise ValueError(f"{name} must be a rectangular array {layout}; could not build one: {exc}") from None
+    arr = as_array(x, name, layout)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
         raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.complexfloating):
@@ -54,7 +70,7 @@ def check_finite(arr: np.ndarray, name: str) -> None:
 
 def check_size(value, name: str, minimum: int = 0) -> int:
     """Return ``value`` as an int, or raise if it is not an integer >= ``minimum``."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+    if isinstance(value, (bool, np.datetime64, np.timedelta64)) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name} must be an integer; got {_describe(value)}")
     value = int(value)
     if value < minimum:
@@ -67,7 +83,7 @@ def check_scale(scale, d_k: int) -> float:
     """Return the factor that multiplies Q K^T: ``1/sqrt(d_k)`` when ``scale`` is None."""
     if scale is None:
         return 1.0 / float(np.sqrt(d_k))
-    if isinstance(scale, bool) or not isinstance(scale, numbers.Real):
+    if isinstance(scale, (bool, np.datetime64, np.timedelta64)) or not isinstance(scale, numbers.Real):
         raise TypeError(f"scale must be a positive finite number; got {_describe(scale)}")
     scale = float(scale)
     if not np.isfinite(scale) or scale <= 0:
@@ -87,7 +103,7 @@ def batch_shape(**arrays: np.ndarray) -> tuple:
 
 def check_mask(mask, scores_shape: tuple) -> np.ndarray:
     """Return ``mask`` as a bool array broadcastable to ``scores_shape`` (..., n, m), with no fully masked row."""
-    mask = np.asarray(mask)
+    mask = as_array(mask, "mask", "(..., n, m)", holds="booleans")
     n, m = scores_shape[-2:]
     if mask.dtype != np.bool_:
         raise TypeError(
@@ -119,3 +135,47 @@ def check_mask(mask, scores_shape: tuple) -> np.ndarray:
                 "(each query must be allowed to attend to at least one key)"
             )
     return mask
+
+
+def check_qkv(Q, K, V=None):
+    """Validate Q, K (and V); return them as float arrays of one dtype, with their broadcast batch shape."""
+    Q = as_float_array(Q, "Q", layout="(..., n, d_k)")
+    K = as_float_array(K, "K", layout="(..., m, d_k)")
+    if K.shape[-1] != Q.shape[-1]:
+        raise ValueError(
+            f"K has d_k={K.shape[-1]} but Q has d_k={Q.shape[-1]}: queries and keys must share their width "
+            f"(Q {Q.shape} is (..., n, d_k), K {K.shape} is (..., m, d_k))"
+        )
+    if Q.shape[-1] == 0:
+        raise ValueError(
+            f"Q and K have d_k=0 (Q {Q.shape}, K {K.shape}): each query and key needs at least one component"
+        )
+    if K.shape[-2] == 0:
+        raise ValueError(f"K has no keys (m=0, shape {K.shape}): each query needs at least one key to attend to")
+    arrays = {"Q": Q, "K": K}
+    if V is not None:
+        V = as_float_array(V, "V", layout="(..., m, d_v)")
+        if V.shape[-2] != K.shape[-2]:
+            raise ValueError(
+                f"V has {V.shape[-2]} rows but K has m={K.shape[-2]}: each key needs exactly one value "
+                f"(K {K.shape} is (..., m, d_k), V {V.shape} is (..., m, d_v))"
+            )
+        arrays["V"] = V
+    batch = batch_shape(**arrays)
+    dtype = np.result_type(*arrays.values())
+    Q, K = Q.astype(dtype, copy=False), K.astype(dtype, copy=False)
+    if V is not None:
+        V = V.astype(dtype, copy=False)
+    return Q, K, V, batch
+
+
+def check_rng(rng) -> np.random.Generator:
+    """A generator from ``rng``: None (fresh entropy), a non-negative integer seed, or a Generator itself."""
+    accepted = "rng must be None, a non-negative integer seed or a numpy.random.Generator"
+    if rng is None or isinstance(rng, np.random.Generator):
+        return np.random.default_rng(rng)
+    if isinstance(rng, (bool, np.bool_, np.datetime64, np.timedelta64)) or not isinstance(rng, numbers.Integral):
+        raise TypeError(f"{accepted}; got {_describe(rng)}")
+    if rng < 0:
+        raise ValueError(f"{accepted}; got {int(rng)}")
+    return np.random.default_rng(int(rng))

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, batch_shape, check_mask, check_scale
+from ._checks import as_array, check_mask, check_qkv, check_scale
+from ._kernels import average_huge_values, mask_inplace, overflow_error, softmax_rows_inplace
 
 
 def softmax(x, axis=-1):
@@ -43,7 +44,7 @@ def softmax(x, axis=-1):
     array([[0.5 , 0.5 ],
            [0.25, 0.75]])
     """
-    x = np.asarray(x)
+    x = as_array(x, "x")
     if x.dtype == object or np.issubdtype(x.dtype, np.complexfloating) or not np.issubdtype(x.dtype, np.number):
         raise TypeError(f"x must hold real numbers; got dtype {x.dtype}")
     x = x.astype(np.float32 if x.dtype == np.float32 else np.float64, copy=False)
@@ -70,95 +71,9 @@ def softmax(x, axis=-1):
             f"every entry of x[{index}] is -inf (masked): a slice along axis {axis} with nothing left "
             "to attend to has no softmax"
         )
-    with np.errstate(over="ignore"):  # e.g. -1e308 - 1e308 overflows to -inf, whose exp is the right weight, 0
-        out = x - peak
-    np.exp(out, out=out)
-    out /= np.sum(out, axis=axis, keepdims=True)
-    return out
-
-
-def _check_qkv(Q, K, V=None):
-    """Validate Q, K (and V); return them as float arrays of one dtype, with the batch shape."""
-    Q = as_float_array(Q, "Q", layout="(..., n, d_k)")
-    K = as_float_array(K, "K", layout="(..., m, d_k)")
-    if K.shape[-1] != Q.shape[-1]:
-        raise ValueError(
-            f"K has d_k={K.shape[-1]} but Q has d_k={Q.shape[-1]}: queries and keys must share their width "
-            f"(Q {Q.shape} is (..., n, d_k), K {K.shape} is (..., m, d_k))"
-        )
-    if Q.shape[-1] == 0:
-        raise ValueError(
-            f"Q and K have d_k=0 (Q {Q.shape}, K {K.shape}): each query and key needs at least one component"
-        )
-    if K.shape[-2] == 0:
-        raise ValueError(f"K has no keys (m=0, shape {K.shape}): each query needs at least one key to attend to")
-    arrays = {"Q": Q, "K": K}
-    if V is not None:
-        V = as_float_array(V, "V", layout="(..., m, d_v)")
-        if V.shape[-2] != K.shape[-2]:
-            raise ValueError(
-                f"V has {V.shape[-2]} rows but K has m={K.shape[-2]}: each key needs exactly one value "
-                f"(K {K.shape} is (..., m, d_k), V {V.shape} is (..., m, d_v))"
-            )
-        arrays["V"] = V
-    batch = batch_shape(**arrays)
-    dtype = np.result_type(*arrays.values())
-    Q, K = Q.astype(dtype, copy=False), K.astype(dtype, copy=False)
-    if V is not None:
-        V = V.astype(dtype, copy=False)
-    return Q, K, V, batch
-
-
-def _scores(Q, K, scale, mask):
-    """Scaled, masked scores (..., n, m) from validated inputs; masked entries are -inf.
-
-    Entries may be infinite or NaN if Q K^T overflows the dtype: callers check (see ``_overflow_error``).
-    """
-    # Scaling Q (n x d_k) is cheaper than scaling the scores (n x m); a Python float keeps float32 as float32.
-    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported by the caller, with its row
-        scores = (Q * scale) @ np.swapaxes(K, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
-    if mask is not None:
-        if mask.ndim > scores.ndim or np.broadcast_shapes(mask.shape, scores.shape) != scores.shape:
-            scores = np.broadcast_to(scores, np.broadcast_shapes(mask.shape, scores.shape)).copy()
-        np.copyto(scores, -np.inf, where=~mask)
-    return scores
-
-
-def _overflow_error(bad_rows, dtype):
-    """ValueError for rows of scores that Q K^T overflowed; ``bad_rows`` is bool (..., n, 1), True where it did."""
-    where = tuple(int(i) for i in np.argwhere(bad_rows)[0][:-1])
-    batch, row = where[:-1], where[-1]
-    at = f"query row {row}" + (f" of batch index {batch}" if batch else "")
-    return ValueError(
-        f"the scores of {at} overflowed {np.dtype(dtype)} (largest finite value {np.finfo(dtype).max:.3g}): "
-        "scale * Q K^T is too large to represent; rescale Q or K (or pass a smaller scale)"
-    )
-
-
-def _exp_rows_inplace(scores):
-    """exp(scores - row maximum) in the scores' own buffer (no n x m copy); returns it and the row sums (..., n, 1).
-
-    Every row must keep at least one unmasked key (``check_mask`` ensures it); a row whose maximum is not
-    finite can then only come from an overflow of Q K^T, and raises ValueError instead of giving NaN.
-    """
-    peak = np.max(scores, axis=-1, keepdims=True)  # (..., n, 1)
-    if not np.isfinite(peak).all():
-        raise _overflow_error(~np.isfinite(peak), scores.dtype)
-    with np.errstate(over="ignore"):  # a huge gap to the peak overflows to -inf, whose exp is 0: right
-        scores -= peak  # stable: the largest score of each row becomes 0
-    np.exp(scores, out=scores)  # masked entries: exp(-inf) = 0 exactly
-    return scores, np.sum(scores, axis=-1, keepdims=True)
-
-
-def _softmax_rows_inplace(scores):
-    """Softmax of each row of validated scores (..., n, m), in the scores' own buffer (no n x m copy)."""
-    scores, row_sums = _exp_rows_inplace(scores)
-    scores *= 1.0 / row_sums  # (..., n, 1): one division per row, not per entry
-    return scores
-
-
-def _scores_shape(Q, K, batch):
-    return (*batch, Q.shape[-2], K.shape[-2])
+    weights = x.copy()
+    softmax_rows_inplace(np.moveaxis(weights, axis, -1))  # a view whose last axis is ``axis``
+    return weights
 
 
 def scaled_scores(Q, K, scale=None):
@@ -187,11 +102,12 @@ def scaled_scores(Q, K, scale=None):
     >>> scaled_scores(np.ones((2, 4)), np.ones((3, 4))).shape
     (2, 3)
     """
-    Q, K, _, batch = _check_qkv(Q, K)
+    Q, K, _, _ = check_qkv(Q, K)
     scale = check_scale(scale, Q.shape[-1])
-    scores = _scores(Q, K, scale, None)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, with its row
+        scores = Q @ np.swapaxes(K * scale, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
     if not np.isfinite(scores).all():
-        raise _overflow_error(~np.isfinite(scores).all(axis=-1, keepdims=True), scores.dtype)
+        raise overflow_error(~np.isfinite(scores).all(axis=-1, keepdims=True), scores.dtype)
     return scores
 
 
@@ -237,17 +153,16 @@ def attention(Q, K, V, mask=None, scale=None, return_weights=False):
     array([[1.   , 0.   ],
            [0.333, 0.667]])
     """
-    Q, K, V, batch = _check_qkv(Q, K, V)
+    Q, K, V, batch = check_qkv(Q, K, V)
     scale = check_scale(scale, Q.shape[-1])
     if mask is not None:
-        mask = check_mask(mask, _scores_shape(Q, K, batch))
-    scores = _scores(Q, K, scale, mask)  # (..., n, m)
-    if return_weights:
-        weights = _softmax_rows_inplace(scores)  # (..., n, m)
-        return weights @ V, weights  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
-    # Without the weights to return, normalise the output (n x d_v) instead of the weights (n x m): the same
-    # numbers, one pass over the n x m buffer fewer.
-    unnormalised, row_sums = _exp_rows_inplace(scores)  # (..., n, m), (..., n, 1)
-    output = unnormalised @ V  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
-    output *= 1.0 / row_sums
-    return output
+        mask = check_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
+    # The equation, one line per step. Scaling K (m x d_k) costs less than scaling the scores (n x m); the
+    # softmax works inside the scores' buffer. Overflows are not warned of here: they are found and handled.
+    with np.errstate(over="ignore", invalid="ignore"):
+        scores = Q @ np.swapaxes(K * scale, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
+        weights = softmax_rows_inplace(mask_inplace(scores, mask))  # (..., n, m); blocked keys get weight 0
+        output = weights @ V  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
+    if not np.isfinite(output).all():  # values near the dtype's largest number overflowed a partial sum
+        output = average_huge_values(lambda values: weights @ values, V)
+    return (output, weights) if return_weights else output

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_mask, check_scale
-from .attention import _check_qkv, _scores, _scores_shape, _softmax_rows_inplace
+from ._checks import as_float_array, check_mask, check_qkv, check_scale
+from ._kernels import mask_inplace, softmax_rows_inplace
 
 
 def _sum_to_shape(grad, shape):
@@ -60,10 +60,10 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
     >>> dQ.shape, dK.shape, dV.shape
     ((2, 3), (4, 3), (4, 5))
     """
-    Q, K, V, batch = _check_qkv(Q, K, V)
+    Q, K, V, batch = check_qkv(Q, K, V)
     scale = check_scale(scale, Q.shape[-1])
     if mask is not None:
-        mask = check_mask(mask, _scores_shape(Q, K, batch))
+        mask = check_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
         batch = np.broadcast_shapes(mask.shape[:-2], batch)
     out_shape = (*batch, Q.shape[-2], V.shape[-1])
     grad_output = as_float_array(grad_output, "grad_output", layout="(..., n, d_v)")
@@ -71,11 +71,34 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
         raise ValueError(
             f"grad_output must have the output's shape {out_shape} (..., n, d_v); got {grad_output.shape}"
         )
+    _check_fits(grad_output, Q.dtype)
     grad_output = grad_output.astype(Q.dtype, copy=False)
-    weights = _softmax_rows_inplace(_scores(Q, K, scale, mask))  # P (..., n, m)
-    dV = np.swapaxes(weights, -1, -2) @ grad_output  # (..., m, n) x (..., n, d_v) -> (..., m, d_v)
-    d_weights = grad_output @ np.swapaxes(V, -1, -2)  # (..., n, d_v) x (..., d_v, m) -> (..., n, m)
-    d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))  # (..., n, m)
-    dQ = scale * (d_scores @ K)  # (..., n, m) x (..., m, d_k) -> (..., n, d_k)
-    dK = scale * (np.swapaxes(d_scores, -1, -2) @ Q)  # (..., m, n) x (..., n, d_k) -> (..., m, d_k)
+    with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, naming the gradient
+        scores = Q @ np.swapaxes(K * scale, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
+        weights = softmax_rows_inplace(mask_inplace(scores, mask))  # P (..., n, m)
+        dV = np.swapaxes(weights, -1, -2) @ grad_output  # (..., m, n) x (..., n, d_v) -> (..., m, d_v)
+        d_weights = grad_output @ np.swapaxes(V, -1, -2)  # (..., n, d_v) x (..., d_v, m) -> (..., n, m)
+        d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))  # (..., n, m)
+        dQ = scale * (d_scores @ K)  # (..., n, m) x (..., m, d_k) -> (..., n, d_k)
+        dK = scale * (np.swapaxes(d_scores, -1, -2) @ Q)  # (..., m, n) x (..., n, d_k) -> (..., m, d_k)
+    gradients = {"dQ": dQ, "dK": dK, "dV": dV}
+    for name, gradient in gradients.items():
+        if not np.isfinite(gradient).all():
+            raise ValueError(
+                f"{name} overflowed {Q.dtype} (largest finite value {np.finfo(Q.dtype).max:.3g}): grad_output "
+                "times V, or the gradient itself, is too large to represent; rescale grad_output or V"
+            )
     return _sum_to_shape(dQ, Q.shape), _sum_to_shape(dK, K.shape), _sum_to_shape(dV, V.shape)
+
+
+def _check_fits(grad_output, dtype):
+    """Raise ValueError if ``grad_output`` has entries beyond the largest number of the working ``dtype``."""
+    largest = np.finfo(dtype).max
+    too_big = np.abs(grad_output) > largest
+    if too_big.any():
+        where = tuple(int(i) for i in np.argwhere(too_big)[0])
+        raise ValueError(
+            f"grad_output holds {grad_output[where]:.3g} at index {where}, beyond the largest {np.dtype(dtype)} "
+            f"({largest:.3g}), the dtype of Q, K and V it is computed in: it would overflow to inf; "
+            "rescale grad_output or pass Q, K and V in float64"
+        )

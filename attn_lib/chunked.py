@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import check_mask, check_scale, check_size
-from .attention import _check_qkv, _overflow_error, _scores, _scores_shape
+from ._checks import batch_shape, check_mask, check_qkv, check_scale, check_size
+from ._kernels import average_huge_values, exp_shifted_inplace, mask_inplace, overflow_error
 
 
 def chunked_attention(Q, K, V, mask=None, scale=None, chunk_size=256):
@@ -45,34 +45,42 @@ def chunked_attention(Q, K, V, mask=None, scale=None, chunk_size=256):
     >>> bool(np.allclose(chunked_attention(Q, K, V, chunk_size=2), attention(Q, K, V)))
     True
     """
-    Q, K, V, batch = _check_qkv(Q, K, V)
+    Q, K, V, batch = check_qkv(Q, K, V)
     scale = check_scale(scale, Q.shape[-1])
     chunk_size = check_size(chunk_size, "chunk_size", minimum=1)
-    shape = _scores_shape(Q, K, batch)
     if mask is not None:
-        mask = check_mask(mask, shape)
-        batch = np.broadcast_shapes(mask.shape[:-2], batch)
-    n, m, d_v = Q.shape[-2], K.shape[-2], V.shape[-1]
-    dtype = Q.dtype
-    running_max = np.full((*batch, n, 1), -np.inf, dtype=dtype)  # largest score seen so far, per query
-    running_sum = np.zeros((*batch, n, 1), dtype=dtype)  # sum of exp(score - running_max)
-    running_out = np.zeros((*batch, n, d_v), dtype=dtype)  # sum of exp(score - running_max) * value row
+        mask = check_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
+    with np.errstate(over="ignore", invalid="ignore"):  # overflows are found below, as attention finds them
+        output = _online_softmax(Q, K, V, mask, scale, chunk_size)  # (..., n, d_v)
+    if not np.isfinite(output).all():  # values near the dtype's largest number overflowed a running sum
+        output = average_huge_values(lambda values: _online_softmax(Q, K, values, mask, scale, chunk_size), V,
+                                     total_weight=K.shape[-2])
+    return output
+
+
+def _online_softmax(Q, K, V, mask, scale, chunk_size):
+    """softmax(scale Q K^T) V, with the scores of ``chunk_size`` keys alive at a time (see chunked_attention)."""
+    n, m, d_v, dtype = Q.shape[-2], K.shape[-2], V.shape[-1], Q.dtype
+    # The running maximum and sum depend on the scores only; the running output takes V's batch axes too.
+    score_batch = batch_shape(Q=Q, K=K) if mask is None else batch_shape(Q=Q, K=K, mask=mask)
+    running_max = np.full((*score_batch, n, 1), -np.inf, dtype=dtype)  # largest score seen so far, per query
+    running_sum = np.zeros((*score_batch, n, 1), dtype=dtype)  # sum of exp(score - running_max)
+    running_out = np.zeros((*batch_shape(scores=running_sum, V=V), n, d_v), dtype=dtype)  # sum of exp(...) * value
     for start in range(0, m, chunk_size):
         keys = slice(start, min(start + chunk_size, m))
         # A mask of shape (..., n or 1, 1) broadcasts over the keys: it has no key axis to slice.
         chunk_mask = mask if mask is None or mask.shape[-1] == 1 else mask[..., keys]
-        # Scaling the chunk of keys (c x d_k) rather than Q (n x d_k) keeps the memory per chunk at n x c.
-        scores = _scores(Q, K[..., keys, :] * scale, 1.0, chunk_mask)  # (..., n, c)
+        # K is scaled as attention scales it (a chunk at a time), so that both treat extreme inputs alike.
+        scores = Q @ np.swapaxes(K[..., keys, :] * scale, -1, -2)  # (..., n, d_k) x (..., d_k, c) -> (..., n, c)
+        scores = mask_inplace(scores, chunk_mask)
         chunk_max = np.max(scores, axis=-1, keepdims=True)  # (..., n, 1)
         if np.isnan(chunk_max).any() or np.isposinf(chunk_max).any():
-            raise _overflow_error(np.isnan(chunk_max) | np.isposinf(chunk_max), dtype)
+            raise overflow_error(np.isnan(chunk_max) | np.isposinf(chunk_max), dtype)
         new_max = np.maximum(running_max, chunk_max)
         # A row whose keys so far are all masked still has max -inf; shift it by 0 so that no -inf - -inf appears.
         shift = np.where(np.isneginf(new_max), 0.0, new_max).astype(dtype, copy=False)
         correction = np.exp(running_max - shift)  # (..., n, 1): rescales the old sums to the new maximum
-        with np.errstate(over="ignore"):  # a huge gap to the maximum overflows to -inf, whose exp is 0: right
-            scores -= shift
-        np.exp(scores, out=scores)  # (..., n, c): unnormalised weights of this chunk
+        exp_shifted_inplace(scores, shift)  # (..., n, c): unnormalised weights of this chunk
         running_sum *= correction
         running_sum += np.sum(scores, axis=-1, keepdims=True)
         running_out *= correction
@@ -80,6 +88,6 @@ def chunked_attention(Q, K, V, mask=None, scale=None, chunk_size=256):
         running_max = new_max
         del scores  # before the next chunk's scores exist: never two n x c buffers at once
     if not (running_sum > 0).all():  # every score of the row overflowed to -inf (a masked row raised earlier)
-        raise _overflow_error(~(running_sum > 0), dtype)
+        raise overflow_error(~(running_sum > 0), dtype)
     running_out /= running_sum
     return running_out

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, batch_shape, check_mask, check_size
+from ._checks import as_float_array, batch_shape, check_mask, check_rng, check_size
 from .attention import attention
 
 
@@ -23,9 +23,10 @@ class MultiHeadAttention:
     d_k, d_v : int, optional
         Width of each head's queries/keys and values; default ``d_model // heads`` (64 in the base model),
         which needs ``heads`` to divide ``d_model``.
-    rng : int or numpy.random.Generator, optional
-        Seed or generator for the weights, drawn from a normal distribution with standard deviation
-        ``1 / sqrt(fan_in)`` so that projections keep unit-variance inputs near unit variance.
+    rng : None, int or numpy.random.Generator, optional
+        A non-negative integer seed, or a generator, for the weights (None: fresh entropy each time). They are
+        drawn from a normal distribution with standard deviation ``1 / sqrt(fan_in)``, so that projections keep
+        unit-variance inputs near unit variance.
 
     Attributes
     ----------
@@ -52,7 +53,7 @@ class MultiHeadAttention:
             )
         self.d_k = self.d_model // self.heads if d_k is None else check_size(d_k, "d_k", minimum=1)
         self.d_v = self.d_model // self.heads if d_v is None else check_size(d_v, "d_v", minimum=1)
-        rng = np.random.default_rng(rng)
+        rng = check_rng(rng)
         h, d_model = self.heads, self.d_model
         self.W_q = rng.normal(0.0, d_model**-0.5, size=(h, d_model, self.d_k))
         self.W_k = rng.normal(0.0, d_model**-0.5, size=(h, d_model, self.d_k))

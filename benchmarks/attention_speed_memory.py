@@ -1,7 +1,7 @@
 """How fast and how lean the attn_lib core is, as ratios measured in this one run.
 
 1. ``attention`` in float32 at heads=8, n=m=1000, d_k=d_v=64, against the two bare matrix products it cannot avoid
-   (Q K^T and weights V) on the same arrays; target <= 4x. A naive line (divide by ``np.sqrt(d_k)``, exp, divide
+   (Q K^T and weights V) on the same arrays; target <= 2.5x. A naive line (divide by ``np.sqrt(d_k)``, exp, divide
    by the row sums) is printed beside it for comparison.
 2. ``chunked_attention``'s peak memory (tracemalloc) as a fraction of ``attention``'s at n=m=4096; target <= 10%.
 3. ``import attn_lib`` in a fresh interpreter (``python -X importtime``): the time of attn_lib's own modules as a
@@ -85,8 +85,8 @@ def speed(heads=8, n=1000, m=1000, d_k=64, d_v=64) -> None:
     shape = f"heads={heads}, n={n}, m={m}, d_k={d_k}, d_v={d_v}, float32"
     print(f"[speed] {shape}; BLAS: {blas_report()}; OPENBLAS_CORETYPE={os.environ.get('OPENBLAS_CORETYPE', 'unset')}")
     print(f"  two bare matrix products: {t_bare * 1e3:.1f} ms (min of {REPEATS})")
-    print(f"  attention / bare products = {t_lib / t_bare:.2f}x (output dtype {out_dtype}; target <= 4x): "
-          f"{verdict(t_lib / t_bare <= 4)}")
+    print(f"  attention / bare products = {t_lib / t_bare:.2f}x (output dtype {out_dtype}; target <= 2.5x): "
+          f"{verdict(t_lib / t_bare <= 2.5)}")
     print(f"  naive line / bare products = {t_naive / t_bare:.2f}x (for comparison; output dtype {naive().dtype})")
 
 

@@ -6,6 +6,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
+from three_functions import K, Q, V, d_k, d_v, n
+
 from attn_lib import attention, attention_backward, causal_mask
 
 STEP = 1e-6
@@ -109,3 +111,48 @@ def test_gradients_match_finite_differences_for_random_shapes_and_masks(n, m, d_
     mask = data.draw(arrays(np.bool_, (n, m)))
     mask[:, 0] = True  # every query keeps key 0
     assert_matches_finite_differences(Q, K, V, grad_output, mask=mask)
+
+
+def test_a_gradient_that_overflows_the_working_dtype_is_refused_naming_grad_output():
+    Q, K, V = np.ones((1, 1), np.float32), np.ones((2, 1), np.float32), np.ones((2, 1), np.float32)
+    with pytest.raises(ValueError, match=r"grad_output .*1e\+300.* float32"):
+        attention_backward(Q, K, V, np.full((1, 1), 1e300))  # float64 1e300 is inf in float32
+
+
+def test_gradients_that_overflow_raise_instead_of_coming_back_non_finite():
+    Q, K = np.ones((1, 1), np.float32), np.array([[0.0], [1.0]], np.float32)
+    V = np.array([[3e38], [-3e38]], np.float32)
+    try:
+        grads = attention_backward(Q, K, V, np.full((1, 1), 1e3, np.float32))
+    except ValueError as error:
+        assert "overflow" in str(error)
+    else:
+        assert all(np.isfinite(g).all() for g in grads)
+
+
+@pytest.mark.parametrize("bad, word", [(np.nan, "NaN"), (np.inf, "an infinite value")])
+def test_nan_or_inf_in_grad_output(bad, word):
+    grad = np.ones((n, d_v))
+    grad[2, 0] = bad
+    with pytest.raises(ValueError, match=rf"grad_output contains {word} at index \(2, 0\)"):
+        attention_backward(Q, K, V, grad)
+
+
+@pytest.mark.parametrize("shape", [(n, d_v + 1), (n + 1, d_v), (2, n, d_v), (d_v, n)])
+def test_gradient_of_the_wrong_shape(shape):
+    got = ", ".join(map(str, shape))
+    with pytest.raises(ValueError, match=rf"grad_output must have the output's shape \(3, 2\) \(\.\.\., n, d_v\); "
+                                          rf"got \({got}\)"):
+        attention_backward(Q, K, V, np.ones(shape))
+
+
+def test_gradient_with_one_dimension():
+    expected = r"grad_output must have at least 2 dimensions \(\.\.\., n, d_v\); got shape \(6,\)"
+    with pytest.raises(ValueError, match=expected):
+        attention_backward(Q, K, V, np.ones(n * d_v))
+
+
+def test_gradient_of_the_broadcast_output_shape_is_required():
+    # Q (2, n, d_k) with K, V unbatched gives an output (2, n, d_v): a gradient (n, d_v) is not enough.
+    with pytest.raises(ValueError, match=r"grad_output must have the output's shape \(2, 3, 2\)"):
+        attention_backward(np.ones((2, n, d_k)), K, V, np.ones((n, d_v)))

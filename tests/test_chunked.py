@@ -1,8 +1,10 @@
-"""chunked_attention (the online softmax) gives attention's output for every chunk size, without the n x m scores."""
+"""chunked_attention (attn_lib/chunked.py), the online softmax, gives attention's output for every chunk size and any
+batch axes, without the n x m scores; extreme inputs are treated as attention treats them."""
 
 import tracemalloc
 
 import numpy as np
+import pytest
 from attention_by_hand import attention_by_hand
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -14,18 +16,27 @@ finite = st.floats(-30, 30, allow_nan=False, allow_infinity=False)
 
 
 @st.composite
+def broadcast_batch(draw, full):
+    """A batch shape that broadcasts to ``full``: some leading axes left out, some of the others set to 1."""
+    dropped = draw(st.integers(0, len(full)))
+    return tuple(draw(st.sampled_from([size, 1])) for size in full[dropped:])
+
+
+@st.composite
 def problems(draw):
-    """Q (b?, n, d_k), K (b?, m, d_k), V (m, d_v), and a mask (b?, n, m) or None keeping a key in every row."""
-    batch = draw(st.sampled_from([(), (2,), (2, 1)]))
+    """Q, K, V and a mask (or None) keeping a key in every row, each with batch axes of its own that broadcast
+    together: any argument may bring any batch axis."""
+    full = draw(st.sampled_from([(), (2,), (2, 3), (3, 1, 2)]))
     n, m = draw(st.integers(1, 5)), draw(st.integers(1, 7))
     d_k, d_v = draw(st.integers(1, 3)), draw(st.integers(1, 3))
-    Q = draw(arrays(np.float64, (*batch, n, d_k), elements=finite))
-    K = draw(arrays(np.float64, (*batch[:1], m, d_k), elements=finite))
-    V = draw(arrays(np.float64, (m, d_v), elements=finite))
+    Q = draw(arrays(np.float64, (*draw(broadcast_batch(full)), n, d_k), elements=finite))
+    K = draw(arrays(np.float64, (*draw(broadcast_batch(full)), m, d_k), elements=finite))
+    V = draw(arrays(np.float64, (*draw(broadcast_batch(full)), m, d_v), elements=finite))
     mask = None
     if draw(st.booleans()):
-        mask = draw(arrays(np.bool_, (*batch, n, m)))
-        first = draw(arrays(np.int64, (*batch, n), elements=st.integers(0, m - 1)))
+        mask_batch = draw(broadcast_batch(full))
+        mask = draw(arrays(np.bool_, (*mask_batch, n, m)))
+        first = draw(arrays(np.int64, (*mask_batch, n), elements=st.integers(0, m - 1)))
         np.put_along_axis(mask, first[..., None], True, axis=-1)  # no fully masked row
     return Q, K, V, mask
 
@@ -102,3 +113,49 @@ def test_peak_memory_stays_far_below_the_full_score_matrix():
         tracemalloc.stop()
     full_scores = n * m * 8  # bytes of one float64 score matrix
     assert peak < full_scores / 4, f"peak {peak} bytes, the full scores take {full_scores}"
+
+
+@pytest.mark.parametrize("shapes", [
+    ((1, 1), (1, 1), (2, 1, 1)),  # V brings the batch axis
+    ((1, 1), (3, 1, 1), (1, 1)),  # K brings it
+    ((2, 1, 1), (1, 1), (1, 1)),  # Q brings it
+    ((2, 1, 3, 2), (4, 5, 2), (1, 5, 3)),  # each brings some
+])
+def test_batch_axes_broadcast_whichever_argument_brings_them(shapes):
+    rng = np.random.default_rng(16)
+    Q, K, V = (rng.normal(size=shape) for shape in shapes)
+    full = attention(Q, K, V)
+    for chunk_size in (1, 2, 8):
+        np.testing.assert_allclose(chunked_attention(Q, K, V, chunk_size=chunk_size), full, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype, big", [(np.float32, 3e38), (np.float64, 1.7e308)])
+def test_values_near_the_largest_number_give_their_finite_average(dtype, big):
+    Q = np.zeros((1, 1), dtype)
+    np.testing.assert_allclose(chunked_attention(Q, np.zeros((2, 1), dtype), np.full((2, 1), big, dtype)),
+                               [[big]], rtol=1e-6)
+    halves = np.concatenate([np.full((500, 1), big, dtype), np.full((500, 1), -big, dtype)])
+    for chunk_size in (1, 7, 256, 1000):
+        output = chunked_attention(Q, np.zeros((1000, 1), dtype), halves, chunk_size=chunk_size)
+        assert np.isfinite(output).all() and abs(float(output[0, 0])) <= 1e-5 * big, chunk_size
+
+
+@pytest.mark.parametrize("Q, K, scale", [
+    (np.full((1, 1), 3e38, np.float32), np.full((1, 1), 1e-3, np.float32), 2.0),  # scaling Q would overflow
+    (np.full((1, 1), 1e-3, np.float32), np.full((1, 1), 3e38, np.float32), 2.0),  # scaling K would overflow
+    (np.full((1, 2), 1e-30, np.float32), np.full((3, 2), 1e-20, np.float32), 1e-20),  # products underflow
+])
+def test_extreme_inputs_get_the_same_answer_from_attention_and_chunked_attention(Q, K, scale):
+    V = np.arange(K.shape[0], dtype=np.float32)[:, None] + 1.0
+    outcomes = []
+    for fn in (attention, chunked_attention):
+        try:
+            outcomes.append(("answer", fn(Q, K, V, scale=scale)))
+        except ValueError as error:
+            outcomes.append(("error", str(error)))
+    (kind_a, a), (kind_c, c) = outcomes
+    assert kind_a == kind_c, outcomes
+    if kind_a == "answer":
+        np.testing.assert_allclose(a, c, rtol=1e-6)
+    else:
+        assert a == c

@@ -85,3 +85,20 @@ def test_key_column_mask_of_shape_1_by_m_blocks_that_key_for_every_query():
     Q, K, V = rng.normal(size=(3, 2)), rng.normal(size=(4, 2)), rng.normal(size=(4, 2))
     keep = np.array([[True, False, True, True]])  # (1, m)
     np.testing.assert_allclose(attention(Q, K, V, mask=keep), attention(Q, K[[0, 2, 3]], V[[0, 2, 3]]), rtol=1e-13)
+
+
+def test_unsigned_lengths_too_large_are_reported_with_their_real_value():
+    with pytest.raises(ValueError, match=r"lengths\[0\] = 18446744073709551615 is outside 0..m = 0..4"):
+        padding_mask(np.array([2**64 - 1], dtype=np.uint64), 4)
+    np.testing.assert_array_equal(padding_mask(np.array([3], dtype=np.uint8), 4), padding_mask([3], 4))
+
+
+def test_padding_mask_bad_lengths():
+    with pytest.raises(ValueError, match=r"lengths\[1\] = 5 is outside 0..m = 0..4"):
+        padding_mask([2, 5], 4)
+    with pytest.raises(ValueError, match=r"lengths\[0\] = -1 is outside"):
+        padding_mask([-1], 4)
+    with pytest.raises(TypeError, match=r"lengths must hold integers; got dtype float64"):
+        padding_mask([1.5], 4)
+    with pytest.raises(ValueError, match=r"lengths must be a 1-D sequence of ints \(batch,\); got shape \(\)"):
+        padding_mask(3, 4)

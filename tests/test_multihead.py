@@ -95,3 +95,43 @@ def test_output_dtype_follows_the_input(dtype, expected):
 
 def test_repr_names_the_sizes():
     assert repr(MultiHeadAttention(8, 2, rng=0)) == "MultiHeadAttention(d_model=8, heads=2, d_k=4, d_v=4)"
+
+
+@pytest.mark.parametrize("rng, error", [("abc", TypeError), (1.5, TypeError), (-1, ValueError), (True, TypeError)])
+def test_rng_that_is_not_a_seed_or_a_generator_is_refused_naming_rng(rng, error):
+    with pytest.raises(error, match=r"^rng must be None, a non-negative integer seed or a numpy.random.Generator; got"):
+        MultiHeadAttention(d_model=8, heads=2, rng=rng)
+
+
+def test_rng_accepts_a_seed_a_numpy_integer_and_a_generator():
+    by_seed = MultiHeadAttention(d_model=8, heads=2, rng=3)
+    np.testing.assert_array_equal(MultiHeadAttention(d_model=8, heads=2, rng=np.int64(3)).W_q, by_seed.W_q)
+    np.testing.assert_array_equal(MultiHeadAttention(d_model=8, heads=2, rng=np.random.default_rng(3)).W_q,
+                                  by_seed.W_q)
+
+
+def test_heads_not_dividing_d_model():
+    with pytest.raises(ValueError, match=r"heads=3 does not divide d_model=10"):
+        MultiHeadAttention(d_model=10, heads=3)
+
+
+@pytest.mark.parametrize("x_q, x_kv, name, width, shape", [
+    (np.ones((3, 8)), None, "x_q", 8, r"\(3, 8\)"),
+    (np.ones((3, 16)), np.ones((4, 12)), "x_kv", 12, r"\(4, 12\)"),
+])
+def test_wrong_input_width_to_multihead(x_q, x_kv, name, width, shape):
+    mha = MultiHeadAttention(d_model=16, heads=4, rng=0)
+    with pytest.raises(ValueError, match=rf"{name} has width {width} but this MultiHeadAttention has d_model=16; "
+                                          rf"expected shape \(\.\.\., n, 16\), got {shape}"):
+        mha(x_q, x_kv)
+
+
+def test_multihead_mask_errors_speak_of_the_callers_shapes():
+    mha = MultiHeadAttention(d_model=8, heads=2, rng=0)
+    with pytest.raises(ValueError, match=r"mask of shape \(2, 2\) does not broadcast to the scores' shape \(3, 4\)"):
+        mha(np.ones((3, 8)), np.ones((4, 8)), mask=np.ones((2, 2), dtype=bool))
+    with pytest.raises(ValueError, match=r"mask blocks every key for query row 0"):
+        mha(np.ones((3, 8)), mask=~causal_mask(3).T)
+    expected = r"batch axes do not broadcast: x_q has batch shape \(2,\), x_kv has batch shape \(3,\)"
+    with pytest.raises(ValueError, match=expected):
+        mha(np.ones((2, 3, 8)), np.ones((3, 4, 8)))

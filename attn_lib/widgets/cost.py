@@ -69,7 +69,7 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
         "layers": widgets.IntSlider(value=layers, min=1, max=24, description="layers (scores kept for backward)",
                                     **slider),
     }
-    x = np.geomspace(LENGTHS[0], LENGTHS[-1], 200)
+    x = np.unique(np.geomspace(LENGTHS[0], LENGTHS[-1], 200).round().astype(int))  # whole numbers of tokens
     base = attention_cost(**BASE_MODEL)
     fig, (ax_mem, ax_macs) = live_figure((7.0, 3.1), ncols=2)
     lines = {}
@@ -97,10 +97,10 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
 
     def update(n, m, d_k, heads, layers):
         cost = attention_cost(n, m, d_k=d_k, heads=heads, layers=layers)
-        self_cost = 4.0 * x * x * heads * layers  # float32 bytes of m = n scores, for every n on the x-axis
-        lines["bytes"][0].set_data(x, self_cost)
+        curve = [attention_cost(int(length), d_k=d_k, heads=heads, layers=layers) for length in x]  # m = n
+        lines["bytes"][0].set_data(x, [c.score_bytes("float32") for c in curve])
         lines["bytes"][1].set_data([n], [cost.score_bytes("float32")])
-        lines["macs"][0].set_data(x, x * x * 2 * d_k * heads * layers)  # score and mix: d_k + d_v = 2 d_k
+        lines["macs"][0].set_data(x, [c.macs for c in curve])
         lines["macs"][1].set_data([n], [cost.macs])
         memory = cost.score_bytes("float32")
         readout = readout_rows([

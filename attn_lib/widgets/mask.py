@@ -78,7 +78,11 @@ def mask_explorer(mask="causal", placement="before", seed=0):
 
     fig, (ax, ax_sum) = live_figure((5.8, 3.4), ncols=2, width_ratios=(6, 1.3))
     cmap = mpl.colormaps[WEIGHTS_CMAP].with_extremes(bad=MASKED_COLOR)
-    image = ax.imshow(np.zeros((n, m)), cmap=cmap, vmin=0, vmax=1, aspect="auto")
+    # One coloured quadrilateral per cell (not an image, which is resampled to the screen's pixels at every draw).
+    image = ax.pcolormesh(np.arange(m + 1) - 0.5, np.arange(n + 1) - 0.5, np.zeros((n, m)), cmap=cmap, vmin=0,
+                          vmax=1)
+    ax.set_xlim(-0.5, m - 0.5)
+    ax.set_ylim(n - 0.5, -0.5)  # query 0 at the top, as in a matrix
     fig.colorbar(image, ax=ax, label="weight", shrink=0.9, pad=0.02)
     ax.set_xticks(range(m), _TOKENS)
     ax.set_yticks(range(n), _TOKENS)
@@ -118,7 +122,7 @@ def mask_explorer(mask="causal", placement="before", seed=0):
             state["tokens"] = tokens
         # Grey: blocked and weight exactly 0 (the mask worked). A blocked cell with weight > 0 is a leak.
         leak = blocked & (weights > 0)
-        image.set_data(np.ma.masked_array(weights, blocked & ~leak))
+        image.set_array(np.ma.masked_array(weights, blocked & ~leak))
         crosses.set_offsets(np.argwhere(blocked)[:, ::-1].reshape(-1, 2))  # (row i, column j) -> (x = j, y = i)
         leaks.set_offsets(np.argwhere(leak)[:, ::-1].reshape(-1, 2))
         row_sums = weights.sum(axis=1)

@@ -2,7 +2,7 @@
 
 import ipywidgets as widgets
 import numpy as np
-from matplotlib.collections import PathCollection
+from matplotlib.collections import PathCollection, QuadMesh
 from matplotlib.image import AxesImage
 from matplotlib.lines import Line2D
 from matplotlib.patches import Rectangle, StepPatch
@@ -27,7 +27,7 @@ def artist_data(artist):
         return np.concatenate([np.ravel(values), np.ravel(edges)])
     if isinstance(artist, Rectangle):
         return np.array([artist.get_x(), artist.get_y(), artist.get_width(), artist.get_height()], float)
-    if isinstance(artist, AxesImage):
+    if isinstance(artist, (AxesImage, QuadMesh)):
         array = artist.get_array()
         return np.ma.compressed(array) if np.ma.isMaskedArray(array) else np.asarray(array, float)
     if isinstance(artist, PathCollection):

@@ -6,6 +6,7 @@ The browser side (keyboard, pixels, latency) is in tests/browser/.
 
 import contextlib
 import html
+import io
 import os
 import subprocess
 import sys
@@ -15,10 +16,11 @@ from pathlib import Path
 import ipywidgets as widgets
 import numpy as np
 import pytest
+from PIL import Image
 
 from attn_lib import softmax
 from attn_lib.widgets import EXPLORERS, dk_explorer, softmax_explorer
-from attn_lib.widgets._explorer import largest_jacobian_entry
+from attn_lib.widgets._explorer import diff_png, largest_jacobian_entry
 
 from .explorer_checks import assert_finite_labelled_figure, control_ends
 
@@ -153,3 +155,33 @@ def test_importing_the_widgets_leaves_the_matplotlib_backend_alone():
             "import attn_lib.widgets; print(matplotlib.get_backend())")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert result.stdout.strip() == "svg"
+
+
+def test_the_images_sent_to_the_browser_add_up_to_the_figure(monkeypatch):
+    explorer = dk_explorer()
+    canvas = explorer.figure.canvas
+    sent = []
+    monkeypatch.setattr(canvas, "send_binary", sent.append)  # what ipympl would send to the browser
+    canvas._set_device_pixel_ratio(2)  # a laptop's screen: the figure at twice the pixels
+    canvas.draw()  # the first image: the whole figure
+    shown = np.asarray(Image.open(io.BytesIO(sent.pop())).convert("RGBA")).copy()
+    for d_k in (128, 1024, 1):
+        explorer.controls["d_k"].value = d_k  # blitted: a diff image goes out
+        diff = np.asarray(Image.open(io.BytesIO(sent.pop())).convert("RGBA"))
+        opaque = diff[..., 3] == 255
+        assert ((diff[..., 3] == 0) | opaque).all()  # each pixel either replaces what is shown or leaves it
+        shown[opaque] = diff[opaque]  # what the browser does: lay the diff over what it shows
+        np.testing.assert_array_equal(shown, np.asarray(canvas.get_renderer().buffer_rgba()))
+    assert sent == []
+
+
+@pytest.mark.parametrize("height, width, share", [(1, 1, 1.0), (7, 5, 0.0), (40, 33, 0.02), (40, 33, 0.5)])
+def test_diff_png_is_transparent_exactly_where_nothing_changed(height, width, share):
+    rng = np.random.default_rng(height * width)
+    opaque = np.uint32(0xFF000000)
+    before = rng.integers(0, 2**24, (height, width), dtype=np.uint32) | opaque
+    after = before.copy()
+    changed = rng.random((height, width)) < share
+    after[changed] = rng.integers(0, 2**24, int(changed.sum()), dtype=np.uint32) | opaque
+    decoded = np.asarray(Image.open(io.BytesIO(diff_png(after, after != before))).convert("RGBA"))
+    np.testing.assert_array_equal(decoded.view(np.uint32).squeeze(2), np.where(after != before, after, 0))
