@@ -74,3 +74,11 @@ def test_previous_token_right_answers(fn):
 ])
 def test_previous_token_mistakes(fn, mistake):
     assert check_previous_token(fn).mistake == mistake
+
+
+def test_the_module_table_lists_every_mistake_id_of_the_previous_token_checker():
+    import attn_lib.exercises as exercises
+    from attn_lib.exercises._check_trained import PREVIOUS_TOKEN
+
+    for mistake in PREVIOUS_TOKEN.mistakes():
+        assert mistake.id in exercises.__doc__, mistake.id
