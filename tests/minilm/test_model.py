@@ -150,3 +150,16 @@ def test_load_reads_the_files_once_and_never_loads_what_is_not_there(model, tmp_
     monkeypatch.setattr(sources, "_installed_wheel_zip", lambda: None)
     with pytest.raises(minilm.WeightsError, match="not on this machine"):
         minilm.load(tmp_path / "empty", download=False)
+
+
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "quickly", "river", "blue", "attention", "is", "all",
+         "you", "need", "tokenization", "unbelievable", ",", ".", "?"]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=0, max_size=12).map(" ".join), min_size=2, max_size=4))
+def test_a_sentence_gets_the_same_vector_alone_or_padded_in_any_batch(model, sentences):
+    together = model.encode(sentences)  # padded to the longest; the padding mask must hide the rest
+    alone = np.concatenate([model.encode([s]) for s in sentences])
+    np.testing.assert_allclose(together, alone, atol=2e-6)
+    np.testing.assert_allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-6)
