@@ -7,6 +7,8 @@ error that names its row or the right answer computed at a smaller scale.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -50,13 +52,33 @@ def softmax_rows_inplace(scores):
     Subtracting the row's largest score changes no weight and keeps exp from overflowing. Every row must keep at
     least one key (the mask check sees to it), so a row whose largest score is not finite can only come from
     an overflow of the product, and raises ValueError naming the row instead of giving NaN.
+
+    The rows are taken a block at a time, a quarter of a megabyte each, so that the five passes over a block
+    (largest score, subtract, exp, sum, divide) find it in the processor's cache instead of reading memory five
+    times.
     """
-    peak = np.max(scores, axis=-1, keepdims=True)  # (..., n, 1)
-    if not np.isfinite(peak).all():
-        raise overflow_error(~np.isfinite(peak), scores.dtype)
-    exp_shifted_inplace(scores, peak)
-    scores *= 1.0 / np.sum(scores, axis=-1, keepdims=True)  # (..., n, 1): one division per row, not per entry
+    if not (scores.flags.c_contiguous and scores.size):  # a strided view (softmax along another axis): at once
+        _softmax_rows(scores, scores.shape, 0)
+        return scores
+    rows = scores.reshape(-1, scores.shape[-1])  # (every row of every batch entry, m): a view
+    block = max(1, _BLOCK_ENTRIES // scores.shape[-1])
+    for start in range(0, rows.shape[0], block):
+        _softmax_rows(rows[start:start + block], scores.shape, start)
     return scores
+
+
+_BLOCK_ENTRIES = 1 << 16  # entries of the scores per block: 256 kB in float32, well inside a core's cache
+
+
+def _softmax_rows(rows, shape, first_row):
+    """Softmax of ``rows`` in place; they start at row ``first_row`` of scores of ``shape`` (to name a bad row)."""
+    peak = np.max(rows, axis=-1, keepdims=True)
+    if not np.isfinite(peak).all():
+        bad = np.zeros(math.prod(shape[:-1]), bool)
+        bad[first_row + int(np.flatnonzero(~np.isfinite(peak.ravel()))[0])] = True
+        raise overflow_error(bad.reshape(*shape[:-1], 1), rows.dtype)
+    exp_shifted_inplace(rows, peak)
+    rows *= 1.0 / np.sum(rows, axis=-1, keepdims=True)  # one division per row, not per entry
 
 
 def average_huge_values(weighted_sum, V, total_weight=1):

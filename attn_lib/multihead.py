@@ -24,8 +24,9 @@ class MultiHeadAttention:
         Width of each head's queries/keys and values; default ``d_model // heads`` (64 in the base model),
         which needs ``heads`` to divide ``d_model``.
     rng : None, int or numpy.random.Generator, optional
-        A non-negative integer seed, or a generator, for the weights (None: a fresh seed each time); they are, drawn from a normal distribution with standard deviation
-        ``1 / sqrt(fan_in)`` so that projections keep unit-variance inputs near unit variance.
+        A non-negative integer seed, or a generator, for the weights (None: fresh entropy each time). They are
+        drawn from a normal distribution with standard deviation ``1 / sqrt(fan_in)``, so that projections keep
+        unit-variance inputs near unit variance.
 
     Attributes
     ----------

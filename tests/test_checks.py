@@ -65,7 +65,8 @@ TIMES = {"durations": np.ones((2, 2), "timedelta64[s]"), "dates and times": np.o
 ])
 def test_times_and_durations_are_not_numbers_here(call, name, kind):
     holds = "integers" if name == "lengths" else "real numbers"
-    with pytest.raises(TypeError, match=rf"^{name} must hold {holds}; got {kind} \(dtype {re.escape(str(TIMES[kind].dtype))}\)"):
+    dtype = re.escape(str(TIMES[kind].dtype))
+    with pytest.raises(TypeError, match=rf"^{name} must hold {holds}; got {kind} \(dtype {dtype}\)"):
         call(TIMES[kind])
 
 

@@ -35,6 +35,7 @@ COURSE = [
     "07-heads-and-cross-attention",
     "08-cost-memory-backward",
     "09-attention-that-learns",
+    "10-a-trained-model",
 ]
 FACTS = [f"F{i}" for i in range(1, 16)]
 SOLUTION_NAMES = sorted(p.stem for p in SOLUTIONS.glob("*.ipynb")) if SOLUTIONS.is_dir() else []

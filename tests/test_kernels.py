@@ -75,3 +75,18 @@ def test_values_of_any_size_give_a_finite_output_equal_to_the_float64_average(un
     for got in (output, attention(Q, K, V), chunked_attention(Q, K, V, chunk_size=chunk_size)):
         assert np.isfinite(got).all()
         np.testing.assert_allclose(got, expected, rtol=1e-4, atol=tolerance)
+
+
+def test_softmax_rows_inplace_names_the_overflowed_row_whichever_block_holds_it():
+    scores = np.zeros((3, 400, 1000))  # rows are taken in blocks: this row is far from the first block
+    scores[2, 300, 5] = np.inf
+    with pytest.raises(ValueError, match=r"^the scores of query row 300 of batch index \(2,\) overflowed float64"):
+        softmax_rows_inplace(scores)
+
+
+def test_softmax_rows_inplace_gives_the_same_weights_in_blocks_and_in_one_pass():
+    rng = np.random.default_rng(8)
+    scores = rng.normal(size=(2, 700, 900)) * 5  # more entries than one block holds
+    expected = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    expected /= expected.sum(axis=-1, keepdims=True)
+    np.testing.assert_allclose(softmax_rows_inplace(scores), expected, rtol=1e-13)

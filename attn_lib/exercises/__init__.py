@@ -102,6 +102,12 @@ check_dW_q(fn)            no-scale, divide-by-dk, multiply-by-sqrt-dk, d-model-s
                           one sequence only: X.T on a batch), wrong-shape, wrong-values
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
                           duplicate-key, adam-at-512, one-head (notebook 09)
+check_footnote4_variance  unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,
+(...)                     wrong-number, not-a-number (answers within 5 % pass)
+check_why_scores_grow     chose-a, chose-c, chose-d (each option's own reason), not-an-option
+check_previous_token(fn)  next-token, self, wrapped-first-row, divided-by-n, sum-not-mean, wrong-shape,
+                          wrong-values
+check_unscaled_row(...)   unchanged, divided-again, times-dk, equal-weights, wrong-number, not-a-number
 ========================= ================================================================================
 
 Numbers may be given as int, float, numpy scalars, or 0-d / one-element arrays.
@@ -132,6 +138,7 @@ from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax
 from ._check_weighted_average import check_weighted_average
+from ._check_trained import check_footnote4_variance, check_previous_token, check_unscaled_row, check_why_scores_grow
 from ._feedback import NOT_ANSWERED, Feedback
 
 __all__ = [
@@ -157,4 +164,8 @@ __all__ = [
     "check_softmax_backward",
     "check_dW_q",
     "check_learned",
+    "check_footnote4_variance",
+    "check_why_scores_grow",
+    "check_previous_token",
+    "check_unscaled_row",
 ]

@@ -23,8 +23,8 @@ Readouts are text beside the figure; :attr:`Explorer.description` is a one-line 
 reader who cannot see it, shown under the figure and as the explorer's ``text/plain`` form.
 
 Layout: ``_explorer`` holds what every explorer shares; each explorer is a module named after its kind
-(``dk``, ``softmax``, ``mask``, ``cost``, ``replay``) that defines ``<kind>_explorer``. ``EXPLORERS`` lists them all, by kind:
-the tests and benchmarks go through it.
+(``dk``, ``softmax``, ``mask``, ``cost``, ``replay``, ``trained``) that defines ``<kind>_explorer``.
+``EXPLORERS`` lists them all, by kind: the tests and benchmarks go through it.
 """
 
 from ._explorer import Explorer
@@ -33,6 +33,7 @@ from .dk import dk_explorer
 from .mask import mask_explorer
 from .replay import replay_explorer
 from .softmax import softmax_explorer
+from .trained import trained_explorer
 
 # kind -> factory; every factory works with no arguments, and its Explorer's name is its kind.
 EXPLORERS = {
@@ -41,7 +42,8 @@ EXPLORERS = {
     "mask": mask_explorer,
     "cost": cost_explorer,
     "replay": replay_explorer,
+    "trained": trained_explorer,
 }
 
 __all__ = ["EXPLORERS", "Explorer", "cost_explorer", "dk_explorer", "mask_explorer", "replay_explorer",
-           "softmax_explorer"]
+           "softmax_explorer", "trained_explorer"]

@@ -31,6 +31,7 @@ EXPLORER_NOTEBOOKS = {
     "mask": "06-masking.ipynb",
     "cost": "08-cost-memory-backward.ipynb",
     "replay": "09-attention-that-learns.ipynb",
+    "trained": "10-a-trained-model.ipynb",
 }
 FUNCTIONS = {kind: f"{kind}_explorer" for kind in EXPLORER_NOTEBOOKS}
 

@@ -1,0 +1,165 @@
+"""The numpy forward pass of all-MiniLM-L6-v2 against an independent implementation, and its pieces against attn_lib.
+
+tests/fixtures/minilm_reference.npz was made by tools/make_minilm_reference.py with PyTorch's `transformers`
+BertModel (its `about` entry says which versions); nothing in it comes from the code under test.
+"""
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from attn_lib import attention, minilm, softmax
+from attn_lib.minilm import D_K, HEADS, LAYERS, layer_norm, merge_heads, split_heads
+from attn_lib.minilm.model import erf, gelu
+
+REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "minilm_reference.npz"
+
+
+@pytest.fixture(scope="module")
+def reference():
+    with np.load(REFERENCE) as data:
+        return {key: data[key] for key in data.files}
+
+
+@pytest.fixture(scope="module")
+def run(model, reference):
+    return model.run(list(reference["sentences"]))
+
+
+def test_the_package_points_at_the_fixture():
+    assert minilm.REFERENCE_FILE == REFERENCE  # notebook 10 opens it through attn_lib, wherever it runs
+
+
+def test_the_fixture_says_how_it_was_made(reference):
+    about = json.loads(str(reference["about"]))
+    assert "BertModel" in about["implementation"] and about["torch"] and about["transformers"]
+    assert about["sentences"] == list(reference["sentences"])
+
+
+def test_tokens_match_the_reference_tokenizer(run, reference):
+    np.testing.assert_array_equal(run.ids, reference["input_ids"])
+    np.testing.assert_array_equal(run.mask, reference["attention_mask"])
+    assert run.tokens[0][0] == "[CLS]" and run.tokens[0][-1] == "[SEP]"
+
+
+def test_sentence_embeddings_match_the_reference(run, reference):
+    assert run.embeddings.shape == reference["embeddings"].shape == (len(reference["sentences"]), 384)
+    np.testing.assert_allclose(run.embeddings, reference["embeddings"], atol=1e-5)
+    np.testing.assert_allclose(np.linalg.norm(run.embeddings, axis=1), 1.0, atol=1e-6)
+
+
+def test_attention_weights_match_the_reference(run, reference):
+    for (sentence, layer, head), expected in zip(reference["heads_kept"], reference["attention_weights"]):
+        n = run.mask[sentence].sum()
+        got = run.layers[layer].weights[sentence, head]
+        np.testing.assert_allclose(got[:n, :n], expected[:n, :n], atol=1e-5, err_msg=f"{sentence, layer, head}")
+
+
+def test_each_head_is_attn_lib_attention_on_its_own_q_k_v(run):
+    # One sentence at a time, without padding: head h of layer l must be softmax(Q K^T / sqrt(d_k)) V on its slice.
+    for layer in run.layers:
+        assert layer.Q.shape[1:] == (HEADS, run.ids.shape[1], D_K)
+        for b, length in enumerate(run.mask.sum(axis=1)):
+            for h in range(HEADS):
+                Q, K, V = (x[b, h, :length] for x in (layer.Q, layer.K, layer.V))  # (n, d_k) each
+                output, weights = attention(Q, K, V, return_weights=True)
+                np.testing.assert_allclose(layer.output[b, h, :length], output, rtol=1e-5, atol=1e-6)
+                np.testing.assert_allclose(layer.weights[b, h, :length, :length], weights, rtol=1e-5, atol=1e-7)
+                by_hand = softmax(Q @ K.T / np.sqrt(D_K))  # (n, d_k) x (d_k, n) -> (n, n)
+                np.testing.assert_allclose(weights, by_hand, rtol=1e-4, atol=1e-6)
+
+
+def test_padding_gets_no_weight_and_changes_no_embedding(model, run, reference):
+    for layer in run.layers:
+        padded_keys = ~run.mask[:, None, None, :]  # (b, 1, 1, n)
+        assert np.all(np.where(padded_keys, layer.weights, 0.0) == 0.0)
+        np.testing.assert_allclose(layer.weights.sum(axis=-1), 1.0, atol=1e-5)
+    alone = np.concatenate([model.encode([s]) for s in reference["sentences"]])
+    np.testing.assert_allclose(alone, run.embeddings, atol=1e-5)
+
+
+def test_cosine_similarities_rank_as_a_reader_expects(model):
+    cat, rug, guitar, instrument, market = model.encode([
+        "The cat sat on the mat.", "A cat was sitting on a rug.", "A man is playing a guitar.",
+        "Someone is playing an instrument.", "The stock market fell sharply today."])
+    assert cat @ rug > cat @ guitar and cat @ rug > cat @ market
+    assert guitar @ instrument > guitar @ cat and guitar @ instrument > guitar @ market
+    assert instrument @ market < 0.3
+
+
+def test_removing_the_scaling_sharpens_every_layer(model):
+    sentence = ["the cat sat on the mat because it was tired"]
+    scaled, unscaled = model.run(sentence), model.run(sentence, scale=1.0)
+    for a, b in zip(scaled.layers, unscaled.layers):
+        assert b.weights.max(axis=-1).mean() > a.weights.max(axis=-1).mean()
+    assert len(scaled.layers) == LAYERS
+
+
+def test_a_single_string_is_refused_with_a_hint(model):
+    with pytest.raises(TypeError, match=r"\[sentence\]"):
+        model.run("a sentence")
+    with pytest.raises(TypeError, match="non-empty list"):
+        model.run([])
+
+
+@settings(max_examples=40, deadline=None)
+@given(hnp.arrays(np.float64, hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=5).map(
+    lambda s: (*s[:-1], 3 * s[-1])), elements=st.floats(-10, 10)))
+def test_merge_heads_undoes_split_heads_and_each_head_owns_a_slice(x):
+    heads = 3
+    d = x.shape[-1] // heads
+    split = split_heads(x, heads)
+    assert split.shape == (*x.shape[:-2], heads, x.shape[-2], d)
+    for h in range(heads):
+        np.testing.assert_array_equal(split[..., h, :, :], x[..., h * d:(h + 1) * d])
+    np.testing.assert_array_equal(merge_heads(split), x)
+
+
+@given(st.floats(-8, 8))
+def test_erf_is_within_2e_7_of_math_erf(value):
+    assert abs(float(erf(np.array(value))) - math.erf(value)) < 2e-7
+
+
+def test_gelu_is_x_times_the_normal_cdf():
+    x = np.linspace(-5, 5, 101)
+    expected = np.array([v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in x])
+    np.testing.assert_allclose(gelu(x), expected, atol=1e-6)
+    assert gelu(np.float32([1.0])).dtype == np.float32
+
+
+@settings(max_examples=30, deadline=None)
+@given(hnp.arrays(np.float64, (3, 8), elements=st.floats(-100, 100)).filter(lambda a: np.all(a.std(axis=1) > 1e-3)))
+def test_layer_norm_rows_have_mean_0_and_variance_1(x):
+    out = layer_norm(x, np.ones(8), np.zeros(8))
+    np.testing.assert_allclose(out.mean(axis=1), 0.0, atol=1e-9)
+    np.testing.assert_allclose(out.var(axis=1), 1.0, rtol=1e-6)
+
+
+def test_load_reads_the_files_once_and_never_loads_what_is_not_there(model, tmp_path, monkeypatch):
+    from attn_lib.minilm import sources
+
+    assert minilm.load() is model  # a notebook and its explorer share one copy of the weights
+    assert set(model.paths) == set(sources.FILES)
+    monkeypatch.setattr(sources, "_from_hub_cache", lambda: None)
+    monkeypatch.setattr(sources, "_installed_wheel_zip", lambda: None)
+    with pytest.raises(minilm.WeightsError, match="not on this machine"):
+        minilm.load(tmp_path / "empty", download=False)
+
+
+WORDS = ["the", "cat", "sat", "on", "a", "mat", "dog", "ran", "quickly", "river", "blue", "attention", "is", "all",
+         "you", "need", "tokenization", "unbelievable", ",", ".", "?"]
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(WORDS), min_size=0, max_size=12).map(" ".join), min_size=2, max_size=4))
+def test_a_sentence_gets_the_same_vector_alone_or_padded_in_any_batch(model, sentences):
+    together = model.encode(sentences)  # padded to the longest; the padding mask must hide the rest
+    alone = np.concatenate([model.encode([s]) for s in sentences])
+    np.testing.assert_allclose(together, alone, atol=2e-6)
+    np.testing.assert_allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-6)
