@@ -34,7 +34,8 @@ def overflow_error(bad_rows, dtype):
     at = f"query row {row}" + (f" of batch index {batch}" if batch else "")
     return ValueError(
         f"the scores of {at} overflowed {np.dtype(dtype)} (largest finite value {np.finfo(dtype).max:.3g}): "
-        "scale * Q K^T is too large to represent; rescale Q or K (or pass a smaller scale)"
+        "Q, K or scale is too large for scale * Q K^T to be computed in it; rescale Q or K (or pass a smaller "
+        "scale)"
     )
 
 
