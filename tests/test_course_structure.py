@@ -182,6 +182,17 @@ def test_errors_are_stored_only_where_deliberate(rel):
                                 f"{cell.source[:80]!r}")
 
 
+@pytest.mark.parametrize("rel", EXECUTED)
+def test_learners_see_no_test_plumbing(rel):
+    # nbval reads cell tags; a "# NBVAL_..." comment would show the test machinery to the learner, and nbclient's
+    # execution timestamps would change every stored cell on every build.
+    nb = load(rel)
+    marked = [c.source.splitlines()[0] for c in code_cells(nb) if re.search(r"^\s*# ?NBVAL_", c.source, re.M)]
+    assert not marked, f"{rel}: use nbval's cell tags instead of these comments: {marked}"
+    stamped = sum("execution" in c.metadata for c in nb.cells)
+    assert not stamped, f"{rel}: {stamped} cell(s) carry metadata.execution; rebuild with tools/build_notebooks.py"
+
+
 # --- no network ---------------------------------------------------------------------------------------------------
 
 
