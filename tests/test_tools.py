@@ -241,3 +241,15 @@ def test_the_committed_course_renders_to_html_with_figures_and_working_links(tmp
     assert len(written) == len(build_html.notebook_pages(notebooks)) >= 10
     assert build_html.check(notebooks, out) == []
     assert 'href="00-start-here.html"' in (out / "index.html").read_text()
+
+
+def test_a_collapsed_checker_cell_shows_its_call_but_not_the_answer_it_holds():
+    nb = nbformat.v4.new_notebook()
+    hidden = nbformat.v4.new_code_cell("check_number(answer, 24, mistakes=[(48, 'squared', 'why')])")
+    hidden.metadata["jupyter"] = {"source_hidden": True}
+    shown = nbformat.v4.new_code_cell("check_count('scores', answer, n=7)")
+    nb.cells = [hidden, shown]
+    build_html.hide_collapsed_sources(nb)
+    assert nb.cells[0].source.startswith("check_number(answer, ...)")
+    assert "24" not in nb.cells[0].source and "48" not in nb.cells[0].source
+    assert nb.cells[1].source == "check_count('scores', answer, n=7)"

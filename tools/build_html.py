@@ -93,9 +93,19 @@ def add_alt_text(page: str, descriptions: list[str | None]) -> str:
     return "".join(parts)
 
 
+def hide_collapsed_sources(nb) -> None:
+    """Show a cell that JupyterLab opens collapsed as its call alone: a checker's arguments hold the answer."""
+    for cell in nb.cells:
+        if cell.cell_type == "code" and cell.metadata.get("jupyter", {}).get("source_hidden"):
+            call = re.match(r"\s*([A-Za-z_][\w.]*)\(", cell.source)
+            name = call.group(1) if call else "this cell"
+            cell.source = f"{name}(answer, ...)  # the other arguments hold the answer: run the cell to check yours"
+
+
 def render(nb_path: Path, exporter: HTMLExporter) -> str:
     """One notebook as a standalone HTML page: figures embedded, .ipynb links turned into .html links."""
     nb = nbformat.read(nb_path, as_version=4)
+    hide_collapsed_sources(nb)
     page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": nb_path.stem}})
     page = LOCAL_IPYNB_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2)}"', page)
     raster = [(i, out) for i, out in figure_outputs(nb) if any(t in out.get("data", {}) for t in RASTER_TYPES)]
