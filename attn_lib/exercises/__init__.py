@@ -137,8 +137,8 @@ from ._check_softmax import check_masked_softmax, check_softmax
 from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax
-from ._check_weighted_average import check_weighted_average
 from ._check_trained import check_footnote4_variance, check_previous_token, check_unscaled_row, check_why_scores_grow
+from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
 
 __all__ = [

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ..attention import attention as _attention
+from ._compare import fmt, two_numbers
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, fmt, judge, two_numbers
+from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import (
     _AXIS_1,
     _BOOL_INDEX,

@@ -8,8 +8,9 @@ import numpy as np
 
 from ..attention import attention as _attention
 from ._check_attention import _diagnose_output
+from ._compare import first_difference, is_right
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, first_difference, is_right, judge
+from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import _OVERFLOW, _UNIFORM, _out
 
 

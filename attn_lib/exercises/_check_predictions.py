@@ -8,8 +8,8 @@ import numpy as np
 
 from .._checks import check_size
 from ..cost import attention_cost
-from ._feedback import Feedback, NOT_ANSWERED, _fail, _not_answered
-from ._judge import _blank, fmt as _fmt
+from ._compare import fmt as _fmt
+from ._feedback import Feedback, NOT_ANSWERED, _blank, _fail, _not_answered
 
 
 _SHAPE_NAMES = ("Q", "K", "V", "scores", "weights", "output")

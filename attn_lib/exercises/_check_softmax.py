@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._compare import close, fmt, index, two_numbers
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, Raised, close, fmt, index, judge, two_numbers
+from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import (
     _AXIS_1,
     _BOOL_INDEX,
@@ -27,6 +28,7 @@ from ._pieces import (
     _softmax_no_keepdims,
     _softmax_whole,
 )
+from ._running import Raised
 
 
 def _expected(x):

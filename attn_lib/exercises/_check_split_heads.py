@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._compare import close, fmt
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, close, fmt, judge
+from ._judge import Case, FunctionProblem, Mistake, judge
 
 
 def _split_cases() -> list[Case]:

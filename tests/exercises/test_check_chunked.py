@@ -198,3 +198,19 @@ def test_whole_matrix_softmax_is_told_it_is_not_chunked():
 def test_full_matrix_feedback_is_deterministic():
     assert repr(check_chunked_attention(full_matrix_then_chunks)) == repr(check_chunked_attention(
         full_matrix_then_chunks))
+
+
+def test_memory_check_works_when_tracemalloc_is_already_tracing():
+    import tracemalloc
+
+    def whole(Q, K, V, chunk_size):
+        scores = Q @ K.T / np.sqrt(Q.shape[-1])
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True) @ V
+
+    tracemalloc.start()
+    try:
+        assert check_chunked_attention(whole).mistake == "full-score-matrix"
+        assert tracemalloc.is_tracing()
+    finally:
+        tracemalloc.stop()
