@@ -128,12 +128,13 @@ from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
 from ._check_dW_q import check_dW_q
 from ._check_learned import check_learned
+from ._check_masked_softmax import check_masked_softmax
 from ._check_multihead import check_multihead
 from ._check_padding_mask import check_padding_mask
 from ._check_predictions import check_count, check_shapes, check_variance
 from ._check_scaled_scores import check_scaled_scores
 from ._check_scores import check_scores
-from ._check_softmax import check_masked_softmax, check_softmax
+from ._check_softmax import check_softmax
 from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax

@@ -40,6 +40,17 @@ def _global_max_softmax(x):
     return _softmax_from(x - np.max(x))
 
 
+def _uniform(x):
+    allowed = np.isfinite(x)
+    return allowed / allowed.sum(axis=-1, keepdims=True)
+
+
+def _per_matrix(x):
+    """One softmax over each whole (n, m) matrix of a batch."""
+    e = np.exp(x - np.max(x, axis=(-2, -1), keepdims=True))
+    return e / np.sum(e, axis=(-2, -1), keepdims=True)
+
+
 def _t(x):
     return np.swapaxes(x, -1, -2)
 
