@@ -8,6 +8,7 @@ import pytest
 
 import attn_lib
 from attn_lib.exercises import check_softmax
+
 from softmax_styles import softmax_float32, softmax_logsumexp, softmax_naive, softmax_right
 
 

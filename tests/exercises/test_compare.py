@@ -5,6 +5,7 @@ import numpy as np
 
 from attn_lib.exercises._compare import agreeing_digits, two_numbers
 from attn_lib.exercises._judge import judge
+
 from judge_demo import PROBLEM, softmax_rows
 
 

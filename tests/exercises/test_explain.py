@@ -4,6 +4,7 @@ import numpy as np
 
 from attn_lib.exercises import check_softmax
 from attn_lib.exercises._judge import judge
+
 from judge_demo import PROBLEM
 
 

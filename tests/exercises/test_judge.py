@@ -5,6 +5,7 @@ import pytest
 
 from attn_lib.exercises import check_attention
 from attn_lib.exercises._judge import judge
+
 from judge_demo import FUNCTION_CHECKERS, PROBLEM, softmax_rows
 
 

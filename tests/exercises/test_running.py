@@ -13,6 +13,7 @@ import attn_lib
 from attn_lib import softmax as renamed_softmax
 from attn_lib.exercises import _running, check_attention, check_softmax
 from attn_lib.exercises._judge import judge
+
 from judge_demo import FUNCTION_CHECKERS, PROBLEM, softmax_rows
 
 
