@@ -11,6 +11,13 @@ matches on every case to the precision of its dtype (float32 to float32 rounding
 computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
 first measurable difference, printed with enough digits that the two numbers differ.
 
+Layout: one module per checker, ``_check_<name>.py`` (check_attention's table of mistakes in
+``_attention_mistakes.py``); the skeleton in ``_judge.py``, which calls the learner's code through ``_running.py``
+(copies, time limit, ``SystemExit``, the guard against attn_lib's own function), compares in ``_compare.py``
+(tolerance, printed differences) and explains a wrong answer in ``_explain.py`` (mistake table, generic reasons);
+``_pieces.py`` holds the learner-style numpy pieces and the texts several checkers share, ``_feedback.py`` the
+:class:`Feedback` itself.
+
 Inputs are seeded, so the same answer always gets the same words (nbval compares them). Where a problem promises
 (..., n, m), the cases include leading batch axes and masks that broadcast; n != m and d_k != d_v throughout. A
 row whose keys are all blocked has no softmax: attn_lib raises there, and a learner's function that returns NaN
@@ -126,19 +133,21 @@ from ._check_answers import check_choice, check_number
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
+from ._check_count import check_count
 from ._check_dW_q import check_dW_q
 from ._check_learned import check_learned
 from ._check_masked_softmax import check_masked_softmax
 from ._check_multihead import check_multihead
 from ._check_padding_mask import check_padding_mask
-from ._check_predictions import check_count, check_shapes, check_variance
 from ._check_scaled_scores import check_scaled_scores
 from ._check_scores import check_scores
+from ._check_shapes import check_shapes
 from ._check_softmax import check_softmax
 from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax
 from ._check_trained import check_footnote4_variance, check_previous_token, check_unscaled_row, check_why_scores_grow
+from ._check_variance import check_variance
 from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
 
