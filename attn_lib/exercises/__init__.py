@@ -42,7 +42,7 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           softmax-no-keepdims, max-wrong-axis, no-division, no-transpose, scores-transposed
                           (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
                           output-transposed, mask-after-softmax, mask-on-values, mask-zero (0 instead of
-                          -inf, or scores * mask), small-fill (-10 ... -1000), inverted-mask, ignored-mask,
+                          -inf, or scores * mask), small-fill (-10 ... -10000), inverted-mask, ignored-mask,
                           mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
@@ -55,8 +55,9 @@ check_softmax(fn)         global-max (rows far below the largest score become 0/
 check_masked_softmax(fn)  zero-then-renormalise (NaN when a blocked score dominates), mask-after-softmax
                           (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
                           inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
-                          axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix, max-wrong-axis,
-                          no-division, uniform-weights, naive-overflow, wrong-shape, negative-weights,
+                          subtract-min (the row's minimum or mean), axis-1-on-batch, softmax-wrong-axis,
+                          softmax-whole-matrix, max-wrong-axis, no-division, uniform-weights,
+                          naive-overflow, wrong-shape, negative-weights,
                           non-finite-output, rows-not-one, blocked-not-zero, wrong-values; a note (not a
                           failure) when a fully masked row gives NaN
 check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
@@ -69,8 +70,9 @@ check_chunked_attention   global-max (one running maximum for all queries), max-
                           chunk normalised separately), drops-last-chunk, dropped-key, no-scaling,
                           uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
-                          large as the whole (n, m) scores), wrong-shape, non-finite-output,
-                          not-an-average, wrong-values
+                          large as the whole (n, m) scores), keys-not-chunked (all m keys in one product,
+                          e.g. one query's whole row), wrong-shape, non-finite-output, not-an-average,
+                          wrong-values
 check_shapes(...)         q-transposed, q-rows-m, q-width-dv, k-transposed, k-rows-n, k-width-dv,
                           v-transposed, v-rows-n, v-width-dk, scores-/weights-transposed,
                           scores-/weights-square (n x n or m x m when n != m), scores-/weights-width-dk,
@@ -92,8 +94,9 @@ check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-t
 check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
                           no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           dk-from-rows, no-batch
-check_temperature_softmax multiplied-by-temperature, temperature-after-softmax, temperature-ignored,
-                          softmax-wrong-axis, softmax-whole-array, no-division, naive-overflow, no-batch
+check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
+                          temperature-ignored, softmax-wrong-axis, softmax-whole-array, no-division,
+                          naive-overflow, no-batch
 check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
 (fn)                      np-dot-on-batch, dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch

@@ -56,6 +56,8 @@ def _attention_cases() -> list[Case]:
         mask=(np.arange(5) < np.array([3, 5])[:, None])[:, None, :], tags=("batch",))
     add("a batch of 2 sharing one causal mask", (2, 4, 3), (2, 4, 3), (2, 4, 2), mask=np.tri(4, 4, dtype=bool),
         tags=("batch",))
+    add("a padding mask, every score near -30000: below any finite fill", (3, 6), (5, 6), (5, 2),
+        mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=-30000.0, tags=("large",))
     return cases
 
 
@@ -148,11 +150,11 @@ _ATTENTION = FunctionProblem(
 def check_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
 
-    Thirteen seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
+    Fourteen seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
     queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, one whose
     blocked keys score 1000 more, a mask (1, m) that broadcasts, a batch of 2, two batch axes, and batches with
-    masks (2, 1, m) and (n, m) that broadcast over them (``mask`` boolean, True = may attend). Calling
-    attn_lib.attention is named (``used-attn-lib``).
+    masks (2, 1, m) and (n, m) that broadcast over them (``mask`` boolean, True = may attend), and scores near
+    -30000 (below any finite fill a learner types). Calling attn_lib.attention is named (``used-attn-lib``).
 
     Parameters
     ----------

@@ -40,6 +40,7 @@ def _masked_cases() -> list[Case]:
     dominant = rng.normal(size=(3, 5)) * 2
     dominant[:2, 3:] = 1000.0  # blocked keys 3 and 4 hold by far the largest scores of rows 0 and 1
     lengths = np.array([3, 5])
+    spread = np.array([[0.5, 2.0, -1.0, 3.0], [-1000.0, 1000.0, 1.5, -2.0], [1000.0, 0.5, -1000.0, 1.0]])
     raw = [
         ("4 x 4 scores with a causal mask", rng.normal(size=(4, 4)) * 2, np.tri(4, 4, dtype=bool), ()),
         ("3 x 5 scores with a padding mask (keys 3 and 4 blocked)", rng.normal(size=(3, 5)) * 2,
@@ -57,6 +58,10 @@ def _masked_cases() -> list[Case]:
          rng.normal(size=(2, 3, 5)) * 2, (np.arange(5) < lengths[:, None])[:, None, :], ("batch", "broadcast")),
         ("a batch of scores (2, 4, 4) sharing one causal mask (4, 4)", rng.normal(size=(2, 4, 4)) * 2,
          np.tri(4, 4, dtype=bool), ("batch", "broadcast")),
+        ("3 x 5 scores near -30000 with a padding mask (keys 3 and 4 blocked): far below any finite fill",
+         rng.normal(size=(3, 5)) * 2 - 30000, np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ("large",)),
+        ("3 x 4 scores with a causal mask whose allowed scores span 2000 (-1000 to 1000)", spread,
+         np.tri(3, 4, dtype=bool), ("large",)),
     ]
     return [
         Case(label, {"scores": s, "mask": mask}, _expected(np.where(mask, s, -np.inf)), tags)
@@ -66,6 +71,11 @@ def _masked_cases() -> list[Case]:
 
 def _masked(scores, mask, fill=-np.inf):
     return np.where(mask, scores, fill)
+
+
+def _allowed_mean(scores, mask):
+    allowed = np.broadcast_to(mask, np.shape(scores))
+    return np.sum(np.where(allowed, scores, 0.0), axis=-1, keepdims=True) / np.sum(allowed, axis=-1, keepdims=True)
 
 
 def _renormalised(scores, mask, eps=0.0):
@@ -146,6 +156,21 @@ def _masked_mistakes() -> list[Mistake]:
                  lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores))),
                 strict_nonfinite=True),
         Mistake(
+            "subtract-min",
+            "Your softmax subtracts each row's minimum (or mean) instead of its maximum. The weights are the same "
+            "in exact arithmetic, but the largest exponent is then exp(max - min): it overflows when a row's "
+            "allowed scores span more than about 709 (here 2000), and with -inf in the blocked entries the "
+            "minimum is -inf (NaN everywhere in its row).",
+            "Subtract the maximum, so the largest exponent is exp(0) = 1; -inf entries do not change a maximum "
+            "as long as one key is allowed.",
+            (lambda scores, mask: _softmax_from(_masked(scores, mask) - np.min(
+                _masked(scores, mask, np.inf), axis=-1, keepdims=True)),
+             lambda scores, mask: _softmax_from(_masked(scores, mask) - _allowed_mean(scores, mask)),
+             lambda scores, mask: _softmax_from(_masked(scores, mask) - np.min(
+                 _masked(scores, mask), axis=-1, keepdims=True))),
+            strict_nonfinite=True,
+        ),
+        Mistake(
             "axis-1-on-batch",
             _AXIS_1,
             "Use axis=-1 (with keepdims=True) in the max and the sum.",
@@ -223,8 +248,8 @@ _MASKED = FunctionProblem(
     forbidden=("attention",),
     passed=(
         "Your masked softmax matches on all {count} cases: blocked keys get weight 0, each row still sums to "
-        "one, a blocked score of 1000 changes nothing, scores near 1000 do not overflow, and masks that "
-        "broadcast over a batch work."
+        "one, a blocked score of 1000 changes nothing, scores near 1000 or -30000 do not overflow or underflow, "
+        "and masks that broadcast over a batch work."
     ),
     overflow=(
         "naive-overflow",
@@ -240,10 +265,11 @@ _MASKED = FunctionProblem(
 def check_masked_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
 
-    Nine seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
+    Eleven seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
     near 0 and near 1000 in one array; a blocked score of 1000 that dominates its row (zero-then-renormalise gives
-    0/0 there); masks (1, 6), (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4, 4). Blocked
-    keys must get weight exactly 0 and each row must still sum to one.
+    0/0 there); masks (1, 6), (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4, 4); scores
+    near -30000 (below any finite fill a learner types, down to -1e4); allowed scores spanning 2000 (subtracting
+    a row's minimum overflows). Blocked keys must get weight exactly 0 and each row must still sum to one.
 
     Parameters
     ----------

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import _softmax
+from ._pieces import _FIX_GLOBAL_MAX, _GLOBAL_MAX, _global_max_softmax, _softmax, _softmax_from
 
 
 def _right(scores, temperature):
@@ -15,8 +15,9 @@ def _right(scores, temperature):
 
 def _cases():
     """Temperatures below and above 1 (never 1, where dividing and multiplying agree), n != m, a batch axis, a
-    column that wins every row (so a softmax down the columns differs), and two cases where scores / T reach
-    about 1000: large scores at T = 0.5, and modest scores at T = 0.01."""
+    column that wins every row (so a softmax down the columns differs), two cases where scores / T reach
+    about 1000: large scores at T = 0.5, and modest scores at T = 0.01, and two rows 1000 apart after dividing by
+    T = 0.01 (one maximum for the whole array leaves the lower row 0/0)."""
     rng = np.random.default_rng(4)
     specs = [  # (scores, temperature, label, tags)
         (rng.normal(size=(3, 5)), 0.5, "scores (3, 5) at temperature 0.5", ()),
@@ -26,6 +27,8 @@ def _cases():
          ("large",)),
         (rng.normal(size=(3, 4)) * 3 + 8, 0.01, "scores near 8 at temperature 0.01 (scores / T near 800)",
          ("large",)),
+        (np.array([[0.0, 1.0, 0.5], [10.0, 11.0, 10.5]]), 0.01,
+         "rows [0, 1, 0.5] and [10, 11, 10.5] at temperature 0.01 (scores / T 1000 apart)", ("large",)),
     ]
     return [Case(label, {"scores": s, "temperature": t}, expected=_right(s, t), tags=tags,
                  scale=np.abs(s).max() / t)
@@ -48,6 +51,16 @@ def _unnormalised(scores, temperature):
 
 def _mistakes():
     return [
+        Mistake(
+            "global-max",
+            _GLOBAL_MAX.replace("(here: a row near 0 next to a row near 1000)",
+                                "(here: after dividing by T = 0.01, a row near 0 next to a row near 1000)"),
+            _FIX_GLOBAL_MAX,
+            variants=(lambda scores, temperature: _global_max_softmax(scores / temperature),
+                      lambda scores, temperature: _softmax_from(
+                          scores / temperature - np.max(scores / temperature, axis=(-2, -1), keepdims=True))),
+            strict_nonfinite=True,
+        ),
         Mistake(
             "multiplied-by-temperature",
             "You multiplied the scores by the temperature instead of dividing. Then T < 1 flattens the weights "
@@ -103,7 +116,8 @@ PROBLEM = FunctionProblem(
     cases=_cases,
     mistakes=_mistakes,
     passed="Your weights match on all {count} cases (temperatures 0.5, 3, 2 and 0.01, a batch axis, scores / T "
-           "near 1000): the scores are divided by the temperature before a stable softmax of each row.",
+           "near 1000, rows 1000 apart): the scores are divided by the temperature before a stable softmax of each "
+           "row.",
     what="weights",
     forbidden=("softmax",),
     overflow=(
@@ -121,9 +135,10 @@ PROBLEM = FunctionProblem(
 def check_temperature_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, temperature) -> softmax(scores / temperature)`` along the last axis.
 
-    Five seeded cases: temperatures 0.5, 3, 2 and 0.01, a batch axis, n != m, and two cases where
-    scores / temperature reach about 1000 (so a softmax without each row's maximum subtracted overflows).
-    Mistakes: multiplied-by-temperature, temperature-after-softmax, temperature-ignored, softmax-wrong-axis,
+    Six seeded cases: temperatures 0.5, 3, 2 and 0.01, a batch axis, n != m, two cases where
+    scores / temperature reach about 1000 (so a softmax without each row's maximum subtracted overflows), and two
+    rows 1000 apart after the division (so one maximum for all rows underflows). Mistakes: global-max,
+    multiplied-by-temperature, temperature-after-softmax, temperature-ignored, softmax-wrong-axis,
     softmax-whole-array, no-division, naive-overflow, and the skeleton's no-batch and generic ones.
 
     Parameters

@@ -98,7 +98,7 @@ _NO_DIVISION = (
 
 _FIX_NO_DIVISION = "Divide each row by its sum: e / np.sum(e, axis=-1, keepdims=True)."
 
-_SMALL_FILLS = (-10.0, -20.0, -30.0, -50.0, -100.0, -1e3)
+_SMALL_FILLS = (-10.0, -20.0, -30.0, -50.0, -100.0, -1e3, -1e4)
 
 _SMALL_FILL = (
     "Your function fills blocked scores with a small finite number (like -10) instead of -inf. exp(-10) is "

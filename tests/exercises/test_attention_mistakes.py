@@ -215,3 +215,11 @@ def test_2d_only_answer_with_another_mistake_names_that_mistake_and_the_batch():
     feedback = check_attention(learner(lambda Q, K: Q @ K.T))  # .T and no scaling
     assert feedback.mistake == "no-scaling"
     assert "Also, on" in feedback.reason and "batch" in feedback.reason
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+
+@pytest.mark.parametrize("fill", [-320.0, -1000.0, -1e4])
+def test_any_finite_fill_a_learner_types_is_small_fill(fill):
+    assert check_attention(learner(fill=fill)).mistake == "small-fill"

@@ -214,3 +214,19 @@ def test_memory_check_works_when_tracemalloc_is_already_tracing():
         assert tracemalloc.is_tracing()
     finally:
         tracemalloc.stop()
+
+
+def full_rows(Q, K, V, chunk_size):
+    """One query at a time, each with its whole row of m scores: no key is ever taken chunk_size at a time."""
+    out = np.zeros((Q.shape[0], V.shape[1]))
+    for i in range(Q.shape[0]):
+        s = K @ Q[i] / np.sqrt(Q.shape[1])
+        e = np.exp(s - s.max())
+        out[i] = e @ V / e.sum()
+    return out
+
+
+def test_whole_rows_of_scores_one_query_at_a_time_are_not_chunked():
+    feedback = check_chunked_attention(full_rows)
+    assert feedback.mistake == "keys-not-chunked", feedback
+    assert "chunk_size" in feedback.reason

@@ -202,3 +202,36 @@ def test_masked_softmax_calling_attention_is_told_to_write_it():
         return attn_lib.attention(scores * np.sqrt(m), np.eye(m), np.eye(m), mask=mask)
 
     assert check_masked_softmax(via_attention).mistake == "used-attn-lib"
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+
+@pytest.mark.parametrize("fill", [-320.0, -500.0, -1000.0, -1e4])
+def test_any_finite_fill_a_learner_types_is_small_fill(fill):
+    feedback = check_masked_softmax(lambda scores, mask: softmax_right(np.where(mask, scores, fill)))
+    assert feedback.mistake == "small-fill", feedback
+
+
+def test_finfo_min_and_minus_1e9_fills_still_pass():
+    assert check_masked_softmax(lambda scores, mask: softmax_right(np.where(mask, scores, -1e9))).passed
+    assert check_masked_softmax(lambda scores, mask: softmax_right(
+        np.where(mask, scores, np.finfo(np.float64).min))).passed
+
+
+def shift_by_allowed(statistic):
+    def fn(scores, mask):
+        allowed = np.where(mask, scores, np.nan)
+        e = np.where(mask, np.exp(scores - statistic(allowed, axis=-1, keepdims=True)), 0.0)
+        return e / e.sum(axis=-1, keepdims=True)
+
+    return fn
+
+
+@pytest.mark.parametrize("fn", [shift_by_allowed(np.nanmin), shift_by_allowed(np.nanmean),
+                                lambda scores, mask: (lambda x: (lambda e: e / e.sum(axis=-1, keepdims=True))(
+                                    np.exp(x - x.min(axis=-1, keepdims=True))))(np.where(mask, scores, -np.inf))],
+                         ids=["allowed-min", "allowed-mean", "min-with-inf"])
+def test_subtracting_the_row_minimum_or_mean_is_subtract_min(fn):
+    feedback = check_masked_softmax(fn)
+    assert feedback.mistake == "subtract-min", feedback

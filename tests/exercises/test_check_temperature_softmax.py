@@ -114,3 +114,18 @@ def test_the_module_table_lists_every_mistake_id():
     for mistake in PROBLEM.mistakes():
         assert mistake.id in exercises.__doc__, mistake.id
     assert PROBLEM.overflow[0] in exercises.__doc__
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+
+@pytest.mark.parametrize("fn", [
+    lambda scores, temperature: (lambda e: e / e.sum(axis=-1, keepdims=True))(
+        np.exp(scores / temperature - (scores / temperature).max())),  # one maximum for the whole array
+    lambda scores, temperature: (lambda s: (lambda e: e / e.sum(axis=-1, keepdims=True))(
+        np.exp(s - s.max(axis=(-2, -1), keepdims=True))))(scores / temperature),  # one maximum per matrix
+])
+def test_one_maximum_for_all_rows_is_global_max(fn):
+    feedback = check_temperature_softmax(fn)
+    assert feedback.mistake == "global-max", feedback
+    assert "each row's own maximum" in feedback.hint
