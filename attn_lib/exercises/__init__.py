@@ -41,8 +41,9 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
                           softmax-no-keepdims, max-wrong-axis, no-division, no-transpose, scores-transposed
                           (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
-                          output-transposed, mask-after-softmax, mask-on-values, mask-zero (0 instead of
-                          -inf, or scores * mask), small-fill (-10 ... -10000), inverted-mask, ignored-mask,
+                          output-transposed, max-before-mask, mask-after-softmax, mask-on-values,
+                          mask-zero (0 instead of -inf, or scores * mask), small-fill (-10 ... -10000),
+                          inverted-mask, ignored-mask,
                           mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
@@ -52,7 +53,8 @@ check_softmax(fn)         global-max (rows far below the largest score become 0/
                           max-wrong-axis, no-division, uniform-weights, naive-overflow (right on small
                           scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
                           rows-not-one, neg-inf-not-zero, not-shift-invariant, wrong-values
-check_masked_softmax(fn)  zero-then-renormalise (NaN when a blocked score dominates), mask-after-softmax
+check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking), zero-then-renormalise
+                          (NaN when a blocked score dominates), mask-after-softmax
                           (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
                           inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
                           subtract-min (the row's minimum or mean), axis-1-on-batch, softmax-wrong-axis,
@@ -65,8 +67,9 @@ check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, uppe
                           wrong-shape, wrong-pattern
 check_split_heads(fn)     no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
                           positions-last, wrong-shape, wrong-values
-check_chunked_attention   global-max (one running maximum for all queries), max-never-updated, no-rescale,
-(fn)                      rescale-sum-only, rescale-output-only, no-final-division, chunk-average (each
+check_chunked_attention   global-max (one running maximum for all queries), max-not-running (each chunk's own
+(fn)                      maximum), max-never-updated, no-rescale, rescale-sum-only, rescale-output-only,
+                          no-final-division, chunk-average (each
                           chunk normalised separately), drops-last-chunk, dropped-key, no-scaling,
                           uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
@@ -107,7 +110,7 @@ check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
                           returned-d-weights
-check_dW_q(fn)            no-scale, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, x-not-transposed,
+check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling, x-not-transposed,
                           result-transposed, d-scores-transposed, batch-not-summed, batch-axes (right for
                           one sequence only: X.T on a batch), wrong-shape, wrong-values
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:

@@ -10,7 +10,9 @@ from ._pieces import (
     _BOOL_INDEX,
     _FIX_BOOL_INDEX,
     _FIX_GLOBAL_MAX,
+    _FIX_MAX_BEFORE_MASK,
     _GLOBAL_MAX,
+    _MAX_BEFORE_MASK,
     _SMALL_FILL,
     _SMALL_FILLS,
     _UNIFORM,
@@ -258,6 +260,10 @@ def _attention_mistakes() -> list[Mistake]:
             "Put -inf in the blocked scores before the softmax: np.where(mask, scores, -np.inf).",
             (lambda Q, K, V, mask: (_softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)) @ V,),
         ),
+        Mistake("max-before-mask", _MAX_BEFORE_MASK, _FIX_MAX_BEFORE_MASK,
+                (lambda Q, K, V, mask: _softmax_from(_w(Q, K, mask) - np.max(_scaled(Q, K), axis=-1, keepdims=True))
+                 @ V,),
+                strict_nonfinite=True),
         Mistake(
             "zero-then-renormalise",
             "Your function removes the blocked keys after the softmax of all the scores (zeroing their weights) "

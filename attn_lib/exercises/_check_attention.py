@@ -58,6 +58,14 @@ def _attention_cases() -> list[Case]:
         tags=("batch",))
     add("a padding mask, every score near -30000: below any finite fill", (3, 6), (5, 6), (5, 2),
         mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=-30000.0, tags=("large",))
+    # Scores exactly [0, 0, 744.5, 744.5], keys 2 and 3 blocked: exp(-744.5) is the smallest float64, so a maximum
+    # taken before masking still gives weights 1/2, 1/2, while a softmax of all scores, renormalised, gives 0/0.
+    Q, K, V = np.zeros((2, 3)), np.zeros((4, 3)), rng.normal(size=(4, 2))
+    Q[:, -1], K[:, -1] = 1.0, np.array([0.0, 0.0, 744.5, 744.5]) * np.sqrt(3)
+    mask = np.array([[True, True, False, False]] * 2)
+    cases.append(Case("Q (2, 3), K (4, 3), V (4, 2), mask (2, 4) (scores [0, 0, 744.5, 744.5], keys 2 and 3 "
+                      "blocked)", {"Q": Q, "K": K, "V": V, "mask": mask}, _attention(Q, K, V, mask=mask),
+                      {"mask"}, scale=744.5))
     return cases
 
 
@@ -150,11 +158,12 @@ _ATTENTION = FunctionProblem(
 def check_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
 
-    Fourteen seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
+    Fifteen seeded cases: cross-attention with n != m and d_k != d_v, a square case, scores as large as 1000,
     queries near 0 beside queries near 1000, a causal mask, a padding mask, one with scores near -300, one whose
     blocked keys score 1000 more, a mask (1, m) that broadcasts, a batch of 2, two batch axes, and batches with
     masks (2, 1, m) and (n, m) that broadcast over them (``mask`` boolean, True = may attend), and scores near
-    -30000 (below any finite fill a learner types). Calling attn_lib.attention is named (``used-attn-lib``).
+    -30000 (below any finite fill a learner types), and blocked keys 744.5 above the allowed ones. Calling
+    attn_lib.attention is named (``used-attn-lib``).
 
     Parameters
     ----------

@@ -96,6 +96,16 @@ def _chunked_mistakes() -> list[Mistake]:
             strict_nonfinite=True,
         ),
         Mistake(
+            "max-not-running",
+            "Your new maximum is each chunk's own maximum, not np.maximum(running_max, chunk_max). Rescaling by "
+            "exp(old_max - new_max) keeps that exact in theory, but the reference can then fall: after a chunk "
+            "far below an earlier one, exp(old_max - new_max) overflows (exp(710) is inf) and the sums become "
+            "inf or NaN.",
+            "The running maximum is the largest score seen so far: it may rise, never fall.",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, use_running_max=False),),
+            strict_nonfinite=True,
+        ),
+        Mistake(
             "max-never-updated",
             "Your running maximum is never updated after the first chunk. That is still exact while no later "
             "score is far above it, but here keys 4 to 7 score about 900 more than the first chunk's, exp(900) "

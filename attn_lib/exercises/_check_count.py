@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import check_size
 from ..cost import attention_cost
-from ._compare import fmt as _fmt
+from ._check_answers import _how_far
 from ._feedback import Feedback, _blank, _fail, _not_answered
 
 
@@ -32,6 +32,7 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
     heads_text = f"each of the {H} heads keeps its own scores"
     layers_text = f"each of the {L} layers has its own attention"
     if quantity == "projection_weights":
+        d_model = 512 if d_model is None else d_model  # the paper's base model
         right = d_model * d_k
         return right, [
             ("all-heads", d_model * d_model, "d_model x d_model is every head's W_q side by side (or one full "
@@ -75,12 +76,16 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
             ]
         else:
             cands += [
-                ("float64-bytes", S * per * 8, "8 bytes per number is float64; float32 takes 4."),
+                ("float64-bytes", S * per * 8, "that is 8 bytes per score: float64 (float32 takes 4), or two "
+                 "arrays of float32 (the scores and the weights, say); the question asks for the scores alone, in "
+                 "float32."),
                 ("float16-bytes", S * per * 2, "2 bytes per number is float16; float32 takes 4."),
                 ("counted-scores", S * per, "that is the number of scores; each takes 4 bytes in float32."),
                 ("bits", S * per * 32, "that is bits; a float32 is 32 bits = 4 bytes."),
-                ("not-bytes", right / 1e6, "that is megabytes (10^6 bytes); the question asks for bytes."),
-                ("not-bytes", right / 2**20, "that is mebibytes (2^20 bytes); the question asks for bytes."),
+                ("not-bytes", right / 1e6, "that is megabytes (10^6 bytes); the question asks for bytes.", 1),
+                ("not-bytes", right / 2**20, "that is mebibytes (2^20 bytes); the question asks for bytes.", 1),
+                ("not-bytes", right / 1e9, "that is gigabytes (10^9 bytes); the question asks for bytes.", 1),
+                ("not-bytes", right / 2**30, "that is gibibytes (2^30 bytes); the question asks for bytes.", 1),
             ]
         return right, cands
     width, width_name = (d_k, "d_k") if quantity == "score_macs" else (d_v, "d_v")
@@ -93,9 +98,10 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
         ("forgot-heads-and-layers", S * width, f"that is one head of one layer; {heads_text} and {layers_text}."),
         ("counted-flops", 2 * right, "that counts a multiplication and an addition as two; a multiply-add "
          "counts once."),
-        ("used-d-model", S * d_model * per, f"each head's vectors are {width_name} = {width} wide, not "
-         f"d_model = {d_model}."),
     ]
+    if d_model is not None:  # named only when the problem gives the model's width
+        general.append(("used-d-model", S * d_model * per, f"each head's vectors are {width_name} = {width} wide, "
+                        f"not d_model = {d_model}."))
     general += [(i, v * width * per, r) for i, v, r in square]
     general += [(i, v * width * per, r) for i, v, r in causal]
     # The confusions of this quantity come first: when two readings give the same number, the width
@@ -116,19 +122,7 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
     return right, cands + general
 
 
-def _ratio_text(answer, right, noun="count") -> str:
-    if right == 0:
-        return f"Your answer is {_fmt(answer)}; the {noun} is 0 here."
-    ratio = answer / right
-    if ratio <= 0:
-        return f"Your answer, {_fmt(answer)}, cannot be right: a {noun} is positive."
-    bigger = ratio > 1
-    factor = ratio if bigger else 1 / ratio
-    how = f"{factor:.0f} times" if abs(factor - round(factor)) < 1e-6 else f"about {factor:.3g} times"
-    return f"Your answer, {_fmt(answer)}, is {how} too {'large' if bigger else 'small'}."
-
-
-def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1, d_model=512) -> Feedback:
+def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1, d_model=None) -> Feedback:
     """Check a predicted count: scores, multiply-adds, bytes of the scores, or one head's W_q.
 
     Parameters
@@ -144,8 +138,9 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         Per-head widths; ``d_v`` defaults to ``d_k``.
     heads, layers : int
         Heads per layer and layers counted.
-    d_model : int
-        Model width (512 in the paper's base model).
+    d_model : int, optional
+        Model width. For "projection_weights" 512 (the paper's base model) when not given; for the multiply-adds,
+        an answer that used d_model for the per-head width is named only when d_model is given.
 
     Returns
     -------
@@ -173,7 +168,7 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     d_v = d_k if d_v is None else check_size(d_v, "d_v")
     heads = check_size(heads, "heads", minimum=1)
     layers = check_size(layers, "layers", minimum=1)
-    d_model = check_size(d_model, "d_model", minimum=1)
+    d_model = None if d_model is None else check_size(d_model, "d_model", minimum=1)
     if _blank(answer):
         return _not_answered("your answer")
     value = _as_number(answer)
@@ -187,10 +182,10 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         assert right == attention_cost(n, m, d_k, d_v, heads, layers).scores
     if np.isclose(value, right, rtol=1e-9, atol=0):
         return Feedback(True, f"{_fmt_int(right)} is right.")
-    for mid, wrong, reason in candidates:
-        if wrong != right and np.isclose(value, wrong, rtol=1e-9, atol=0):
+    for mid, wrong, reason, *rounded in candidates:  # a unit conversion may be rounded to 3 or 4 digits
+        if wrong != right and np.isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
             return _fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))
-    return _fail("wrong-count", _ratio_text(value, right), _count_hint(quantity))
+    return _fail("wrong-count", _how_far(value, right), _count_hint(quantity))
 
 
 def _fmt_int(x) -> str:

@@ -53,10 +53,11 @@ def _dW_q_mistakes() -> list[Mistake]:
             (_scaled(lambda d_k, d_model: 1.0),),
         ),
         Mistake(
-            "divide-by-dk",
-            "Your gradient is divided by d_k where the forward pass divides by sqrt(d_k): the wrong factor. The "
-            "chain rule carries exactly the forward pass's factor, 1/sqrt(d_k), into dQ.",
-            "Use np.sqrt(d_k), not d_k.",
+            "scaled-twice",
+            "Your gradient carries 1/sqrt(d_k) twice (1/d_k in all): dQ = d_scores @ K / sqrt(d_k) already "
+            "carries the forward pass's factor, so dW_q = X^T dQ must not divide again (or dQ was divided by d_k "
+            "instead of sqrt(d_k)). The chain rule carries exactly the forward pass's factor, once.",
+            "Divide by np.sqrt(d_k) once, where dQ is formed.",
             (_scaled(lambda d_k, d_model: 1.0 / d_k),),
         ),
         Mistake(

@@ -12,9 +12,11 @@ from ._pieces import (
     _BOOL_INDEX,
     _FIX_BOOL_INDEX,
     _FIX_GLOBAL_MAX,
+    _FIX_MAX_BEFORE_MASK,
     _FIX_NO_DIVISION,
     _FIX_OVERFLOW,
     _GLOBAL_MAX,
+    _MAX_BEFORE_MASK,
     _NO_DIVISION,
     _OVERFLOW,
     _SMALL_FILL,
@@ -62,6 +64,8 @@ def _masked_cases() -> list[Case]:
          rng.normal(size=(3, 5)) * 2 - 30000, np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ("large",)),
         ("3 x 4 scores with a causal mask whose allowed scores span 2000 (-1000 to 1000)", spread,
          np.tri(3, 4, dtype=bool), ("large",)),
+        ("2 x 4 scores [0, 0, 744.5, 744.5] with keys 2 and 3 blocked (exp(-744.5) is the smallest float64)",
+         np.array([[0.0, 0.0, 744.5, 744.5]] * 2), np.array([[True, True, False, False]] * 2), ("dominant",)),
     ]
     return [
         Case(label, {"scores": s, "mask": mask}, _expected(np.where(mask, s, -np.inf)), tags)
@@ -91,6 +95,9 @@ def _exp_times_mask(scores, mask):
 def _masked_mistakes() -> list[Mistake]:
     fix = "Put -inf in the blocked scores, then take the softmax: softmax(np.where(mask, scores, -np.inf))."
     return [
+        Mistake("max-before-mask", _MAX_BEFORE_MASK, _FIX_MAX_BEFORE_MASK,
+                (lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores, axis=-1, keepdims=True)),),
+                strict_nonfinite=True),
         Mistake(
             "zero-then-renormalise",
             "Your function removes the blocked keys after taking exponentials of all the scores (it zeroes the "
@@ -265,11 +272,13 @@ _MASKED = FunctionProblem(
 def check_masked_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
 
-    Eleven seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
+    Twelve seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
     near 0 and near 1000 in one array; a blocked score of 1000 that dominates its row (zero-then-renormalise gives
     0/0 there); masks (1, 6), (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4, 4); scores
     near -30000 (below any finite fill a learner types, down to -1e4); allowed scores spanning 2000 (subtracting
-    a row's minimum overflows). Blocked keys must get weight exactly 0 and each row must still sum to one.
+    a row's minimum overflows); blocked keys 744.5 above the allowed ones (a maximum taken before masking
+    still gives the right weights there, a softmax of all scores renormalised does not). Blocked keys must get
+    weight exactly 0 and each row must still sum to one.
 
     Parameters
     ----------

@@ -54,6 +54,12 @@ def _shape_rules(n, m, d_k, d_v):
             ((d_v, n), "output-transposed", "One output row per query: (n, d_v), not (d_v, n)."),
         ],
     }
+    width_dk = {
+        "scores": "Each score is a single number, a dot product: its d_k terms are summed away. There is one per "
+                  "(query, key) pair: (n, m).",
+        "weights": "Each weight is a single number, one per (query, key) pair: the d_k terms of the dot product "
+                   "are summed away before the softmax. The weights are (n, m).",
+    }
     for name in ("scores", "weights"):
         wrong[name] = [
             ((m, n), f"{name}-transposed", f"The {name} have one row per query and one column per key: (n, m), "
@@ -62,9 +68,8 @@ def _shape_rules(n, m, d_k, d_v):
              f"so the {name} are n x m."),
             ((m, m), f"{name}-square", f"m x m would be self-attention; here n = {n} queries meet m = {m} keys, "
              f"so the {name} are n x m."),
-            ((n, d_k), f"{name}-width-dk", "Each score is a single number, a dot product: its d_k terms are "
-             "summed away. There is one per (query, key) pair: (n, m)."),
-            ((n, d_v), f"{name}-width-dv", "A row of weights has one entry per key: length m; it knows nothing "
+            ((n, d_k), f"{name}-width-dk", width_dk[name]),
+            ((n, d_v), f"{name}-width-dv", f"A row of {name} has one entry per key: length m; it knows nothing "
              "about d_v."),
         ]
     return right, wrong

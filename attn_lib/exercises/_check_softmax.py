@@ -54,7 +54,9 @@ def _softmax_cases() -> list[Case]:
 
 def _softmax_mistakes() -> list[Mistake]:
     return [
-        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX, (_global_max_softmax,), strict_nonfinite=True),
+        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX,
+                (_global_max_softmax, lambda x: _softmax_from(x - np.max(x, axis=(-2, -1), keepdims=True))),
+                strict_nonfinite=True),
         Mistake(
             "subtract-min",
             "Your softmax subtracts each row's minimum instead of its maximum. The result is the same in exact "
@@ -89,6 +91,7 @@ def _softmax_mistakes() -> list[Mistake]:
             (
                 _softmax_whole,
                 lambda x: _softmax_from(x, axis=None),
+                lambda x: _softmax_from(_max_shift(x), axis=None),
                 _per_matrix,
             ),
         ),

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import _FIX_GLOBAL_MAX, _GLOBAL_MAX, _global_max_softmax, _softmax, _softmax_from
+from ._pieces import _FIX_GLOBAL_MAX, _GLOBAL_MAX, _global_max_softmax, _max_shift, _softmax, _softmax_from
 
 
 def _right(scores, temperature):
@@ -98,7 +98,8 @@ def _mistakes():
             "Your weights sum to one over the whole array, not along each row: each query shares its own "
             "attention among the keys, so every row must sum to one.",
             "Give the maximum and the sum axis=-1 and keepdims=True.",
-            variants=(lambda scores, temperature: _whole(scores / temperature),),
+            variants=(lambda scores, temperature: _whole(scores / temperature),
+                      lambda scores, temperature: _softmax_from(_max_shift(scores / temperature), axis=None)),
         ),
         Mistake(
             "no-division",
@@ -120,6 +121,11 @@ PROBLEM = FunctionProblem(
            "row.",
     what="weights",
     forbidden=("softmax",),
+    forbidden_why=(
+        "Your function calls attn_lib.softmax. This problem asks you to write the stable softmax yourself, after "
+        "dividing by the temperature: subtracting each row's maximum of scores / temperature is part of what is "
+        "checked. attn_lib.softmax is there to compare with afterwards."
+    ),
     overflow=(
         "naive-overflow",
         "Your function is right on moderate scores, but on {label} it gives NaN or inf: dividing by a small "
@@ -137,7 +143,8 @@ def check_temperature_softmax(fn) -> Feedback:
 
     Six seeded cases: temperatures 0.5, 3, 2 and 0.01, a batch axis, n != m, two cases where
     scores / temperature reach about 1000 (so a softmax without each row's maximum subtracted overflows), and two
-    rows 1000 apart after the division (so one maximum for all rows underflows). Mistakes: global-max,
+    rows 1000 apart after the division (so one maximum for all rows underflows). Calling attn_lib.softmax is
+    refused (``used-attn-lib``): the stable softmax is part of the problem. Mistakes: global-max,
     multiplied-by-temperature, temperature-after-softmax, temperature-ignored, softmax-wrong-axis,
     softmax-whole-array, no-division, naive-overflow, and the skeleton's no-batch and generic ones.
 

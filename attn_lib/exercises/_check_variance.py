@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_size
-from ._check_count import _as_number, _ratio_text
+from ._check_answers import _how_far
+from ._check_count import _as_number
 from ._compare import fmt as _fmt
 from ._feedback import Feedback, _blank, _fail, _not_answered
 
@@ -86,4 +87,4 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     if close:
         _, mid, text, hint = min(close, key=lambda c: c[0])
         return _fail(mid, text if mid == "std-not-variance" else f"{_fmt(value)} is not it: {text}", hint)
-    return _fail("wrong-variance", _ratio_text(value, right, "variance"), rule)
+    return _fail("wrong-variance", _how_far(value, right), rule)

@@ -136,14 +136,17 @@ def explain(results, cases, tols, dtypes, judged, problem, run, table, split=Tru
     rest = [i for i in judged if i not in extra]
     if split and extra and rest and not set(rest) <= right and all(isinstance(results[i], np.ndarray) for i in rest):
         feedback = explain(results, cases, tols, dtypes, rest, problem, run, table, split=False)
+        # A wrong shape that keeps the batch axes is the same mistake as on 2-D (e.g. a transposed result);
+        # a batch case counts against the answer's batch handling only when it raises or loses those axes.
         structural = [i for i in extra if not isinstance(results[i], np.ndarray)
-                      or results[i].shape != cases[i].expected.shape]
+                      or results[i].shape[:-2] != cases[i].expected.shape[:-2]
+                      or (results[i].shape != cases[i].expected.shape
+                          and all(results[j].shape == cases[j].expected.shape for j in rest))]
         if not structural and feedback.mistake not in {m.id for m in table}:
             return explain(results, cases, tols, dtypes, judged, problem, run, table, split=False)
         i = (structural or extra)[0]
         return _fail(feedback.mistake, feedback.reason + f" Also, on {cases[i].label} your function "
-                     f"{_went_wrong(results[i], problem)}: the problem asks for leading batch axes and masks that "
-                     "broadcast, so count axes from the end (axis=-1, np.swapaxes(K, -1, -2)).", feedback.hint)
+                     f"{_went_wrong(results[i], problem)}: {_batch_note(problem, cases)}", feedback.hint)
     if overflow and all(i in right for i in judged if i not in overflow):
         mid, reason, hint = problem.overflow
         return _fail(mid, reason.format(label=cases[min(overflow)].label), hint)
@@ -161,6 +164,13 @@ def explain(results, cases, tols, dtypes, judged, problem, run, table, split=Tru
         if found is not None:
             return found
     return diagnose_generic(judged_results, judged_cases, judged_tols, problem, [dtypes[i] for i in judged])
+
+
+def _batch_note(problem, cases) -> str:
+    """What the problem promises about leading axes, in its own terms (masks and K only where it has them)."""
+    masks = " and masks that broadcast" if any("broadcast" in case.tags for case in cases) else ""
+    keys = ", np.swapaxes(K, -1, -2)" if "K" in problem.params else ""
+    return f"the problem asks for leading batch axes{masks}, so count axes from the end (axis=-1{keys})."
 
 
 def _went_wrong(got, problem) -> str:

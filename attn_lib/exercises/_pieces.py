@@ -127,6 +127,14 @@ _GLOBAL_MAX = (
 
 _FIX_GLOBAL_MAX = "Subtract each row's own maximum: np.max(x, axis=-1, keepdims=True)."
 
+_MAX_BEFORE_MASK = (
+    "Your function puts -inf in the blocked scores but takes each row's maximum from the scores before the mask. "
+    "The maximum must come from the masked scores: here a blocked key scores 1000 more than the allowed ones, "
+    "so it becomes the maximum, every allowed exponential underflows to 0, and the row is 0/0 (NaN)."
+)
+
+_FIX_MAX_BEFORE_MASK = "Take the maximum of the masked scores, after -inf is in place."
+
 _BOOL_INDEX = (
     "Your function sets blocked scores with boolean indexing (scores[~mask] = -np.inf). That needs the mask to "
     "have exactly the scores' shape, so it fails on a mask that only broadcasts to it, such as a padding mask "

@@ -231,7 +231,8 @@ def _too_slow(problem: FunctionProblem) -> Feedback:
 def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
     return _fail(
         "used-attn-lib",
-        f"Your function calls attn_lib.{name}, the function this problem asks you to write. The point is to "
+        problem.forbidden_why
+        or f"Your function calls attn_lib.{name}, the function this problem asks you to write. The point is to "
         f"build it yourself from numpy operations; attn_lib.{name} is there to compare with afterwards.",
         f"Replace the call to {name} with your own numpy code (np.exp, np.max, np.sum, @, ...).",
     )

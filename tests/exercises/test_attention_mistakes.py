@@ -223,3 +223,13 @@ def test_2d_only_answer_with_another_mistake_names_that_mistake_and_the_batch():
 @pytest.mark.parametrize("fill", [-320.0, -1000.0, -1e4])
 def test_any_finite_fill_a_learner_types_is_small_fill(fill):
     assert check_attention(learner(fill=fill)).mistake == "small-fill"
+
+
+def test_maximum_of_the_unmasked_scores_is_max_before_mask():
+    def max_before(Q, K, V, mask=None):
+        scores = Q @ kt(K) / np.sqrt(Q.shape[-1])
+        blocked = scores if mask is None else np.where(mask, scores, -np.inf)
+        e = np.exp(blocked - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True) @ V
+
+    assert check_attention(max_before).mistake == "max-before-mask"

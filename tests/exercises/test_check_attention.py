@@ -143,7 +143,7 @@ def test_right_but_unusual_attention_passes(fn):
     feedback = check_attention(fn)
     assert feedback.passed, feedback
     assert feedback.mistake is None
-    assert "all 14 cases" in feedback.reason
+    assert "all 15 cases" in feedback.reason
 
 
 def test_attention_without_mask_parameter_gets_a_clear_reason():

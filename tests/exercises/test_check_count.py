@@ -20,7 +20,7 @@ COUNT_MISTAKES = {
     "causal-half": ("scores", 1000 * 1001 // 2 * 48, BASE, "causal mask"),
     "square-when-cross": ("scores", 300 * 300, dict(n=300, m=500), "n x m pairs"),
     "forgot-dk": ("score_macs", 1_000_000, dict(n=1000), "counts scores, not multiply-adds"),
-    "used-d-model": ("score_macs", 512_000_000, dict(n=1000), "not d_model = 512"),
+    "used-d-model": ("score_macs", 512_000_000, dict(n=1000, d_model=512), "not d_model = 512"),
     "counted-flops": ("score_macs", 128_000_000, dict(n=1000), "counts once"),
     "used-dv": ("score_macs", 32_000_000, dict(n=1000, d_v=32), "d_v is the width of the values"),
     "forgot-m": ("mix_macs", 1000 * 32, dict(n=1000, d_v=32), "counts output entries"),
@@ -108,3 +108,30 @@ def test_numbers_given_as_numpy_scalars_or_one_element_arrays_are_accepted(wrap)
 
 def test_arrays_of_several_numbers_are_not_a_number():
     assert check_count("scores", np.array([1.0, 2.0]), n=10).mistake == "not-a-number"
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+
+@pytest.mark.parametrize("answer, words", [(999_999, "999,999"), (32_767, "32,767")])
+def test_near_misses_print_the_exact_number_and_a_percentage(answer, words):
+    right = 1_000_000 if answer == 999_999 else 32_768
+    feedback = check_count("scores", answer, n=1000) if right == 1_000_000 else check_count(
+        "projection_weights", answer, n=1, d_k=64)
+    assert words in feedback.reason and "%" in feedback.reason and "1 times" not in feedback.reason, feedback
+
+
+@pytest.mark.parametrize("answer", [183.1, 183.11, 192.0, 0.192, 0.1788])
+def test_megabytes_and_gigabytes_rounded_are_not_bytes(answer):
+    assert check_count("score_bytes_float32", answer, **BASE).mistake == "not-bytes"
+
+
+def test_twice_the_bytes_names_both_readings():
+    feedback = check_count("score_bytes_float32", 384_000_000, **BASE)
+    assert "float64" in feedback.reason and "two arrays" in feedback.reason
+
+
+def test_d_model_is_named_only_when_the_problem_gives_it():
+    assert check_count("score_macs", 512_000_000, n=1000).mistake != "used-d-model"
+    feedback = check_count("score_macs", 768_000_000, n=1000, d_model=768)
+    assert feedback.mistake == "used-d-model" and "d_model = 768" in feedback.reason

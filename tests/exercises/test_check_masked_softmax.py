@@ -235,3 +235,13 @@ def shift_by_allowed(statistic):
 def test_subtracting_the_row_minimum_or_mean_is_subtract_min(fn):
     feedback = check_masked_softmax(fn)
     assert feedback.mistake == "subtract-min", feedback
+
+
+def test_maximum_of_the_unmasked_scores_is_max_before_mask():
+    def max_before(scores, mask):
+        e = np.exp(np.where(mask, scores, -np.inf) - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = check_masked_softmax(max_before)
+    assert feedback.mistake == "max-before-mask", feedback
+    assert "maximum" in feedback.reason

@@ -98,3 +98,10 @@ def test_shapes_bad_sizes_raise_naming_the_argument():
 def test_shapes_given_with_numpy_integers_and_0d_arrays_are_accepted():
     answers = {"scores": (np.int64(3), np.array(5)), "output": np.array([3, 2])}
     assert check_shapes(answers, n=3, m=5, d_k=4, d_v=2).passed
+
+
+@pytest.mark.parametrize("name, shape, noun", [("scores", (3, 2), "scores"), ("weights", (3, 4), "weight")])
+def test_width_reasons_name_the_array_judged(name, shape, noun):
+    reason = check_shapes({name: shape}, **SIZES).reason.split(f"{name}:")[1]
+    other = "weight" if noun == "scores" else "score"
+    assert noun in reason and other not in reason.replace("weights", ""), reason

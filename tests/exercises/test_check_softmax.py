@@ -217,3 +217,22 @@ def test_wrong_value_is_printed_with_digits_that_differ():
     reason = feedback.reason
     got, want = reason.split(" of your weights is ")[1].split(" where it should be ")
     assert got != want.split(";")[0]
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+
+def test_row_maximum_then_one_sum_for_the_whole_array_is_softmax_whole_matrix():
+    def whole_sum(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum()
+
+    assert check_softmax(whole_sum).mistake == "softmax-whole-matrix"
+
+
+def test_one_maximum_per_matrix_is_global_max_not_overflow():
+    def per_matrix(x):
+        e = np.exp(x - x.max(axis=(-2, -1), keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    assert check_softmax(per_matrix).mistake == "global-max"

@@ -129,3 +129,19 @@ def test_one_maximum_for_all_rows_is_global_max(fn):
     feedback = check_temperature_softmax(fn)
     assert feedback.mistake == "global-max", feedback
     assert "each row's own maximum" in feedback.hint
+
+
+def test_row_maximum_then_one_sum_for_the_whole_array_is_softmax_whole_array():
+    def whole_sum(scores, temperature):
+        s = scores / temperature
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum()
+
+    assert check_temperature_softmax(whole_sum).mistake == "softmax-whole-array"
+
+
+def test_calling_attn_lib_softmax_says_the_stable_softmax_is_part_of_the_problem():
+    feedback = check_temperature_softmax(lambda scores, temperature: attn_lib.softmax(scores / temperature))
+    assert feedback.mistake == "used-attn-lib"
+    assert "the function this problem asks you to write" not in feedback.reason
+    assert "temperature" in feedback.reason
