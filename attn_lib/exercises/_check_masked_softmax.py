@@ -93,7 +93,7 @@ def _exp_times_mask(scores, mask):
 
 
 def _masked_mistakes() -> list[Mistake]:
-    fix = "Put -inf in the blocked scores, then take the softmax: softmax(np.where(mask, scores, -np.inf))."
+    fix = "Put -inf in the blocked scores before the softmax (np.where broadcasts the mask): exp(-inf) = 0."
     return [
         Mistake("max-before-mask", _MAX_BEFORE_MASK, _FIX_MAX_BEFORE_MASK,
                 (lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores, axis=-1, keepdims=True)),),
@@ -135,7 +135,7 @@ def _masked_mistakes() -> list[Mistake]:
             "inverted-mask",
             "Your function uses the mask the wrong way round: blocked keys get the weight and allowed keys get "
             "0. In this course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
-            "Keep the score where the mask is True: np.where(mask, scores, -np.inf).",
+            "Keep the score where the mask is True, and put -inf where it is False.",
             (lambda scores, mask: _softmax(np.where(mask, -np.inf, scores)),),
         ),
         Mistake(
@@ -265,7 +265,7 @@ _MASKED = FunctionProblem(
     ),
     diagnose=lambda results, cases, tols, run: _diagnose_weights(results, cases, tols, run, mask_key="mask"),
     after_pass=_fully_masked_weights_note,
-    hint="Compare with attn_lib.softmax(np.where(mask, scores, -np.inf)) on the same input, one row at a time.",
+    hint="Compare one row at a time with attn_lib.softmax of the same row, its blocked scores set to -inf.",
 )
 
 

@@ -35,8 +35,8 @@ def _cases():
 
 
 _FIX = "Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch axes)."
-_BATCH_FIX = ("Transpose only the last two axes: np.swapaxes(K, -1, -2), or write "
-              "np.einsum('...nd,...md->...nm', Q, K).")
+_BATCH_FIX = ("Transpose only the last two axes of K (np.swapaxes), not all of them; or write the sum over "
+              "d_k with np.einsum and '...' for the batch axes.")
 
 
 def _mistakes():
@@ -69,7 +69,7 @@ def _mistakes():
         Mistake(
             "keys-times-queries",
             "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query: Q K^T (n, m).",
-            "Put Q first: Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k).",
+            "Put Q first: one row per query.",
             variants=(lambda Q, K: K @ _t(Q) / np.sqrt(Q.shape[-1]),),
         ),
         Mistake(

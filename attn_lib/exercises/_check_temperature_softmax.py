@@ -35,8 +35,7 @@ def _cases():
             for s, t, label, tags in specs]
 
 
-_FIX = "Divide the scores by the temperature first, then take the stable softmax of each row: " \
-       "my_softmax(scores / temperature)."
+_FIX = "Divide the scores by the temperature first, then take the stable softmax of each row."
 
 
 def _whole(s):
@@ -132,7 +131,7 @@ PROBLEM = FunctionProblem(
         "temperature makes the scores large, and exp of a number above about 709 overflows (inf / inf is NaN). "
         "Subtract each row's maximum after dividing by the temperature; adding a constant to a row changes no "
         "weight.",
-        "s = scores / temperature; e = np.exp(s - s.max(axis=-1, keepdims=True)).",
+        "Subtract each row's maximum after dividing by the temperature, before np.exp.",
     ),
     hint="Divide the scores by the temperature, subtract each row's maximum, exponentiate, divide by the row sum.",
 )

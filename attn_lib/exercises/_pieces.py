@@ -141,4 +141,4 @@ _BOOL_INDEX = (
     "of shape (..., 1, m) or a causal mask (n, m) shared by a batch; the problem allows those."
 )
 
-_FIX_BOOL_INDEX = "Use np.where(mask, scores, -np.inf), which broadcasts the mask."
+_FIX_BOOL_INDEX = "Use np.where instead of boolean indexing: it broadcasts the mask to the scores' shape."
