@@ -129,8 +129,8 @@ Examples
 --------
 >>> check_variance(8.0, d_k=64, scaled=False)
 Not yet: 8 is sqrt(d_k), the standard deviation of one score; the question asks for its variance,
-which is the square of that: d_k = 64.
-Hint: Variances of independent terms add: d_k products, each of variance 1, give variance d_k.
+the square of the standard deviation.
+Hint: Variances of independent terms add: add up the variances of the d_k products q_i k_i.
 >>> bool(check_variance(64, d_k=64, scaled=False))
 True
 """

@@ -108,7 +108,7 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
     Returns
     -------
     Feedback
-        Lists every wrong shape with its reason; ``mistake`` is the id of the first.
+        Lists every wrong shape with its reason (never the right shape); ``mistake`` is the id of the first.
 
     Raises
     ------
@@ -119,12 +119,11 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
     --------
     >>> print(check_shapes({"scores": (3, 3), "output": (3, 64)}, n=3, m=5, d_k=64, d_v=32))
     Not yet: 2 of 2 shapes are not right.
-    - scores: (3, 3) should be (3, 5). n x n would be self-attention; here n = 3 queries meet m = 5
-      keys, so the scores are n x m.
-    - output: (3, 64) should be (3, 32). An output row is a mix of value rows, so it has width d_v, not
-      d_k.
-    Hint: Write the shapes next to the equation: Q (n, d_k), K (m, d_k), V (m, d_v), scores and weights
-    (n, m), output (n, d_v).
+    - scores: (3, 3) is not it. n x n would be self-attention; here n = 3 queries meet m = 5 keys, so
+      the scores are n x m.
+    - output: (3, 64) is not it. An output row is a mix of value rows, so it has width d_v, not d_k.
+    Hint: Write each shape next to the equation, and say for each axis what it counts: queries, keys, or
+    the width of a row.
     """
     sizes = {"n": check_size(n, "n"), "m": check_size(m, "m"), "d_k": check_size(d_k, "d_k"),
              "d_v": check_size(d_v, "d_v")}
@@ -153,18 +152,19 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
         want, why = right[name]
         got = _shape_of(answers[name], sizes)
         if got is None:
-            lines.append(f"- {name}: {answers[name]!r} is not a shape; write a tuple such as {want}.")
+            lines.append(f"- {name}: {answers[name]!r} is not a shape; write a tuple of sizes, in numbers or in "
+                         "the names n, m, d_k, d_v.")
             first = first or "not-a-shape"
             continue
         if got == want:
             good.append(name)
             continue
-        mistake_id, reason = "wrong-shape", f"It is {want}: {why}."
+        mistake_id, reason = "wrong-shape", f"Think of what it holds: {why}."
         for shape, mid, text in wrong[name]:
             if shape == got:
                 mistake_id, reason = mid, text
                 break
-        lines.append(f"- {name}: {got} should be {want}. {reason}")
+        lines.append(f"- {name}: {got} is not it. {reason}")
         first = first or mistake_id
     if not lines:
         return Feedback(True, f"All {len(good)} shapes are right ({', '.join(good)}).")
@@ -174,6 +174,6 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
         first,
         "\n".join([f"{len(lines)} of {total} shapes {'is' if len(lines) == 1 else 'are'} not right{right_text}.",
                    *lines]),
-        "Write the shapes next to the equation: Q (n, d_k), K (m, d_k), V (m, d_v), scores and weights (n, m), "
-        "output (n, d_v).",
+        "Write each shape next to the equation, and say for each axis what it counts: queries, keys, or the "
+        "width of a row.",
     )

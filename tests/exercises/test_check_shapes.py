@@ -105,3 +105,9 @@ def test_width_reasons_name_the_array_judged(name, shape, noun):
     reason = check_shapes({name: shape}, **SIZES).reason.split(f"{name}:")[1]
     other = "weight" if noun == "scores" else "score"
     assert noun in reason and other not in reason.replace("weights", ""), reason
+
+
+def test_a_wrong_shape_is_explained_without_the_right_shape():
+    for name, shape, _ in SHAPE_MISTAKES.values():
+        reason = check_shapes({name: shape}, **SIZES).reason
+        assert str(RIGHT_SHAPES[name]) not in reason, reason

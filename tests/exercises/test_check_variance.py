@@ -74,3 +74,19 @@ def test_numbers_given_as_numpy_scalars_or_one_element_arrays_are_accepted(wrap)
 
 def test_arrays_of_several_numbers_are_not_a_number():
     assert check_variance(np.array([1.0, 2.0]), d_k=4, scaled=True).mistake == "not-a-number"
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+
+@pytest.mark.parametrize("answer, scaled", [(48 ** 0.5, False), (1.0, False), (48 ** 2, False), (1 / 48, False),
+                                            (0, False), (20, False), (48, True), (48 ** 0.5, True), (1 / 48, True),
+                                            (48 ** -0.5, True)])
+def test_a_wrong_answer_is_explained_without_the_right_value(answer, scaled):
+    feedback = check_variance(answer, d_k=48, scaled=scaled)  # the unscaled variance is 48, the scaled one 1
+    assert not feedback.passed
+    text = feedback.reason + " " + feedback.hint
+    if scaled:
+        assert "leaves 1" not in text and "= 1." not in text, text
+    else:
+        assert "48" not in text.replace(f"{48 ** 0.5:.4g}", "").replace(f"{48 ** 2:.4g}", ""), text
