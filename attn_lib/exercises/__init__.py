@@ -66,11 +66,11 @@ check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, uppe
                           bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
                           wrong-shape, wrong-pattern
 check_split_heads(fn)     no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
-                          positions-last, wrong-shape, wrong-values
+                          positions-last, split-positions (np.split along axis 0), wrong-shape, wrong-values
 check_chunked_attention   global-max (one running maximum for all queries), max-not-running (each chunk's own
 (fn)                      maximum), max-never-updated, no-rescale, rescale-sum-only, rescale-output-only,
                           no-final-division, chunk-average (each
-                          chunk normalised separately), drops-last-chunk, dropped-key, no-scaling,
+                          chunk normalised separately), drops-last-chunk, dropped-key, no-scaling, divide-by-dk,
                           uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
                           large as the whole (n, m) scores), keys-not-chunked (all m keys in one product,
@@ -98,21 +98,23 @@ check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, 
                           no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
-                          temperature-ignored, softmax-wrong-axis, softmax-whole-array, no-division,
-                          naive-overflow, no-batch
+                          temperature-ignored, temperature-squared, temperature-square-root, no-keepdims,
+                          softmax-wrong-axis, softmax-whole-array, no-division, naive-overflow, no-batch
 check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
 (fn)                      np-dot-on-batch, dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
 check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missing-query-axis, masks-queries,
                           additive-mask, not-boolean, wrong-pattern
-check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, heads-summed,
-                          w-o-transposed, queries-from-kv, d-model-scaling, no-scaling, softmax-wrong-axis
+check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, last-head-only,
+                          heads-summed, w-o-transposed, queries-from-kv, kv-from-queries, scaled-by-dv,
+                          d-model-scaling, no-scaling, softmax-wrong-axis
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
-                          returned-d-weights
-check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling, x-not-transposed,
-                          result-transposed, d-scores-transposed, batch-not-summed, batch-axes (right for
-                          one sequence only: X.T on a batch), wrong-shape, wrong-values
+                          returned-d-weights, mean-not-sum, sum-whole-array
+check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling,
+                          x-not-transposed,
+                          result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
+                          batch-axes (right for one sequence only: X.T on a batch), wrong-shape, wrong-values
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
                           duplicate-key, adam-at-512, one-head (notebook 09)
 check_footnote4_variance  unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,

@@ -186,6 +186,14 @@ def _chunked_mistakes() -> list[Mistake]:
             "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=1.0),),
         ),
+        Mistake(
+            "divide-by-dk",
+            "Your chunked output matches softmax(Q K^T / d_k) V: the scores were divided by d_k (or by sqrt(d_k) "
+            "twice) instead of by sqrt(d_k) once. The standard deviation of a score, the unit that makes scores "
+            "comparable, is sqrt(d_k).",
+            "Divide each chunk's scores by the square root of d_k, once.",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),),
+        ),
         Mistake("uniform-weights", _UNIFORM, "Weigh each value row by exp(score - running_max), as above.",
                 (lambda Q, K, V, chunk_size: np.broadcast_to(V.mean(axis=0), (Q.shape[0], V.shape[1])),)),
     ]

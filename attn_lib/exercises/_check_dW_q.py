@@ -110,7 +110,16 @@ def _dW_q_mistakes() -> list[Mistake]:
             "sequence, summed over the batch.",
             "Swap only the last two axes of X (not .T), and sum over the batch; or fold the batch into the rows "
             "first.",
-            (lambda X, K, d_scores: X.T @ (d_scores @ K / np.sqrt(K.shape[-1])),),
+            (lambda X, K, d_scores: X.T @ (d_scores @ K / np.sqrt(K.shape[-1])),
+             lambda X, K, d_scores: np.dot(X.T, d_scores @ K / np.sqrt(K.shape[-1]))),
+        ),
+        Mistake(
+            "batch-averaged",
+            "Your gradient averages the sequences' gradients instead of adding them. W_q is shared by every "
+            "sequence of the batch and the loss adds their terms, so its gradient is the sum of theirs.",
+            "Sum over the leading (batch) axes rather than taking their mean.",
+            (lambda X, K, d_scores: (np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1]))).reshape(
+                -1, X.shape[-1], K.shape[-1]).mean(axis=0),),
         ),
     ]
 

@@ -87,6 +87,9 @@ def _multihead_mistakes() -> list[Mistake]:
                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     np.stack(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=-1).reshape(X_q.shape[0], -1) @ W_o
                 ),
+                lambda X_q, X_kv, W_q, W_k, W_v, W_o: (  # stacked down the rows: fails at W_o
+                    np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0) @ W_o
+                ),
             ),
         ),
         Mistake(
@@ -100,6 +103,15 @@ def _multihead_mistakes() -> list[Mistake]:
                     _heads(X_q, X_kv, W_q, W_k, W_v, share=share)) @ W_o)(share)
                 for share in (("q", "k", "v"), ("q",), ("k",), ("v",), ("q", "k"))
             ),
+        ),
+        Mistake(
+            "last-head-only",
+            "Every one of your heads uses the last head's projections W_q[-1], W_k[-1], W_v[-1]: a loop variable "
+            "read after its loop ended (or one set of weights kept from the last pass) gives h copies of one "
+            "head. Each head has its own projections.",
+            "Inside the loop over h, use W_q[h], W_k[h] and W_v[h] of that same pass.",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                [_head(X_q, X_kv, W_q[-1], W_k[-1], W_v[-1])] * W_q.shape[0]) @ W_o,),
         ),
         Mistake(
             "heads-summed",
@@ -129,6 +141,22 @@ def _multihead_mistakes() -> list[Mistake]:
             "sequence read (X_kv, m positions). The output has one row per query: (n, d_model).",
             "Queries come from X_q; keys and values come from X_kv.",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_kv, X_q, W_q, W_k, W_v, W_o),),
+        ),
+        Mistake(
+            "kv-from-queries",
+            "Your keys and values come from X_q instead of X_kv: every head attends to the queries' own sequence. "
+            "In cross-attention the queries ask (X_q), and the keys and values come from the sequence read "
+            "(X_kv, m positions).",
+            "Keys and values come from X_kv.",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_q, X_q, W_q, W_k, W_v, W_o),),
+        ),
+        Mistake(
+            "scaled-by-dv",
+            "Your heads divide their scores by sqrt(d_v), the width of the values. The scale belongs to the dot "
+            "products of queries with keys, which have d_k = W_q.shape[-1] terms.",
+            "Take the scale from the queries' width, W_q.shape[-1].",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                _heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(W_v.shape[-1]))) @ W_o,),
         ),
         Mistake(
             "d-model-scaling",

@@ -51,7 +51,8 @@ def _padding_mistakes() -> list[Mistake]:
             "b was padded by its own amount, so row b of the mask must keep its own lengths[b] keys.",
             "Compare the key positions with every sequence's own length at once: one row per sequence, (batch, m).",
             (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
-             lambda lengths, m: _right([max(lengths)] * len(lengths), m)),
+             lambda lengths, m: _right([max(lengths)] * len(lengths), m),
+             lambda lengths, m: _right([min(lengths)] * len(lengths), m)),
         ),
         Mistake(
             "missing-query-axis",

@@ -58,7 +58,7 @@ def _mistakes():
             "and then entry (i, j) dots query i with column j of K, not with key j. The scores need K^T "
             "(d_k, m): (n, d_k) x (d_k, m) -> (n, m).",
             _BATCH_FIX,
-            variants=(lambda Q, K: Q @ K,),
+            variants=(lambda Q, K: Q @ K, lambda Q, K: np.einsum("...ij,...jk->...ik", Q, K)),
         ),
         Mistake(
             "keys-times-queries",
@@ -69,10 +69,10 @@ def _mistakes():
         ),
         Mistake(
             "scaled-too-early",
-            "You divided by sqrt(d_k). That is the next step (notebook 03); this function returns the raw dot "
-            "products Q K^T, entry (i, j) = query i . key j.",
+            "You divided the scores (by sqrt(d_k), or by d_k). Scaling is the next step (notebook 03); this "
+            "function returns the raw dot products Q K^T, entry (i, j) = query i . key j.",
             "This problem asks for the raw dot products: leave out the division.",
-            variants=(lambda Q, K: Q @ _t(K) / np.sqrt(Q.shape[-1]),),
+            variants=(lambda Q, K: Q @ _t(K) / np.sqrt(Q.shape[-1]), lambda Q, K: Q @ _t(K) / Q.shape[-1]),
         ),
     ]
 

@@ -124,8 +124,25 @@ def _backward_mistakes() -> list[Mistake]:
             "returned-d-weights",
             "Your function returns dP unchanged: it does not go back through the softmax at all. dS is what "
             "the loss's change looks like one step earlier, after the softmax's Jacobian.",
-            "dP is what you receive; dS, the gradient with respect to the scores, goes through the softmax's Jacobian.",
+            "dP is what you receive; dS, the gradient with respect to the scores, goes through the softmax's "
+            "Jacobian.",
             (lambda scores, weights, d_weights: d_weights,),
+        ),
+        Mistake(
+            "mean-not-sum",
+            "Your row term is the mean of dP * P over the row, not its sum. The weights of a row already sum to "
+            "one, so the weighted average of dP is the plain sum of dP * P; dividing by m as well makes it m "
+            "times too small.",
+            "Sum dP * P over the row; do not divide by the number of keys.",
+            (lambda scores, weights, d_weights: weights * (
+                d_weights - np.mean(d_weights * weights, axis=-1, keepdims=True)),),
+        ),
+        Mistake(
+            "sum-whole-array",
+            "Your row term sums dP * P over the whole array, not over each row. Score s_ik only moves the "
+            "weights of its own row i, so each row gets its own sum over its m keys.",
+            "Give the sum the key axis (the last one), with keepdims=True.",
+            (lambda scores, weights, d_weights: weights * (d_weights - np.sum(d_weights * weights)),),
         ),
     ]
 

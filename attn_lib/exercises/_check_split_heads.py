@@ -65,6 +65,15 @@ def _split_mistakes() -> list[Mistake]:
             "Choose the axis order that keeps positions before widths: (heads, n, d_k).",
             (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(1, 2, 0),),
         ),
+        Mistake(
+            "split-positions",
+            "You split X along axis 0, the positions: np.split(X, heads, axis=0) gives each head a block of "
+            "positions with all d_model columns (and fails when n is not a multiple of heads). Each head takes "
+            "its own block of d_k columns, from every position.",
+            "Split the last axis, the d_model columns, not the positions.",
+            (lambda X, heads: np.stack(np.split(X, heads, axis=0)),
+             lambda X, heads: np.array(np.split(X, heads, axis=0))),
+        ),
     ]
 
 

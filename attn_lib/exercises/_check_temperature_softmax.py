@@ -6,7 +6,15 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import _FIX_GLOBAL_MAX, _GLOBAL_MAX, _global_max_softmax, _max_shift, _softmax, _softmax_from
+from ._pieces import (
+    _FIX_GLOBAL_MAX,
+    _GLOBAL_MAX,
+    _global_max_softmax,
+    _max_shift,
+    _softmax,
+    _softmax_from,
+    _softmax_no_keepdims,
+)
 
 
 def _right(scores, temperature):
@@ -83,6 +91,30 @@ def _mistakes():
             "temperature never reaches the scores (dividing a copy, or subtracting it, changes nothing).",
             _FIX,
             variants=(lambda scores, temperature: _softmax(scores),),
+        ),
+        Mistake(
+            "temperature-squared",
+            "You divided the scores by the temperature squared. Softmax at temperature T divides each score by "
+            "T once.",
+            _FIX,
+            variants=(lambda scores, temperature: _softmax(scores / temperature ** 2),),
+        ),
+        Mistake(
+            "temperature-square-root",
+            "You divided the scores by the square root of the temperature. Softmax at temperature T divides each "
+            "score by T itself (the square root of d_k is a different division, inside attention's scores).",
+            _FIX,
+            variants=(lambda scores, temperature: _softmax(scores / np.sqrt(temperature)),),
+        ),
+        Mistake(
+            "no-keepdims",
+            "A row statistic (the sum or the maximum) lost its axis: e.sum(axis=-1) has shape (..., n), and "
+            "dividing (..., n, m) by it lines it up with the wrong axis. It fails when n != m and is silently "
+            "wrong when n == m.",
+            "Add keepdims=True, so the statistic has shape (..., n, 1) and broadcasts along each row.",
+            variants=(lambda scores, temperature: _softmax_no_keepdims(scores / temperature),
+                      lambda scores, temperature: _softmax_no_keepdims(scores / temperature, "max"),
+                      lambda scores, temperature: _softmax_no_keepdims(scores / temperature, "both")),
         ),
         Mistake(
             "softmax-wrong-axis",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 
@@ -52,9 +53,9 @@ _FIX_FIXED_AXIS = (
     "leading axes as a batch."
 )
 _NP_DOT = (
-    "Your function is right on 2-D inputs but not with a batch axis in front: np.dot does not treat leading axes "
-    "as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights with every sentence's "
-    "values, giving (b, n, b, d_v)."
+    "Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like np.tensordot) does not "
+    "treat leading axes as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights "
+    "with every sentence's values, giving (b, n, b, d_v)."
 )
 _FIX_NP_DOT = "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others as a batch."
 
@@ -160,7 +161,7 @@ def _batch_mistake(fn, feedback: Feedback) -> Feedback:
     if ".T" in source:
         return _fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
                      "product that treats leading axes as a batch.")
-    if "dot(" in source:
+    if re.search(r"np\.dot\(|\.dot\(", source):  # np.dot or x.dot, not np.tensordot
         return _fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
     if "einsum" in source:
         return _fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "

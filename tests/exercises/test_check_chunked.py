@@ -251,3 +251,10 @@ def test_the_chunk_maximum_taken_as_the_new_maximum_is_max_not_running():
     feedback = check_chunked_attention(chunk_max_as_new_max)
     assert feedback.mistake == "max-not-running", feedback
     assert "fall" in feedback.reason
+
+
+def test_dividing_by_d_k_is_divide_by_dk():
+    def by_dk(Q, K, V, chunk_size):
+        return chunked()(Q / np.sqrt(Q.shape[1]), K, V, chunk_size)  # scores divided by sqrt(d_k) twice = d_k
+
+    assert check_chunked_attention(by_dk).mistake == "divide-by-dk"

@@ -111,3 +111,12 @@ def test_dividing_by_sqrt_dk_twice_is_scaled_twice():
     feedback = check_dW_q(twice)
     assert feedback.mistake == "scaled-twice", feedback
     assert "already" in feedback.reason
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (lambda X, K, d: (np.swapaxes(X, -1, -2) @ dQ(X, K, d)).reshape(-1, X.shape[-1], K.shape[-1]).mean(axis=0),
+     "batch-averaged"),
+    (lambda X, K, d: np.dot(X.T, dQ(X, K, d)), "batch-axes"),
+])
+def test_more_dW_q_mistakes_are_named(fn, mistake):
+    assert check_dW_q(fn).mistake == mistake

@@ -145,3 +145,13 @@ def test_calling_attn_lib_softmax_says_the_stable_softmax_is_part_of_the_problem
     assert feedback.mistake == "used-attn-lib"
     assert "the function this problem asks you to write" not in feedback.reason
     assert "temperature" in feedback.reason
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (lambda scores, temperature: stable(scores / temperature ** 2), "temperature-squared"),
+    (lambda scores, temperature: stable(scores / np.sqrt(temperature)), "temperature-square-root"),
+    (lambda scores, temperature: (lambda e: e / e.sum(axis=-1))(
+        np.exp(scores / temperature - (scores / temperature).max(axis=-1, keepdims=True))), "no-keepdims"),
+])
+def test_more_temperature_mistakes_are_named(fn, mistake):
+    assert check_temperature_softmax(fn).mistake == mistake
