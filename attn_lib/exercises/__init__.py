@@ -11,6 +11,13 @@ matches on every case to the precision of its dtype (float32 to float32 rounding
 computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
 first measurable difference, printed with enough digits that the two numbers differ.
 
+Layout: one module per checker, ``_check_<name>.py`` (check_attention's table of mistakes in
+``_attention_mistakes.py``); the skeleton in ``_judge.py``, which calls the learner's code through ``_running.py``
+(copies, time limit, ``SystemExit``, the guard against attn_lib's own function), compares in ``_compare.py``
+(tolerance, printed differences) and explains a wrong answer in ``_explain.py`` (mistake table, generic reasons);
+``_pieces.py`` holds the learner-style numpy pieces and the texts several checkers share, ``_feedback.py`` the
+:class:`Feedback` itself.
+
 Inputs are seeded, so the same answer always gets the same words (nbval compares them). Where a problem promises
 (..., n, m), the cases include leading batch axes and masks that broadcast; n != m and d_k != d_v throughout. A
 row whose keys are all blocked has no softmax: attn_lib raises there, and a learner's function that returns NaN
@@ -34,8 +41,9 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
                           softmax-no-keepdims, max-wrong-axis, no-division, no-transpose, scores-transposed
                           (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
-                          output-transposed, mask-after-softmax, mask-on-values, mask-zero (0 instead of
-                          -inf, or scores * mask), small-fill (-10 ... -1000), inverted-mask, ignored-mask,
+                          output-transposed, max-before-mask, mask-after-softmax, mask-on-values,
+                          mask-zero (0 instead of -inf, or scores * mask), small-fill (-10 ... -10000),
+                          inverted-mask, ignored-mask,
                           mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
@@ -45,25 +53,29 @@ check_softmax(fn)         global-max (rows far below the largest score become 0/
                           max-wrong-axis, no-division, uniform-weights, naive-overflow (right on small
                           scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
                           rows-not-one, neg-inf-not-zero, not-shift-invariant, wrong-values
-check_masked_softmax(fn)  zero-then-renormalise (NaN when a blocked score dominates), mask-after-softmax
+check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking), zero-then-renormalise
+                          (NaN when a blocked score dominates), mask-after-softmax
                           (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
                           inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
-                          axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix, max-wrong-axis,
-                          no-division, uniform-weights, naive-overflow, wrong-shape, negative-weights,
+                          subtract-min (the row's minimum or mean), axis-1-on-batch, softmax-wrong-axis,
+                          softmax-whole-matrix, max-wrong-axis, no-division, uniform-weights,
+                          naive-overflow, wrong-shape, negative-weights,
                           non-finite-output, rows-not-one, blocked-not-zero, wrong-values; a note (not a
                           failure) when a fully masked row gives NaN
 check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
                           bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
                           wrong-shape, wrong-pattern
 check_split_heads(fn)     no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
-                          positions-last, wrong-shape, wrong-values
-check_chunked_attention   global-max (one running maximum for all queries), max-never-updated, no-rescale,
-(fn)                      rescale-sum-only, rescale-output-only, no-final-division, chunk-average (each
-                          chunk normalised separately), drops-last-chunk, dropped-key, no-scaling,
+                          positions-last, split-positions (np.split along axis 0), wrong-shape, wrong-values
+check_chunked_attention   global-max (one running maximum for all queries), max-not-running (each chunk's own
+(fn)                      maximum), max-never-updated, no-rescale, rescale-sum-only, rescale-output-only,
+                          no-final-division, chunk-average (each
+                          chunk normalised separately), drops-last-chunk, dropped-key, no-scaling, divide-by-dk,
                           uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
-                          large as the whole (n, m) scores), wrong-shape, non-finite-output,
-                          not-an-average, wrong-values
+                          large as the whole (n, m) scores), keys-not-chunked (all m keys in one product,
+                          e.g. one query's whole row), wrong-shape, non-finite-output, not-an-average,
+                          wrong-values
 check_shapes(...)         q-transposed, q-rows-m, q-width-dv, k-transposed, k-rows-n, k-width-dv,
                           v-transposed, v-rows-n, v-width-dk, scores-/weights-transposed,
                           scores-/weights-square (n x n or m x m when n != m), scores-/weights-width-dk,
@@ -85,21 +97,24 @@ check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-t
 check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
                           no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           dk-from-rows, no-batch
-check_temperature_softmax multiplied-by-temperature, temperature-after-softmax, temperature-ignored,
+check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
+                          temperature-ignored, temperature-squared, temperature-square-root, no-keepdims,
                           softmax-wrong-axis, softmax-whole-array, no-division, naive-overflow, no-batch
 check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
 (fn)                      np-dot-on-batch, dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
 check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missing-query-axis, masks-queries,
                           additive-mask, not-boolean, wrong-pattern
-check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, heads-summed,
-                          w-o-transposed, queries-from-kv, d-model-scaling, no-scaling, softmax-wrong-axis
+check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, last-head-only,
+                          heads-summed, w-o-transposed, queries-from-kv, kv-from-queries, scaled-by-dv,
+                          d-model-scaling, no-scaling, softmax-wrong-axis
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
-                          returned-d-weights
-check_dW_q(fn)            no-scale, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, x-not-transposed,
-                          result-transposed, d-scores-transposed, batch-not-summed, batch-axes (right for
-                          one sequence only: X.T on a batch), wrong-shape, wrong-values
+                          returned-d-weights, mean-not-sum, sum-whole-array
+check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling,
+                          x-not-transposed,
+                          result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
+                          batch-axes (right for one sequence only: X.T on a batch), wrong-shape, wrong-values
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
                           duplicate-key, adam-at-512, one-head (notebook 09)
 check_footnote4_variance  unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,
@@ -116,8 +131,8 @@ Examples
 --------
 >>> check_variance(8.0, d_k=64, scaled=False)
 Not yet: 8 is sqrt(d_k), the standard deviation of one score; the question asks for its variance,
-which is the square of that: d_k = 64.
-Hint: Variances of independent terms add: d_k products, each of variance 1, give variance d_k.
+the square of the standard deviation.
+Hint: Variances of independent terms add: add up the variances of the d_k products q_i k_i.
 >>> bool(check_variance(64, d_k=64, scaled=False))
 True
 """
@@ -126,19 +141,22 @@ from ._check_answers import check_choice, check_number
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
+from ._check_count import check_count
 from ._check_dW_q import check_dW_q
 from ._check_learned import check_learned
+from ._check_masked_softmax import check_masked_softmax
 from ._check_multihead import check_multihead
 from ._check_padding_mask import check_padding_mask
-from ._check_predictions import check_count, check_shapes, check_variance
 from ._check_scaled_scores import check_scaled_scores
 from ._check_scores import check_scores
-from ._check_softmax import check_masked_softmax, check_softmax
+from ._check_shapes import check_shapes
+from ._check_softmax import check_softmax
 from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax
-from ._check_weighted_average import check_weighted_average
 from ._check_trained import check_footnote4_variance, check_previous_token, check_unscaled_row, check_why_scores_grow
+from ._check_variance import check_variance
+from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
 
 __all__ = [

@@ -7,8 +7,8 @@ import numbers
 
 import numpy as np
 
-from ._feedback import Feedback, _fail, _not_answered
-from ._judge import _blank, two_numbers
+from ._compare import two_numbers
+from ._feedback import Feedback, _blank, _fail, _not_answered
 
 
 def _as_number(answer):

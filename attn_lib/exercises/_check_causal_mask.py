@@ -28,7 +28,7 @@ def _causal_mistakes() -> list[Mistake]:
             "inverted-mask",
             "Your mask is inverted: True where key j > query i, that is, where attending is forbidden. In this "
             "course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
-            "Return the complement: True where j <= i, e.g. np.tri(n, m, dtype=bool).",
+            "Return the complement: True where the key comes no later than the query (j <= i).",
             (_pattern(lambda i, j: j > i),),
         ),
         Mistake(
@@ -42,7 +42,7 @@ def _causal_mistakes() -> list[Mistake]:
             "upper-triangle",
             "Your mask keeps the upper triangle (j >= i): query i sees itself and the future, which is what the "
             "causal mask must block. Rows are queries, columns keys.",
-            "Keep the lower triangle: True where j <= i (np.tril, or np.tri(n, m, dtype=bool)).",
+            "Keep the lower triangle, diagonal included: True where j <= i.",
             (_pattern(lambda i, j: j >= i),),
         ),
         Mistake(
@@ -51,7 +51,7 @@ def _causal_mistakes() -> list[Mistake]:
             "aligns it top-left, like PyTorch's is_causal and attn_lib.causal_mask: query i sees keys 0..i "
             "whatever m is. Both conventions exist (bottom-right suits a decoder whose first m - n keys are "
             "cached), so when n != m you must know which one your library uses: they let different keys through.",
-            "Use True where j <= i, with i the query's own index: np.tri(n, m, dtype=bool).",
+            "Compare each key index j with the query's own index i, counted from the first query: j <= i.",
             (lambda n, m: np.tri(n, m, k=m - n, dtype=bool),),
         ),
         Mistake(
@@ -63,7 +63,7 @@ def _causal_mistakes() -> list[Mistake]:
         Mistake(
             "ignores-m",
             "Your mask has shape (n, n): it ignores m. In cross-attention there are m keys, so the mask is n x m.",
-            "Build it with both sizes: np.tri(n, m, dtype=bool).",
+            "Build it with both sizes: n rows (queries) and m columns (keys).",
             (lambda n, m: np.tri(n, n, dtype=bool),),
         ),
     ]
@@ -84,7 +84,7 @@ def _diagnose_causal(results, cases, tols, run) -> Feedback | None:
                 "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. "
                 "The course's masks are boolean, True = may attend, and the -inf goes in with np.where."
                 + ("" if right_pattern else " Its pattern is not the causal one either: 0 must sit where j <= i."),
-                "Return the boolean pattern instead: np.tri(n, m, dtype=bool).",
+                "Return the boolean pattern instead (True = may attend), not 0 and -inf.",
             )
     for got, case in zip(results, cases):
         p, r = got.astype(bool), case.expected
@@ -96,7 +96,7 @@ def _diagnose_causal(results, cases, tols, run) -> Feedback | None:
                 "wrong-pattern",
                 f"For {case.label} your mask {says} query {i} -> key {j}, which should be {should}: query i may "
                 f"attend to key j exactly when j <= i.",
-                "Compare i and j: np.arange(n)[:, None] >= np.arange(m)[None, :].",
+                "Compare the query index i (a column of indices) with the key index j (a row of indices).",
             )
     return None
 
@@ -114,7 +114,7 @@ def _must_be_boolean(fn, run) -> Feedback | None:
         f"Your mask has the right pattern but dtype {shown}, not bool. A number mask misbehaves: ~ of an "
         "integer 1 is -2, and an array of 0s and 1s used as an index picks rows 0 and 1 instead of "
         "selecting entries.",
-        "Make it boolean: np.tri(n, m, dtype=bool), or compare: np.tril(np.ones((n, m))) == 1.",
+        "Make it boolean: build it from a comparison, or give dtype=bool.",
     )
 
 
@@ -132,7 +132,7 @@ _CAUSAL = FunctionProblem(
     diagnose=_diagnose_causal,
     after_pass=_must_be_boolean,
     convert="array",
-    hint="True where j <= i: np.arange(n)[:, None] >= np.arange(m)[None, :].",
+    hint="Query i may see key j when j <= i; print your mask for n = 3, m = 4 and check each row.",
 )
 
 

@@ -8,8 +8,9 @@ import numpy as np
 
 from ..attention import attention as _attention
 from ._check_attention import _diagnose_output
+from ._compare import first_difference, is_right
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, first_difference, is_right, judge
+from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import _OVERFLOW, _UNIFORM, _out
 
 
@@ -95,6 +96,16 @@ def _chunked_mistakes() -> list[Mistake]:
             strict_nonfinite=True,
         ),
         Mistake(
+            "max-not-running",
+            "Your new maximum is each chunk's own maximum, not np.maximum(running_max, chunk_max). Rescaling by "
+            "exp(old_max - new_max) keeps that exact in theory, but the reference can then fall: after a chunk "
+            "far below an earlier one, exp(old_max - new_max) overflows (exp(710) is inf) and the sums become "
+            "inf or NaN.",
+            "The running maximum is the largest score seen so far: it may rise, never fall.",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, use_running_max=False),),
+            strict_nonfinite=True,
+        ),
+        Mistake(
             "max-never-updated",
             "Your running maximum is never updated after the first chunk. That is still exact while no later "
             "score is far above it, but here keys 4 to 7 score about 900 more than the first chunk's, exp(900) "
@@ -175,6 +186,14 @@ def _chunked_mistakes() -> list[Mistake]:
             "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=1.0),),
         ),
+        Mistake(
+            "divide-by-dk",
+            "Your chunked output matches softmax(Q K^T / d_k) V: the scores were divided by d_k (or by sqrt(d_k) "
+            "twice) instead of by sqrt(d_k) once. The standard deviation of a score, the unit that makes scores "
+            "comparable, is sqrt(d_k).",
+            "Divide each chunk's scores by the square root of d_k, once.",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),),
+        ),
         Mistake("uniform-weights", _UNIFORM, "Weigh each value row by exp(score - running_max), as above.",
                 (lambda Q, K, V, chunk_size: np.broadcast_to(V.mean(axis=0), (Q.shape[0], V.shape[1])),)),
     ]
@@ -239,6 +258,59 @@ def _memory_check(fn, run) -> Feedback | None:
     )
 
 
+class _Keys(np.ndarray):
+    """K or V in one extra call: notes every product (@, np.dot, np.einsum, ...) that takes all m keys at once."""
+
+    full_products = 0
+    m = 0
+
+    def _note(self, operands):
+        if any(isinstance(a, _Keys) and _Keys.m in a.shape for a in operands):
+            _Keys.full_products += 1
+
+    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
+        if ufunc is np.matmul:
+            self._note(inputs)
+        plain = [a.view(np.ndarray) if isinstance(a, _Keys) else a for a in inputs]
+        if "out" in kwargs:
+            kwargs["out"] = tuple(a.view(np.ndarray) if isinstance(a, _Keys) else a for a in kwargs["out"])
+        result = getattr(ufunc, method)(*plain, **kwargs)
+        return result.view(_Keys) if type(result) is np.ndarray else result
+
+    def __array_function__(self, func, types, args, kwargs):
+        if func in (np.dot, np.matmul, np.einsum, np.tensordot, np.inner, np.vdot):
+            self._note(args)
+        return super().__array_function__(func, types, args, kwargs)
+
+
+_CHUNK_SHAPE = (2, 50, 3, 4, 8)  # n, m, d_k, d_v, chunk_size: m differs from every other size
+
+
+def _chunks_check(fn, run) -> Feedback | None:
+    """Fails an answer that multiplies all m keys (or values) at once, e.g. one query's whole row of scores."""
+    n, m, d_k, d_v, c = _CHUNK_SHAPE
+    rng = np.random.default_rng(5)
+    Q, K, V = rng.normal(size=(n, d_k)), rng.normal(size=(m, d_k)), rng.normal(size=(m, d_v))
+    _Keys.full_products, _Keys.m = 0, m
+    run(Q, K.view(_Keys), V.view(_Keys), c)
+    if not _Keys.full_products:
+        return None
+    return _fail(
+        "keys-not-chunked",
+        f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
+        f"{d_k}), K ({m}, {d_k}), V ({m}, {d_v}) with chunk_size={c} it multiplied all {m} keys (or values) at "
+        "once, for instance one query's whole row of m scores. The problem asks for chunks of chunk_size keys, "
+        "with a running maximum, sum and weighted sum for each query, so that memory grows with chunk_size, not "
+        "with m.",
+        "Inside your loop over chunks, use only the keys and values of the current chunk.",
+    )
+
+
+def _after_pass(fn, run) -> Feedback | None:
+    memory = _memory_check(fn, run)
+    return memory if memory is not None else _chunks_check(fn, run)
+
+
 _CHUNKED = FunctionProblem(
     checker="check_chunked_attention",
     params=("Q", "K", "V", "chunk_size"),
@@ -250,7 +322,7 @@ _CHUNKED = FunctionProblem(
     passed=(
         "Your chunked attention gives the same output as attention for chunk sizes 1, 2, 3, 7 (= m) and 10 "
         "(> m), with scores as large as 1000, a later chunk 900 above the first, and queries at very different "
-        "levels; and it never holds the whole (n, m) score matrix."
+        "levels; it never holds the whole (n, m) score matrix, and it takes the keys chunk_size at a time."
     ),
     overflow=(
         "no-running-max",
@@ -260,7 +332,7 @@ _CHUNKED = FunctionProblem(
         "rescale the old sums by exp(old_max - new_max) when it grows.",
     ),
     diagnose=_diagnose_chunked,
-    after_pass=_memory_check,
+    after_pass=_after_pass,
     hint="Run your loop by hand on a few keys and compare running_out / running_sum with attention after each chunk.",
 )
 
@@ -271,8 +343,10 @@ def check_chunked_attention(fn) -> Feedback:
     Chunk sizes 1, 2, 3, 7 (= m) and 10 (> m) on Q (3, 5), K (7, 5), V (7, 2); scores as large as 1000; a later
     chunk whose scores are 900 above the first chunk's; a query near 0 beside a query near 1000. Once all are
     right, the peak memory (tracemalloc) on Q (64, 6), K (4096, 6) with chunk_size 64 must stay well below
-    the whole (n, m) score matrix. ``chunk_size`` is passed by keyword when ``fn`` has a parameter of that
-    name, else as the fourth argument. Calling attn_lib.attention or attn_lib.chunked_attention is named.
+    the whole (n, m) score matrix, and on K (50, 3) with chunk_size 8 no product may take all 50 keys at once
+    (``keys-not-chunked``: one query's whole row of scores). ``chunk_size`` is passed by keyword when ``fn`` has
+    a parameter of that name, else as the fourth argument. Calling attn_lib.attention or attn_lib.chunked_attention
+    is named.
 
     Parameters
     ----------

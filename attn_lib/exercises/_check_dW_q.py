@@ -53,17 +53,18 @@ def _dW_q_mistakes() -> list[Mistake]:
             (_scaled(lambda d_k, d_model: 1.0),),
         ),
         Mistake(
-            "divide-by-dk",
-            "Your gradient is divided by d_k where the forward pass divides by sqrt(d_k): the wrong factor. The "
-            "chain rule carries exactly the forward pass's factor, 1/sqrt(d_k), into dQ.",
-            "Use np.sqrt(d_k), not d_k.",
+            "scaled-twice",
+            "Your gradient carries 1/sqrt(d_k) twice (1/d_k in all): dQ = d_scores @ K / sqrt(d_k) already "
+            "carries the forward pass's factor, so dW_q = X^T dQ must not divide again (or dQ was divided by d_k "
+            "instead of sqrt(d_k)). The chain rule carries exactly the forward pass's factor, once.",
+            "Divide by np.sqrt(d_k) once, where dQ is formed.",
             (_scaled(lambda d_k, d_model: 1.0 / d_k),),
         ),
         Mistake(
             "multiply-by-sqrt-dk",
             "Your gradient is multiplied by sqrt(d_k) where it should be divided by it: the wrong factor. A "
             "factor that multiplies the scores multiplies their gradient with respect to Q the same way.",
-            "dQ = d_scores @ K / np.sqrt(d_k).",
+            "The forward pass divides by sqrt(d_k), so the gradient divides by it too.",
             (_scaled(lambda d_k, d_model: np.sqrt(d_k)),),
         ),
         Mistake(
@@ -99,8 +100,7 @@ def _dW_q_mistakes() -> list[Mistake]:
             "batch-not-summed",
             "Your result keeps the batch axis: one gradient per sequence. W_q is shared by every sequence of the "
             "batch, so its gradient is the sum of theirs, a single (d_model, d_k) matrix.",
-            "Sum over the leading axes: (np.swapaxes(X, -1, -2) @ dQ).sum(axis=0) for one batch axis, or fold the "
-            "batch into the rows first: X.reshape(-1, d_model).T @ dQ.reshape(-1, d_k).",
+            "Sum the per-sequence gradients over the leading (batch) axes, or fold the batch into the rows first.",
             (lambda X, K, d_scores: np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1])),),
         ),
         Mistake(
@@ -108,9 +108,18 @@ def _dW_q_mistakes() -> list[Mistake]:
             "Right for a single sequence, but not with a batch axis: on a 3-D array X.T reverses all three axes "
             "(it does not swap the last two), so X.T @ dQ fails there. W_q's gradient is X^T dQ for each "
             "sequence, summed over the batch.",
-            "Use np.swapaxes(X, -1, -2) and sum over the batch axis, or fold the batch into the rows first: "
-            "X.reshape(-1, d_model).T @ dQ.reshape(-1, d_k).",
-            (lambda X, K, d_scores: X.T @ (d_scores @ K / np.sqrt(K.shape[-1])),),
+            "Swap only the last two axes of X (not .T), and sum over the batch; or fold the batch into the rows "
+            "first.",
+            (lambda X, K, d_scores: X.T @ (d_scores @ K / np.sqrt(K.shape[-1])),
+             lambda X, K, d_scores: np.dot(X.T, d_scores @ K / np.sqrt(K.shape[-1]))),
+        ),
+        Mistake(
+            "batch-averaged",
+            "Your gradient averages the sequences' gradients instead of adding them. W_q is shared by every "
+            "sequence of the batch and the loss adds their terms, so its gradient is the sum of theirs.",
+            "Sum over the leading (batch) axes rather than taking their mean.",
+            (lambda X, K, d_scores: (np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1]))).reshape(
+                -1, X.shape[-1], K.shape[-1]).mean(axis=0),),
         ),
     ]
 
@@ -124,8 +133,8 @@ PROBLEM = FunctionProblem(
            "batch, where dQ = d_scores K / sqrt(d_k) carries the forward pass's scale once.",
     what="gradient dW_q",
     forbidden=("attention_backward",),
-    hint="Build it in two steps: dQ = d_scores @ K / np.sqrt(d_k) (..., n, d_k), then X^T dQ (d_model, d_k) "
-         "summed over the batch.",
+    hint="Build it in two steps: dQ (..., n, d_k) from d_scores and K, with the forward pass's scale, then "
+         "X^T dQ (d_model, d_k) summed over the batch. Check the shapes after each step.",
 )
 
 

@@ -61,7 +61,7 @@ def _multihead_mistakes() -> list[Mistake]:
             "Your function returns the concatenated heads, (n, heads * d_v), without the output projection. "
             "Concatenating only puts the heads side by side; W^O, (heads * d_v, d_model), mixes what the heads "
             "found and brings the width back to d_model, so the next layer gets vectors of the width it expects.",
-            "Multiply the concatenation by W_o: np.concatenate(head_outputs, axis=-1) @ W_o.",
+            "After joining the heads side by side, multiply by W_o (heads * d_v, d_model).",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)),),
         ),
         Mistake(
@@ -79,13 +79,16 @@ def _multihead_mistakes() -> list[Mistake]:
             "Stacking them to (heads, n, d_v) and reshaping straight to (n, heads * d_v), or interleaving "
             "their columns, gives the right shape but mixes positions or columns, and W^O then reads the "
             "wrong numbers.",
-            "np.concatenate(head_outputs, axis=-1), or stacked.transpose(1, 0, 2).reshape(n, heads * d_v).",
+            "Join the heads side by side along the last axis: each position keeps its row, (n, heads * d_v).",
             (
                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     _heads(X_q, X_kv, W_q, W_k, W_v).reshape(X_q.shape[0], -1) @ W_o
                 ),
                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     np.stack(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=-1).reshape(X_q.shape[0], -1) @ W_o
+                ),
+                lambda X_q, X_kv, W_q, W_k, W_v, W_o: (  # stacked down the rows: fails at W_o
+                    np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0) @ W_o
                 ),
             ),
         ),
@@ -102,11 +105,20 @@ def _multihead_mistakes() -> list[Mistake]:
             ),
         ),
         Mistake(
+            "last-head-only",
+            "Every one of your heads uses the last head's projections W_q[-1], W_k[-1], W_v[-1]: a loop variable "
+            "read after its loop ended (or one set of weights kept from the last pass) gives h copies of one "
+            "head. Each head has its own projections.",
+            "Inside the loop over h, use W_q[h], W_k[h] and W_v[h] of that same pass.",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                [_head(X_q, X_kv, W_q[-1], W_k[-1], W_v[-1])] * W_q.shape[0]) @ W_o,),
+        ),
+        Mistake(
             "heads-summed",
             "You added the heads' outputs instead of concatenating them. A sum of (n, d_v) outputs throws away "
             "which head found what; the concatenation keeps each head in its own columns, (n, heads * d_v), "
             "and W^O learns how to combine them.",
-            "Concatenate along the last axis: np.concatenate(head_outputs, axis=-1) @ W_o.",
+            "Put the heads side by side along the last axis instead of adding them, then apply W_o.",
             (
                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v).sum(axis=0),
                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v).mean(axis=0),
@@ -127,8 +139,24 @@ def _multihead_mistakes() -> list[Mistake]:
             "Your queries come from X_kv and the keys and values from X_q: the roles are swapped. The queries "
             "ask, so they come from the sequence being written (X_q, n positions); keys and values come from the "
             "sequence read (X_kv, m positions). The output has one row per query: (n, d_model).",
-            "Q = X_q @ W_q[h], K = X_kv @ W_k[h], V = X_kv @ W_v[h].",
+            "Queries come from X_q; keys and values come from X_kv.",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_kv, X_q, W_q, W_k, W_v, W_o),),
+        ),
+        Mistake(
+            "kv-from-queries",
+            "Your keys and values come from X_q instead of X_kv: every head attends to the queries' own sequence. "
+            "In cross-attention the queries ask (X_q), and the keys and values come from the sequence read "
+            "(X_kv, m positions).",
+            "Keys and values come from X_kv.",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_q, X_q, W_q, W_k, W_v, W_o),),
+        ),
+        Mistake(
+            "scaled-by-dv",
+            "Your heads divide their scores by sqrt(d_v), the width of the values. The scale belongs to the dot "
+            "products of queries with keys, which have d_k = W_q.shape[-1] terms.",
+            "Take the scale from the queries' width, W_q.shape[-1].",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                _heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(W_v.shape[-1]))) @ W_o,),
         ),
         Mistake(
             "d-model-scaling",
@@ -196,6 +224,6 @@ _PROBLEM = FunctionProblem(
     "order along the last axis, then W^O.",
     what="output",
     forbidden=("MultiHeadAttention",),
-    hint="Check one head at a time against attn_lib.attention(X_q @ W_q[h], X_kv @ W_k[h], X_kv @ W_v[h]); each "
-    "head gives (n, d_v), side by side (n, heads * d_v), times W_o (heads * d_v, d_model).",
+    hint="Check one head at a time against attn_lib.attention on that head's projections; each head gives "
+    "(n, d_v), side by side (n, heads * d_v), times W_o (heads * d_v, d_model).",
 )

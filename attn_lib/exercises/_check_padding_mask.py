@@ -35,7 +35,7 @@ def _padding_mistakes() -> list[Mistake]:
             "inverted-mask",
             "Your mask is inverted: True on the padding keys and False on the real ones. In this course (as in "
             "PyTorch's scaled_dot_product_attention) True means 'may attend', so the real keys are True.",
-            "Return the complement: np.arange(m) < lengths[:, None], with the query axis added.",
+            "Return the complement: True for the real keys, j < lengths[b], False for the padding.",
             (_pattern(lambda j, n: j >= n),),
         ),
         Mistake(
@@ -49,16 +49,17 @@ def _padding_mistakes() -> list[Mistake]:
             "same-length-for-all",
             "Your mask uses one length for every sequence of the batch (the first, or the longest). Each sequence "
             "b was padded by its own amount, so row b of the mask must keep its own lengths[b] keys.",
-            "Compare with every length at once: np.arange(m)[None, :] < lengths[:, None] gives (batch, m).",
+            "Compare the key positions with every sequence's own length at once: one row per sequence, (batch, m).",
             (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
-             lambda lengths, m: _right([max(lengths)] * len(lengths), m)),
+             lambda lengths, m: _right([max(lengths)] * len(lengths), m),
+             lambda lengths, m: _right([min(lengths)] * len(lengths), m)),
         ),
         Mistake(
             "missing-query-axis",
             "Your pattern is right, but the mask is (batch, m), with no axis for the queries. Against scores "
             "(batch, n, m), numpy lines up the last axes: your batch axis meets the n queries, so sequence b's "
             "mask would be used for query b (or the shapes fail to broadcast).",
-            "Add an axis of length 1 for the queries: mask[:, None, :] has shape (batch, 1, m).",
+            "Add an axis of length 1 for the queries, between the batch and the keys: shape (batch, 1, m).",
             (lambda lengths, m: _right(lengths, m)[:, 0, :],),
         ),
         Mistake(
@@ -66,14 +67,14 @@ def _padding_mistakes() -> list[Mistake]:
             "Your pattern is right, but the mask is (batch, m, 1): it runs along the query axis. Against scores "
             "(batch, n, m) it would block query rows, not key columns, and a padding position would still be "
             "attended to.",
-            "Put the axis of length 1 in the middle: shape (batch, 1, m), mask[:, None, :].",
+            "Put the axis of length 1 in the middle, where the queries go: shape (batch, 1, m).",
             (lambda lengths, m: _right(lengths, m)[:, 0, :, None],),
         ),
         Mistake(
             "additive-mask",
             "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The "
             "course's masks are boolean, True = may attend; the -inf goes in with np.where(mask, scores, -np.inf).",
-            "Return the boolean pattern: np.arange(m) < lengths[:, None], with the query axis added.",
+            "Return the boolean pattern (True = may attend), not 0 and -inf.",
             (lambda lengths, m: np.where(_right(lengths, m), 0.0, -np.inf),),
             strict_nonfinite=True,
         ),
@@ -90,7 +91,7 @@ def _diagnose(results, cases, tols=None, run=None):
                 "wrong-pattern",
                 f"For {case.label} your mask {says} key {j} of sequence {b} (length {lengths[b]}), which should be "
                 f"{should}: sequence b keeps key j exactly when j < lengths[b].",
-                "Compare key positions with the lengths: np.arange(m)[None, :] < lengths[:, None].",
+                "Compare the key positions 0 .. m-1 with each sequence's length.",
             )
     return None
 
@@ -104,7 +105,7 @@ def _boolean(fn, run):
         f"Your mask has the right pattern but dtype {out.dtype}, not bool. np.where(mask, scores, -np.inf) would "
         "still work, but ~mask of an integer 1 is -2, and a mask of 0s and 1s used as an index picks rows 0 and 1 "
         "instead of selecting entries.",
-        "Make it boolean: compare, np.arange(m) < lengths[:, None], rather than casting to int.",
+        "Make it boolean: keep the result of the comparison rather than casting it to int.",
     )
 
 

@@ -35,8 +35,8 @@ def _cases():
 
 
 _FIX = "Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch axes)."
-_BATCH_FIX = ("Transpose only the last two axes: np.swapaxes(K, -1, -2), or write "
-              "np.einsum('...nd,...md->...nm', Q, K).")
+_BATCH_FIX = ("Transpose only the last two axes of K (np.swapaxes), not all of them; or write the sum over "
+              "d_k with np.einsum and '...' for the batch axes.")
 
 
 def _mistakes():
@@ -57,8 +57,7 @@ def _mistakes():
             "Right on 2-D inputs, but on a batch your d_k is not the width of a query: Q.shape[1] is n there "
             "(Q is (batch, n, d_k)). d_k is the last axis, Q.shape[-1].",
             _FIX,
-            variants=(by(lambda Q, K: np.sqrt(Q.shape[1])), by(lambda Q, K: np.sqrt(K.shape[1])),
-                      by(lambda Q, K: np.sqrt(Q.shape[0]))),
+            variants=(by(lambda Q, K: np.sqrt(Q.shape[1])), by(lambda Q, K: np.sqrt(K.shape[1]))),
         ),
         Mistake(
             "no-transpose",
@@ -70,7 +69,7 @@ def _mistakes():
         Mistake(
             "keys-times-queries",
             "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query: Q K^T (n, m).",
-            "Put Q first: Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k).",
+            "Put Q first: one row per query.",
             variants=(lambda Q, K: K @ _t(Q) / np.sqrt(Q.shape[-1]),),
         ),
         Mistake(
@@ -113,10 +112,12 @@ def _mistakes():
         ),
         Mistake(
             "dk-from-rows",
-            "You divided by sqrt(n) or sqrt(m), the number of queries or keys. A score's spread depends on how "
-            "many products it adds up, d_k, not on how many positions there are.",
+            "You divided by sqrt(n) or sqrt(m), the number of queries or keys (Q.shape[0] and len(Q) count the "
+            "rows of a 2-D Q, and the batch size on a batch). A score's spread depends on how many products it "
+            "adds up, d_k, not on how many positions there are.",
             _FIX,
-            variants=(by(lambda Q, K: np.sqrt(Q.shape[-2])), by(lambda Q, K: np.sqrt(K.shape[-2]))),
+            variants=(by(lambda Q, K: np.sqrt(Q.shape[-2])), by(lambda Q, K: np.sqrt(K.shape[-2])),
+                      by(lambda Q, K: np.sqrt(Q.shape[0])), by(lambda Q, K: np.sqrt(K.shape[0]))),
         ),
     ]
 

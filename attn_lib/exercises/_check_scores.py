@@ -31,8 +31,8 @@ def _cases():
     return cases
 
 
-_BATCH_FIX = ("Transpose only the last two axes: np.swapaxes(K, -1, -2) (or K.transpose(..., -1, -2)), or write "
-              "np.einsum('...nd,...md->...nm', Q, K).")
+_BATCH_FIX = ("Transpose only the last two axes of K (np.swapaxes), not all of them; or write the sum over "
+              "d_k with np.einsum and '...' for the batch axes.")
 
 
 def _mistakes():
@@ -49,7 +49,7 @@ def _mistakes():
             "dot-on-batch",
             "Right on 2-D inputs, but on a batch np.dot (or np.tensordot) pairs every batch of Q with every batch "
             "of K: the result has the batch axes twice. Within a batch, query i meets key j; batches do not meet.",
-            "Use the @ operator (np.matmul), which treats the leading axes as a batch: Q @ np.swapaxes(K, -1, -2).",
+            "Use the @ operator (np.matmul), which treats the leading axes as a batch.",
             variants=(lambda Q, K: np.dot(Q, _t(K)), lambda Q, K: np.dot(Q, K.T)),
         ),
         Mistake(
@@ -58,21 +58,21 @@ def _mistakes():
             "and then entry (i, j) dots query i with column j of K, not with key j. The scores need K^T "
             "(d_k, m): (n, d_k) x (d_k, m) -> (n, m).",
             _BATCH_FIX,
-            variants=(lambda Q, K: Q @ K,),
+            variants=(lambda Q, K: Q @ K, lambda Q, K: np.einsum("...ij,...jk->...ik", Q, K)),
         ),
         Mistake(
             "keys-times-queries",
             "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query and one "
             "column per key, Q K^T (n, m), so that row i is query i's score for every key.",
-            "Put Q first: Q @ np.swapaxes(K, -1, -2).",
+            "Put Q first: one row per query.",
             variants=(lambda Q, K: K @ np.swapaxes(Q, -1, -2), lambda Q, K: np.swapaxes(Q @ _t(K), -1, -2)),
         ),
         Mistake(
             "scaled-too-early",
-            "You divided by sqrt(d_k). That is the next step (notebook 03); this function returns the raw dot "
-            "products Q K^T, entry (i, j) = query i . key j.",
-            "Return Q @ np.swapaxes(K, -1, -2) without the division.",
-            variants=(lambda Q, K: Q @ _t(K) / np.sqrt(Q.shape[-1]),),
+            "You divided the scores (by sqrt(d_k), or by d_k). Scaling is the next step (notebook 03); this "
+            "function returns the raw dot products Q K^T, entry (i, j) = query i . key j.",
+            "This problem asks for the raw dot products: leave out the division.",
+            variants=(lambda Q, K: Q @ _t(K) / np.sqrt(Q.shape[-1]), lambda Q, K: Q @ _t(K) / Q.shape[-1]),
         ),
     ]
 

@@ -41,8 +41,7 @@ def _backward_mistakes() -> list[Mistake]:
             "that row (they share one denominator), so the Jacobian dp_j/ds_k = p_j (delta_jk - p_k) has "
             "off-diagonal entries -p_j p_k. Summed over j they give the term -p_k * sum_j dP_j p_j: you kept "
             "only the delta_jk part.",
-            "Subtract each row's sum of dP * P before multiplying by P: P * (dP - (dP * P).sum(axis=-1, "
-            "keepdims=True)).",
+            "Subtract each row's sum of dP * P from dP before multiplying by P.",
             (lambda scores, weights, d_weights: weights * d_weights,),
         ),
         Mistake(
@@ -58,14 +57,14 @@ def _backward_mistakes() -> list[Mistake]:
             "Your dS is dP - rowsum(dP * P), without the factor P in front. Every entry of the softmax's Jacobian "
             "carries the weight it differentiates, dp_j/ds_k = p_j (delta_jk - p_k), so dS_k = p_k (dP_k - "
             "sum_j dP_j p_j): a key with almost no weight passes almost no gradient back to its score.",
-            "Multiply by the weights: P * (dP - (dP * P).sum(axis=-1, keepdims=True)).",
+            "Multiply the whole bracket by the weights P, entry by entry.",
             (lambda scores, weights, d_weights: d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True),),
         ),
         Mistake(
             "row-sum-without-weights",
             "Your row-sum term sums dP alone, without weighting it by P. The term comes from "
             "sum_j dP_j dp_j/ds_k with dp_j/ds_k = -p_j p_k for j != k: each dP_j is weighted by its own p_j.",
-            "Use (dP * P).sum(axis=-1, keepdims=True), not dP.sum(...).",
+            "The row term is the weighted average of dP: weigh each entry by its P before summing the row.",
             (lambda scores, weights, d_weights: weights * (d_weights - d_weights.sum(axis=-1, keepdims=True)),),
         ),
         Mistake(
@@ -73,7 +72,7 @@ def _backward_mistakes() -> list[Mistake]:
             "Your row-sum term is summed over the queries (down each column) instead of over the keys of one "
             "row. The softmax acts on each row separately: score s_ik only moves the weights of row i, so the "
             "sum runs over the m keys of that row, axis=-1.",
-            "Sum along the last axis: (dP * P).sum(axis=-1, keepdims=True).",
+            "The row term sums over the keys: the last axis.",
             (
                 lambda scores, weights, d_weights: weights * (
                     d_weights - np.sum(d_weights * weights, axis=-2, keepdims=True)),
@@ -94,7 +93,7 @@ def _backward_mistakes() -> list[Mistake]:
             "no-keepdims",
             "Your row sums lost their axis (no keepdims=True), so numpy lines the (..., n) sums up with the key "
             "axis: key j gets row j's sum instead of its own row's. It runs only when n = m, and is then wrong.",
-            "Keep the axis: (dP * P).sum(axis=-1, keepdims=True), shape (..., n, 1).",
+            "Keep the summed axis (keepdims=True), so the row term has shape (..., n, 1) and broadcasts along its row.",
             (lambda scores, weights, d_weights: weights * (d_weights - np.sum(d_weights * weights, axis=-1)),),
         ),
         Mistake(
@@ -102,7 +101,7 @@ def _backward_mistakes() -> list[Mistake]:
             "Your formula uses the scores S where it needs the weights P = softmax(S). The softmax's Jacobian "
             "is written in its outputs, dp_j/ds_k = p_j (delta_jk - p_k): that is why the forward pass keeps the "
             "n x m weights for the backward pass.",
-            "Use the weights: P * (dP - (dP * P).sum(axis=-1, keepdims=True)).",
+            "The softmax's Jacobian is written with the weights P, not the scores.",
             (
                 lambda scores, weights, d_weights: scores * (
                     d_weights - np.sum(d_weights * scores, axis=-1, keepdims=True)),
@@ -117,7 +116,7 @@ def _backward_mistakes() -> list[Mistake]:
             "sign-flipped",
             "Your dS has the wrong sign: P * (rowsum(dP * P) - dP). Raising score k raises its own weight "
             "(dp_k/ds_k = p_k (1 - p_k) > 0), so dS_k has the sign of dP_k minus the row's weighted average of dP.",
-            "P * (dP - (dP * P).sum(axis=-1, keepdims=True)).",
+            "Check the order of the subtraction: dP minus the row's weighted average, not the other way round.",
             (lambda scores, weights, d_weights: weights * (
                 np.sum(d_weights * weights, axis=-1, keepdims=True) - d_weights),),
         ),
@@ -125,8 +124,25 @@ def _backward_mistakes() -> list[Mistake]:
             "returned-d-weights",
             "Your function returns dP unchanged: it does not go back through the softmax at all. dS is what "
             "the loss's change looks like one step earlier, after the softmax's Jacobian.",
-            "dS = P * (dP - (dP * P).sum(axis=-1, keepdims=True)).",
+            "dP is what you receive; dS, the gradient with respect to the scores, goes through the softmax's "
+            "Jacobian.",
             (lambda scores, weights, d_weights: d_weights,),
+        ),
+        Mistake(
+            "mean-not-sum",
+            "Your row term is the mean of dP * P over the row, not its sum. The weights of a row already sum to "
+            "one, so the weighted average of dP is the plain sum of dP * P; dividing by m as well makes it m "
+            "times too small.",
+            "Sum dP * P over the row; do not divide by the number of keys.",
+            (lambda scores, weights, d_weights: weights * (
+                d_weights - np.mean(d_weights * weights, axis=-1, keepdims=True)),),
+        ),
+        Mistake(
+            "sum-whole-array",
+            "Your row term sums dP * P over the whole array, not over each row. Score s_ik only moves the "
+            "weights of its own row i, so each row gets its own sum over its m keys.",
+            "Give the sum the key axis (the last one), with keepdims=True.",
+            (lambda scores, weights, d_weights: weights * (d_weights - np.sum(d_weights * weights)),),
         ),
     ]
 

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._compare import close, fmt
 from ._feedback import Feedback, _fail
-from ._judge import Case, FunctionProblem, Mistake, close, fmt, judge
+from ._judge import Case, FunctionProblem, Mistake, judge
 
 
 def _split_cases() -> list[Case]:
@@ -31,14 +32,14 @@ def _split_mistakes() -> list[Mistake]:
             "so head 0 takes the first n x d_k numbers of X: whole rows of several positions. Each head then "
             "mixes positions, and its 'position 1' is really the second slice of position 0.",
             "Reshape to (n, heads, d_k) first, which cuts each row into heads pieces, then move the heads axis "
-            "to the front: X.reshape(n, heads, d_k).transpose(1, 0, 2).",
+            "to the front.",
             (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),),
         ),
         Mistake(
             "heads-last",
             "Your result is (n, heads, d_k): the right pieces, but the heads axis is not first. Each head must "
             "be a complete (n, d_k) attention problem, so heads comes first: (heads, n, d_k).",
-            "Add .transpose(1, 0, 2) after the reshape.",
+            "After the reshape, move the heads axis to the front.",
             (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)),),
         ),
         Mistake(
@@ -46,7 +47,7 @@ def _split_mistakes() -> list[Mistake]:
             "Each of your heads is d_model wide: every head got the whole row. A head works on its own slice of "
             "d_k = d_model / heads columns (64 = 512 / 8 in the paper); head h takes columns h*d_k to "
             "(h+1)*d_k.",
-            "Use d_k = d_model // heads as the last axis: X.reshape(n, heads, d_k).transpose(1, 0, 2).",
+            "Each head gets d_k = d_model // heads columns, not all d_model of them.",
             (lambda X, heads: np.broadcast_to(X, (heads, *X.shape)),),
         ),
         Mistake(
@@ -54,15 +55,24 @@ def _split_mistakes() -> list[Mistake]:
             "Your heads take every heads-th column (head h gets columns h, h + heads, ...), as "
             "X.reshape(n, d_k, heads) does. Head h owns the contiguous block of columns h*d_k to (h+1)*d_k, "
             "which is what W_q of that head produces.",
-            "Reshape to (n, heads, d_k), not (n, d_k, heads), then .transpose(1, 0, 2).",
+            "Reshape so that each head's d_k columns stay together: (n, heads, d_k), not (n, d_k, heads).",
             (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(2, 0, 1),),
         ),
         Mistake(
             "positions-last",
             "Your result is (heads, d_k, n): each head is transposed, one column per position. Rows are "
             "positions, so a head is (n, d_k).",
-            "Use .transpose(1, 0, 2), which keeps positions before widths.",
+            "Choose the axis order that keeps positions before widths: (heads, n, d_k).",
             (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(1, 2, 0),),
+        ),
+        Mistake(
+            "split-positions",
+            "You split X along axis 0, the positions: np.split(X, heads, axis=0) gives each head a block of "
+            "positions with all d_model columns (and fails when n is not a multiple of heads). Each head takes "
+            "its own block of d_k columns, from every position.",
+            "Split the last axis, the d_model columns, not the positions.",
+            (lambda X, heads: np.stack(np.split(X, heads, axis=0)),
+             lambda X, heads: np.array(np.split(X, heads, axis=0))),
         ),
     ]
 
@@ -74,7 +84,7 @@ def _diagnose_split(results, cases, tols, run) -> Feedback | None:
                 "wrong-shape",
                 f"For {case.label}, the result should have shape (heads, n, d_k) = {case.expected.shape}; yours "
                 f"has shape {got.shape}.",
-                "X.reshape(n, heads, d_k) cuts each row into heads pieces; .transpose(1, 0, 2) puts heads first.",
+                "A reshape to (n, heads, d_k) cuts each row into heads pieces; then the heads axis goes first.",
             )
     for got, case, tol in zip(results, cases, tols):
         wrong = ~close(got, case.expected, tol)

@@ -6,7 +6,15 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import _softmax
+from ._pieces import (
+    _FIX_GLOBAL_MAX,
+    _GLOBAL_MAX,
+    _global_max_softmax,
+    _max_shift,
+    _softmax,
+    _softmax_from,
+    _softmax_no_keepdims,
+)
 
 
 def _right(scores, temperature):
@@ -15,8 +23,9 @@ def _right(scores, temperature):
 
 def _cases():
     """Temperatures below and above 1 (never 1, where dividing and multiplying agree), n != m, a batch axis, a
-    column that wins every row (so a softmax down the columns differs), and two cases where scores / T reach
-    about 1000: large scores at T = 0.5, and modest scores at T = 0.01."""
+    column that wins every row (so a softmax down the columns differs), two cases where scores / T reach
+    about 1000: large scores at T = 0.5, and modest scores at T = 0.01, and two rows 1000 apart after dividing by
+    T = 0.01 (one maximum for the whole array leaves the lower row 0/0)."""
     rng = np.random.default_rng(4)
     specs = [  # (scores, temperature, label, tags)
         (rng.normal(size=(3, 5)), 0.5, "scores (3, 5) at temperature 0.5", ()),
@@ -26,14 +35,15 @@ def _cases():
          ("large",)),
         (rng.normal(size=(3, 4)) * 3 + 8, 0.01, "scores near 8 at temperature 0.01 (scores / T near 800)",
          ("large",)),
+        (np.array([[0.0, 1.0, 0.5], [10.0, 11.0, 10.5]]), 0.01,
+         "rows [0, 1, 0.5] and [10, 11, 10.5] at temperature 0.01 (scores / T 1000 apart)", ("large",)),
     ]
     return [Case(label, {"scores": s, "temperature": t}, expected=_right(s, t), tags=tags,
                  scale=np.abs(s).max() / t)
             for s, t, label, tags in specs]
 
 
-_FIX = "Divide the scores by the temperature first, then take the stable softmax of each row: " \
-       "my_softmax(scores / temperature)."
+_FIX = "Divide the scores by the temperature first, then take the stable softmax of each row."
 
 
 def _whole(s):
@@ -48,6 +58,16 @@ def _unnormalised(scores, temperature):
 
 def _mistakes():
     return [
+        Mistake(
+            "global-max",
+            _GLOBAL_MAX.replace("(here: a row near 0 next to a row near 1000)",
+                                "(here: after dividing by T = 0.01, a row near 0 next to a row near 1000)"),
+            _FIX_GLOBAL_MAX,
+            variants=(lambda scores, temperature: _global_max_softmax(scores / temperature),
+                      lambda scores, temperature: _softmax_from(
+                          scores / temperature - np.max(scores / temperature, axis=(-2, -1), keepdims=True))),
+            strict_nonfinite=True,
+        ),
         Mistake(
             "multiplied-by-temperature",
             "You multiplied the scores by the temperature instead of dividing. Then T < 1 flattens the weights "
@@ -73,6 +93,30 @@ def _mistakes():
             variants=(lambda scores, temperature: _softmax(scores),),
         ),
         Mistake(
+            "temperature-squared",
+            "You divided the scores by the temperature squared. Softmax at temperature T divides each score by "
+            "T once.",
+            _FIX,
+            variants=(lambda scores, temperature: _softmax(scores / temperature ** 2),),
+        ),
+        Mistake(
+            "temperature-square-root",
+            "You divided the scores by the square root of the temperature. Softmax at temperature T divides each "
+            "score by T itself (the square root of d_k is a different division, inside attention's scores).",
+            _FIX,
+            variants=(lambda scores, temperature: _softmax(scores / np.sqrt(temperature)),),
+        ),
+        Mistake(
+            "no-keepdims",
+            "A row statistic (the sum or the maximum) lost its axis: e.sum(axis=-1) has shape (..., n), and "
+            "dividing (..., n, m) by it lines it up with the wrong axis. It fails when n != m and is silently "
+            "wrong when n == m.",
+            "Add keepdims=True, so the statistic has shape (..., n, 1) and broadcasts along each row.",
+            variants=(lambda scores, temperature: _softmax_no_keepdims(scores / temperature),
+                      lambda scores, temperature: _softmax_no_keepdims(scores / temperature, "max"),
+                      lambda scores, temperature: _softmax_no_keepdims(scores / temperature, "both")),
+        ),
+        Mistake(
             "softmax-wrong-axis",
             "Your weights sum to one down each column (axis 0 or -2), not along each row: each query shares its "
             "attention among the keys, along the last axis.",
@@ -85,7 +129,8 @@ def _mistakes():
             "Your weights sum to one over the whole array, not along each row: each query shares its own "
             "attention among the keys, so every row must sum to one.",
             "Give the maximum and the sum axis=-1 and keepdims=True.",
-            variants=(lambda scores, temperature: _whole(scores / temperature),),
+            variants=(lambda scores, temperature: _whole(scores / temperature),
+                      lambda scores, temperature: _softmax_from(_max_shift(scores / temperature), axis=None)),
         ),
         Mistake(
             "no-division",
@@ -103,16 +148,22 @@ PROBLEM = FunctionProblem(
     cases=_cases,
     mistakes=_mistakes,
     passed="Your weights match on all {count} cases (temperatures 0.5, 3, 2 and 0.01, a batch axis, scores / T "
-           "near 1000): the scores are divided by the temperature before a stable softmax of each row.",
+           "near 1000, rows 1000 apart): the scores are divided by the temperature before a stable softmax of each "
+           "row.",
     what="weights",
     forbidden=("softmax",),
+    forbidden_why=(
+        "Your function calls attn_lib.softmax. This problem asks you to write the stable softmax yourself, after "
+        "dividing by the temperature: subtracting each row's maximum of scores / temperature is part of what is "
+        "checked. attn_lib.softmax is there to compare with afterwards."
+    ),
     overflow=(
         "naive-overflow",
         "Your function is right on moderate scores, but on {label} it gives NaN or inf: dividing by a small "
         "temperature makes the scores large, and exp of a number above about 709 overflows (inf / inf is NaN). "
         "Subtract each row's maximum after dividing by the temperature; adding a constant to a row changes no "
         "weight.",
-        "s = scores / temperature; e = np.exp(s - s.max(axis=-1, keepdims=True)).",
+        "Subtract each row's maximum after dividing by the temperature, before np.exp.",
     ),
     hint="Divide the scores by the temperature, subtract each row's maximum, exponentiate, divide by the row sum.",
 )
@@ -121,9 +172,11 @@ PROBLEM = FunctionProblem(
 def check_temperature_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, temperature) -> softmax(scores / temperature)`` along the last axis.
 
-    Five seeded cases: temperatures 0.5, 3, 2 and 0.01, a batch axis, n != m, and two cases where
-    scores / temperature reach about 1000 (so a softmax without each row's maximum subtracted overflows).
-    Mistakes: multiplied-by-temperature, temperature-after-softmax, temperature-ignored, softmax-wrong-axis,
+    Six seeded cases: temperatures 0.5, 3, 2 and 0.01, a batch axis, n != m, two cases where
+    scores / temperature reach about 1000 (so a softmax without each row's maximum subtracted overflows), and two
+    rows 1000 apart after the division (so one maximum for all rows underflows). Calling attn_lib.softmax is
+    refused (``used-attn-lib``): the stable softmax is part of the problem. Mistakes: global-max,
+    multiplied-by-temperature, temperature-after-softmax, temperature-ignored, softmax-wrong-axis,
     softmax-whole-array, no-division, naive-overflow, and the skeleton's no-batch and generic ones.
 
     Parameters

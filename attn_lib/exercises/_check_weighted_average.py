@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import inspect
+import re
 
 import numpy as np
 
@@ -48,15 +49,15 @@ _FIXED_AXIS = (
     "the key axis."
 )
 _FIX_FIXED_AXIS = (
-    "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. weights @ V treats "
+    "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. np.matmul treats "
     "leading axes as a batch."
 )
 _NP_DOT = (
-    "Your function is right on 2-D inputs but not with a batch axis in front: np.dot does not treat leading axes "
-    "as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights with every sentence's "
-    "values, giving (b, n, b, d_v)."
+    "Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like np.tensordot) does not "
+    "treat leading axes as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights "
+    "with every sentence's values, giving (b, n, b, d_v)."
 )
-_FIX_NP_DOT = "Use weights @ V (np.matmul), which multiplies the last two axes and treats the others as a batch."
+_FIX_NP_DOT = "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others as a batch."
 
 
 def _weighted_average_mistakes() -> list[Mistake]:
@@ -66,7 +67,7 @@ def _weighted_average_mistakes() -> list[Mistake]:
             "Your function returns the weights themselves, (..., n, m). The weights only say how much each "
             "query listens to each key; the output is what it hears: the value rows mixed by those weights, "
             "(..., n, m) x (..., m, d_v) -> (..., n, d_v).",
-            "Multiply the weights by V: weights @ V.",
+            "The output mixes the value rows: multiply the weights by V.",
             (lambda weights, V: weights,),
         ),
         Mistake(
@@ -74,8 +75,7 @@ def _weighted_average_mistakes() -> list[Mistake]:
             "Your output is the plain mean of the value rows, the same for every query: the weights are never "
             "used. That is what attention gives only when every weight in a row is 1/m (a query that scores "
             "every key alike); in general each query listens to the keys in its own proportions.",
-            "Weight each value row j by weights[..., i, j] and add: output[i] = sum_j weights[i, j] * V[j], "
-            "which is weights @ V.",
+            "Weight each value row j by weights[..., i, j] and add them: output[i] = sum_j weights[i, j] * V[j].",
             (
                 lambda weights, V: np.broadcast_to(
                     V.mean(axis=-2, keepdims=True), (*weights.shape[:-1], V.shape[-1])
@@ -89,7 +89,7 @@ def _weighted_average_mistakes() -> list[Mistake]:
             "You multiplied the weights by V transposed. V has one row per key, (m, d_v), and the weights have "
             "one column per key, so they meet V as it is: (n, m) x (m, d_v). With V transposed, the output's "
             "columns mix the wrong numbers, and the product only runs at all when d_v = m.",
-            "Use weights @ V, without transposing V.",
+            "V keeps its shape (m, d_v): one value row per key; do not transpose it.",
             (lambda weights, V: weights @ _swap(V), lambda weights, V: weights @ V.T),
         ),
         Mistake(
@@ -97,7 +97,7 @@ def _weighted_average_mistakes() -> list[Mistake]:
             "You transposed the weights: row i of your result mixes the values with column i of the weights, "
             "that is, with how much every query listens to key i. Row i of the output must use row i of the "
             "weights, query i's own weights over the m keys.",
-            "Use weights @ V, without transposing the weights.",
+            "The weights keep their shape (n, m): one row per query; do not transpose them.",
             (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
         ),
         Mistake(
@@ -117,8 +117,7 @@ def _weighted_average_mistakes() -> list[Mistake]:
             "You multiplied each weight by its value row and then summed over the queries instead of over the "
             "keys. Output row i is a sum over keys j: output[i] = sum_j weights[i, j] * V[j], so the sum runs "
             "along the weights' last axis (length m) and one row per query remains.",
-            "Sum over the key axis: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-2), or simply "
-            "weights @ V.",
+            "Sum over the key axis, the one that weights and V share (m).",
             (
                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
@@ -160,9 +159,9 @@ def _batch_mistake(fn, feedback: Feedback) -> Feedback:
     detail = feedback.reason.split(". The problem asks")[0].split("but not on ", 1)[-1]
     also = f" (On {detail}.)"
     if ".T" in source:
-        return _fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or just "
-                     "weights @ V.")
-    if "dot(" in source:
+        return _fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
+                     "product that treats leading axes as a batch.")
+    if re.search(r"np\.dot\(|\.dot\(", source):  # np.dot or x.dot, not np.tensordot
         return _fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
     if "einsum" in source:
         return _fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "

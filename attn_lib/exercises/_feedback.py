@@ -105,6 +105,11 @@ def _wrap_paragraphs(text: str) -> list[str]:
     return lines
 
 
+def _blank(answer) -> bool:
+    """Whether the learner's answer is still the placeholder: None or ``...``."""
+    return answer is None or answer is Ellipsis
+
+
 def _not_answered(what: str = "your function") -> Feedback:
     return Feedback(
         False,

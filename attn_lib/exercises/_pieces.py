@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._judge import _FIX_OVERFLOW, _OVERFLOW_TEXT as _OVERFLOW  # noqa: F401  (re-exported for the checkers)
-
 
 def _softmax(x, axis=-1):
     x = x - np.max(x, axis=axis, keepdims=True)  # NaN for a slice that is all -inf, as a learner's would be
@@ -42,6 +40,17 @@ def _global_max_softmax(x):
     return _softmax_from(x - np.max(x))
 
 
+def _uniform(x):
+    allowed = np.isfinite(x)
+    return allowed / allowed.sum(axis=-1, keepdims=True)
+
+
+def _per_matrix(x):
+    """One softmax over each whole (n, m) matrix of a batch."""
+    e = np.exp(x - np.max(x, axis=(-2, -1), keepdims=True))
+    return e / np.sum(e, axis=(-2, -1), keepdims=True)
+
+
 def _t(x):
     return np.swapaxes(x, -1, -2)
 
@@ -72,6 +81,16 @@ def _keys_allowed(mask, shape):
     return np.broadcast_to(mask, shape).all(axis=-2)
 
 
+_OVERFLOW = (
+    "Exponentials of scores near 1000 overflow: exp(710) is already above the largest float64 "
+    "(about 1.8e308), and inf / inf is NaN."
+)
+
+_FIX_OVERFLOW = (
+    "Subtract each row's maximum before np.exp: x - np.max(x, axis=-1, keepdims=True). Adding a constant to a "
+    "row does not change its softmax, and the largest exponent becomes exp(0) = 1."
+)
+
 _NO_DIVISION = (
     "Your function returns exponentials without dividing each row by its sum: the rows do not sum to one, "
     "so they are not weights yet (each row is the right weights times a constant)."
@@ -79,7 +98,7 @@ _NO_DIVISION = (
 
 _FIX_NO_DIVISION = "Divide each row by its sum: e / np.sum(e, axis=-1, keepdims=True)."
 
-_SMALL_FILLS = (-10.0, -20.0, -30.0, -50.0, -100.0, -1e3)
+_SMALL_FILLS = (-10.0, -20.0, -30.0, -50.0, -100.0, -1e3, -1e4)
 
 _SMALL_FILL = (
     "Your function fills blocked scores with a small finite number (like -10) instead of -inf. exp(-10) is "
@@ -108,10 +127,18 @@ _GLOBAL_MAX = (
 
 _FIX_GLOBAL_MAX = "Subtract each row's own maximum: np.max(x, axis=-1, keepdims=True)."
 
+_MAX_BEFORE_MASK = (
+    "Your function puts -inf in the blocked scores but takes each row's maximum from the scores before the mask. "
+    "The maximum must come from the masked scores: here a blocked key scores 1000 more than the allowed ones, "
+    "so it becomes the maximum, every allowed exponential underflows to 0, and the row is 0/0 (NaN)."
+)
+
+_FIX_MAX_BEFORE_MASK = "Take the maximum of the masked scores, after -inf is in place."
+
 _BOOL_INDEX = (
     "Your function sets blocked scores with boolean indexing (scores[~mask] = -np.inf). That needs the mask to "
     "have exactly the scores' shape, so it fails on a mask that only broadcasts to it, such as a padding mask "
     "of shape (..., 1, m) or a causal mask (n, m) shared by a batch; the problem allows those."
 )
 
-_FIX_BOOL_INDEX = "Use np.where(mask, scores, -np.inf), which broadcasts the mask."
+_FIX_BOOL_INDEX = "Use np.where instead of boolean indexing: it broadcasts the mask to the scores' shape."

@@ -1,13 +1,284 @@
-"""Where in the learner's code an exception happened, and how the learner's function is defined."""
+"""Running the learner's function safely, and describing what it did.
+
+:class:`Runner` calls the learner's function on copies of the inputs, with warnings silenced, and turns whatever
+happens into something the judge can report: a result, a :class:`Raised` (the exception and the learner's line
+where it happened), or a final verdict that ends the check (``NotImplementedError`` -> not answered,
+``SystemExit`` -> ``exit``, more than ``TIME_LIMIT`` seconds in all -> ``too-slow``, a call of one of attn_lib's
+functions the problem asks the learner to write -> ``used-attn-lib``). Also: whether the learner's function can
+be called with given arguments, and its return value as an array (or a :class:`Bad`).
+"""
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
+import signal
+import sys
 import sysconfig
+import threading
+import time
 import traceback
+import types
+import warnings
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
+
+from ._feedback import Feedback, _fail, _not_answered
+
+if TYPE_CHECKING:
+    from ._judge import FunctionProblem
+
+
+TIME_LIMIT = 10.0  # seconds for all of one checker's calls of the learner's function
+
+
+class _Verdict(Exception):
+    """Unwinds a whole check with a final Feedback (not answered, too slow, exit, forbidden call)."""
+
+    def __init__(self, feedback: Feedback):
+        super().__init__(feedback.reason)
+        self.feedback = feedback
+
+
+class _TimeUp(BaseException):
+    """Raised by the timer inside the learner's code; a BaseException so `except Exception` cannot swallow it."""
+
+
+@dataclass
+class Raised:
+    """The learner's function raised ``exc``; ``line`` is the learner's line where it happened."""
+
+    exc: BaseException
+    line: str = ""
+
+    def describe(self) -> str:
+        message = str(self.exc).strip()
+        if len(message) > 300:
+            message = message[:297] + "..."
+        text = type(self.exc).__name__ + (f": {message}" if message else "")
+        return text + (f" ({self.line})" if self.line else "")
+
+
+@dataclass
+class Bad:
+    """A returned value that is not an array of the expected kind."""
+
+    mistake: str
+    text: str
+
+
+def _copy(value):
+    return value.copy() if isinstance(value, np.ndarray) else value
+
+
+def _namespaces_of(fn) -> list:
+    """Global namespaces the learner's code looks names up in: fn's own, and its closure's functions'."""
+    spaces, seen = [], set()
+    stack = [fn]
+    while stack:
+        f = stack.pop()
+        f = getattr(f, "func", f)  # functools.partial
+        f = getattr(f, "__func__", f)  # bound method
+        if not hasattr(f, "__globals__") and callable(f):  # an object with __call__
+            f = getattr(type(f) if not isinstance(f, type) else f, "__call__", None)
+        g = getattr(f, "__globals__", None)
+        if isinstance(g, dict) and id(g) not in seen:
+            seen.add(id(g))
+            spaces.append(g)
+        for cell in getattr(f, "__closure__", None) or ():
+            try:
+                value = cell.cell_contents
+            except ValueError:
+                continue
+            if isinstance(value, types.FunctionType):
+                stack.append(value)
+    return spaces
+
+
+class Runner:
+    """Calls the learner's function safely; used as a context manager around all calls of one check."""
+
+    def __init__(self, fn, problem: FunctionProblem):
+        self.fn = fn
+        self.problem = problem
+        self.used: list[str] = []
+        self._patched: list = []
+        self._deadline = None
+        self._old_handler = None
+        self._armed = False
+        self._left = 0.0
+
+    # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
+    def _patch(self):
+        if not self.problem.forbidden:
+            return
+        import attn_lib
+
+        for name in self.problem.forbidden:
+            original = getattr(attn_lib, name)
+
+            @functools.wraps(original)
+            def spy(*args, _original=original, _name=name, **kwargs):
+                self.used.append(_name)
+                return _original(*args, **kwargs)
+
+            spaces = [attn_lib.__dict__, *_namespaces_of(self.fn)]
+            module = sys.modules.get(getattr(original, "__module__", ""), None)
+            if module is not None:
+                spaces.append(module.__dict__)
+            for space in spaces:
+                for key, value in list(space.items()):
+                    if value is original:
+                        space[key] = spy
+                        self._patched.append((space, key, original, spy))
+
+    def _unpatch(self):
+        for space, key, original, spy in reversed(self._patched):
+            if space.get(key) is spy:
+                space[key] = original
+        self._patched.clear()
+
+    # -- time limit: SIGALRM in the main thread, armed only while the learner's code runs (the checker's own
+    # work is never interrupted); elsewhere no limit (signals only reach the main thread)
+    def __enter__(self):
+        self._left = _limit(self.problem)  # seconds of learner time left
+        self._armed = False
+        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+            try:
+                self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
+                self._deadline = True
+            except (ValueError, OSError):
+                self._deadline = None
+        return self
+
+    def _alarm(self, signum, frame):
+        if self._armed:  # only inside the learner's code
+            self._armed = False
+            raise _TimeUp()
+
+    def __exit__(self, *exc):
+        if self._deadline is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
+            self._deadline = None
+        self._unpatch()
+        return False
+
+    def _run(self, args, kwargs):
+        if self._deadline is None:
+            return self.fn(*args, **kwargs)
+        if self._left <= 0:
+            raise _TimeUp()
+        start = time.monotonic()
+        self._armed = True
+        signal.setitimer(signal.ITIMER_REAL, self._left)
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self._armed = False
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            self._left -= time.monotonic() - start
+
+    def call(self, *args, **kwargs):
+        """The learner's result, or a Raised; raises _Verdict for not-answered, exit, too slow, forbidden."""
+        args = tuple(_copy(a) for a in args)
+        kwargs = {k: _copy(v) for k, v in kwargs.items()}
+        self._patch()
+        try:
+            with warnings.catch_warnings(), np.errstate(all="ignore"):
+                warnings.simplefilter("ignore")
+                result = self._run(args, kwargs)
+        except NotImplementedError:
+            raise _Verdict(_not_answered()) from None
+        except _TimeUp:
+            raise _Verdict(_too_slow(self.problem)) from None
+        except SystemExit as exc:
+            where = _learner_line(exc)
+            code = f": {exc.code}" if exc.code not in (None, "") else ""
+            raise _Verdict(_fail(
+                "exit",
+                f"Your function called exit (SystemExit{code}{', ' + where if where else ''}), which would stop "
+                "the whole program. A function hands back its answer with `return`.",
+                "Remove the exit() / sys.exit() call and return the array instead.",
+            )) from None
+        except Exception as exc:  # the learner's code may raise anything: report it, never propagate it
+            result = Raised(exc, _learner_line(exc))
+        finally:
+            self._unpatch()
+        if self.used:
+            raise _Verdict(_used_attn_lib(self.problem, self.used[0]))
+        return result
+
+
+def _limit(problem: FunctionProblem) -> float:
+    return TIME_LIMIT if problem.time_limit is None else problem.time_limit
+
+
+def _too_slow(problem: FunctionProblem) -> Feedback:
+    return _fail(
+        "too-slow",
+        f"Your function was still running after {_limit(problem):g} s, on inputs of a few dozen numbers "
+        "(the right answer takes a few milliseconds): a loop that never ends, or one that runs far more often "
+        "than you meant.",
+        "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
+        "(Kernel > Interrupt stops a cell that runs forever).",
+    )
+
+
+def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
+    return _fail(
+        "used-attn-lib",
+        problem.forbidden_why
+        or f"Your function calls attn_lib.{name}, the function this problem asks you to write. The point is to "
+        f"build it yourself from numpy operations; attn_lib.{name} is there to compare with afterwards.",
+        f"Replace the call to {name} with your own numpy code (np.exp, np.max, np.sum, @, ...).",
+    )
+
+
+def _accepts(fn, *args, **kwargs) -> bool | None:
+    """Whether ``fn`` can be called with these arguments (None when its signature cannot be read)."""
+    try:
+        inspect.signature(fn).bind(*args, **kwargs)
+    except TypeError:
+        return False
+    except ValueError:
+        return None
+    return True
+
+
+def _has_parameter(fn, name: str) -> bool:
+    """Whether ``fn`` has a parameter ``name`` that can be passed by keyword."""
+    try:
+        parameter = inspect.signature(fn).parameters.get(name)
+    except (TypeError, ValueError):
+        return False
+    return parameter is not None and parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+
+
+
+def _as_result(out, what: str, convert: str = "float"):
+    """The learner's return value as an array (float64 for convert="float"), or a Bad / Raised."""
+    if isinstance(out, (Raised, Bad)):
+        return out
+    if out is None:
+        return Bad("returned-none", f"Your function returned None instead of the {what}: is a `return` missing?")
+    if isinstance(out, tuple):
+        return Bad("returned-tuple", f"Your function returned a tuple of {len(out)} items; return the {what} "
+                   "alone, as one array.")
+    try:
+        arr = np.asarray(out)
+    except Exception:  # ragged lists and the like
+        return Bad("not-an-array", f"Your function returned {type(out).__name__}, not an array of numbers.")
+    if arr.dtype.kind not in "biuf":
+        return Bad("not-an-array", f"Your function returned {type(out).__name__} of {arr.dtype}, not an array "
+                   "of real numbers.")
+    return arr.astype(float) if convert == "float" else arr
+
+
+# ------------------------------------------------------------------------------------------- the learner's code
 
 
 def _library_dirs() -> tuple[str, ...]:

@@ -198,3 +198,63 @@ def test_whole_matrix_softmax_is_told_it_is_not_chunked():
 def test_full_matrix_feedback_is_deterministic():
     assert repr(check_chunked_attention(full_matrix_then_chunks)) == repr(check_chunked_attention(
         full_matrix_then_chunks))
+
+
+def test_memory_check_works_when_tracemalloc_is_already_tracing():
+    import tracemalloc
+
+    def whole(Q, K, V, chunk_size):
+        scores = Q @ K.T / np.sqrt(Q.shape[-1])
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True) @ V
+
+    tracemalloc.start()
+    try:
+        assert check_chunked_attention(whole).mistake == "full-score-matrix"
+        assert tracemalloc.is_tracing()
+    finally:
+        tracemalloc.stop()
+
+
+def full_rows(Q, K, V, chunk_size):
+    """One query at a time, each with its whole row of m scores: no key is ever taken chunk_size at a time."""
+    out = np.zeros((Q.shape[0], V.shape[1]))
+    for i in range(Q.shape[0]):
+        s = K @ Q[i] / np.sqrt(Q.shape[1])
+        e = np.exp(s - s.max())
+        out[i] = e @ V / e.sum()
+    return out
+
+
+def test_whole_rows_of_scores_one_query_at_a_time_are_not_chunked():
+    feedback = check_chunked_attention(full_rows)
+    assert feedback.mistake == "keys-not-chunked", feedback
+    assert "chunk_size" in feedback.reason
+
+
+def chunk_max_as_new_max(Q, K, V, chunk_size):
+    """Rescales by exp(old - new) as it should, but new is the chunk's own maximum: it can fall."""
+    n = Q.shape[0]
+    run_max, run_sum, run_out = np.full((n, 1), -np.inf), np.zeros((n, 1)), np.zeros((n, V.shape[1]))
+    for start in range(0, K.shape[0], chunk_size):
+        s = Q @ K[start:start + chunk_size].T / np.sqrt(Q.shape[1])
+        new_max = s.max(axis=1, keepdims=True)  # not np.maximum(run_max, ...)
+        corr = np.exp(run_max - new_max)
+        p = np.exp(s - new_max)
+        run_sum = run_sum * corr + p.sum(axis=1, keepdims=True)
+        run_out = run_out * corr + p @ V[start:start + chunk_size]
+        run_max = new_max
+    return run_out / run_sum
+
+
+def test_the_chunk_maximum_taken_as_the_new_maximum_is_max_not_running():
+    feedback = check_chunked_attention(chunk_max_as_new_max)
+    assert feedback.mistake == "max-not-running", feedback
+    assert "fall" in feedback.reason
+
+
+def test_dividing_by_d_k_is_divide_by_dk():
+    def by_dk(Q, K, V, chunk_size):
+        return chunked()(Q / np.sqrt(Q.shape[1]), K, V, chunk_size)  # scores divided by sqrt(d_k) twice = d_k
+
+    assert check_chunked_attention(by_dk).mistake == "divide-by-dk"

@@ -58,7 +58,7 @@ def dQ(X, K, d_scores, factor=None):
 
 WRONG = {
     "no-scale": lambda X, K, d: sum_over_batch(X, d @ K),
-    "divide-by-dk": lambda X, K, d: sum_over_batch(X, d @ K) / K.shape[-1],
+    "scaled-twice": lambda X, K, d: sum_over_batch(X, d @ K) / K.shape[-1],  # 1/d_k: the same numbers
     "multiply-by-sqrt-dk": lambda X, K, d: sum_over_batch(X, d @ K) * np.sqrt(K.shape[-1]),
     "d-model-scaling": lambda X, K, d: sum_over_batch(X, d @ K) / np.sqrt(X.shape[-1]),
     "x-not-transposed": lambda X, K, d: X @ dQ(X, K, d),
@@ -101,3 +101,22 @@ def test_wrong_signature_and_exceptions_become_feedback():
     assert check_dW_q(lambda X, K: X).mistake == "wrong-signature"
     assert check_dW_q(lambda X, K, d_scores: 1 / 0).mistake == "exception"
     assert check_dW_q(einsum_answer(np.ones((2, 2)), np.ones((2, 2)), np.ones((2, 2)))).mistake == "not-callable"
+
+
+def test_dividing_by_sqrt_dk_twice_is_scaled_twice():
+    def twice(X, K, d_scores):
+        d_k = K.shape[-1]
+        return sum_over_batch(X, d_scores @ K / np.sqrt(d_k)) / np.sqrt(d_k)
+
+    feedback = check_dW_q(twice)
+    assert feedback.mistake == "scaled-twice", feedback
+    assert "already" in feedback.reason
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (lambda X, K, d: (np.swapaxes(X, -1, -2) @ dQ(X, K, d)).reshape(-1, X.shape[-1], K.shape[-1]).mean(axis=0),
+     "batch-averaged"),
+    (lambda X, K, d: np.dot(X.T, dQ(X, K, d)), "batch-axes"),
+])
+def test_more_dW_q_mistakes_are_named(fn, mistake):
+    assert check_dW_q(fn).mistake == mistake

@@ -74,7 +74,8 @@ WRONG = [
     ("no-scaling", lambda *a: np.concatenate(loop_heads(*a[:5], scale=1.0), axis=-1) @ a[5]),
     ("softmax-wrong-axis", lambda *a: np.concatenate(loop_heads(*a[:5], axis=0), axis=-1) @ a[5]),
     ("used-attn-lib", lambda X_q, X_kv, W_q, W_k, W_v, W_o: MultiHeadAttention(X_q.shape[1], len(W_q))(X_q, X_kv)),
-    ("exception", lambda *a: np.concatenate(loop_heads(*a[:5]), axis=0) @ a[5]),
+    ("concat-wrong-axis", lambda *a: np.concatenate(loop_heads(*a[:5]), axis=0) @ a[5]),  # fails at W_o
+    ("exception", lambda *a: a[2][len(a[2])]),  # one head too many: IndexError
     ("wrong-values", lambda *a: np.concatenate(loop_heads(*a[:5]), axis=-1) @ a[5] * 1.01),
     ("wrong-signature", lambda X, W_q, W_k, W_v, W_o: X),
 ]
@@ -99,3 +100,27 @@ def test_placeholders_are_not_answered():
 
     assert check_multihead(None).mistake == "not-answered"
     assert check_multihead(stub).mistake == "not-answered"
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+
+def last_head_everywhere(X_q, X_kv, W_q, W_k, W_v, W_o):
+    outs = []
+    for h in range(len(W_q)):
+        w_q, w_k, w_v = W_q[h], W_k[h], W_v[h]
+        outs.append(None)
+    return np.concatenate([head(X_q, X_kv, w_q, w_k, w_v) for _ in outs], axis=-1) @ W_o  # the loop's last h
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (last_head_everywhere, "last-head-only"),
+    (lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(loop_heads(X_q, X_q, W_q, W_k, W_v), axis=-1) @ W_o,
+     "kv-from-queries"),
+    (lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(loop_heads(X_q, X_kv, W_q, W_k, W_v), axis=0) @ W_o,
+     "concat-wrong-axis"),
+    (lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(
+        loop_heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(W_v.shape[-1])), axis=-1) @ W_o, "scaled-by-dv"),
+])
+def test_more_multihead_mistakes_are_named(fn, mistake):
+    assert check_multihead(fn).mistake == mistake

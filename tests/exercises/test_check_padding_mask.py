@@ -63,3 +63,9 @@ def test_placeholders_are_not_answered():
 
     assert check_padding_mask(None).mistake == "not-answered"
     assert check_padding_mask(stub).mistake == "not-answered"
+
+
+def test_the_shortest_length_for_every_sequence_is_same_length_for_all():
+    feedback = check_padding_mask(
+        lambda lengths, m: np.broadcast_to(np.arange(m) < np.min(lengths), (len(lengths), m))[:, None, :])
+    assert feedback.mistake == "same-length-for-all"

@@ -107,3 +107,11 @@ def test_the_module_table_lists_every_mistake_id():
     for mistake in PROBLEM.mistakes():
         assert mistake.id in exercises.__doc__, mistake.id
     assert PROBLEM.overflow[0] in exercises.__doc__
+
+
+@pytest.mark.parametrize("fn", [lambda Q, K: qkt(Q, K) / np.sqrt(Q.shape[0]), lambda Q, K: qkt(Q, K) / np.sqrt(len(Q))],
+                         ids=["shape-0", "len"])
+def test_dividing_by_the_number_of_rows_is_dk_from_rows(fn):
+    feedback = check_scaled_scores(fn)
+    assert feedback.mistake == "dk-from-rows", feedback
+    assert "Q.shape[1] is n" not in feedback.reason

@@ -97,3 +97,11 @@ def test_the_module_table_lists_every_mistake_id():
     for mistake in PROBLEM.mistakes():
         assert mistake.id in exercises.__doc__, mistake.id
     assert PROBLEM.overflow[0] in exercises.__doc__
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (lambda Q, K: Q @ np.swapaxes(K, -1, -2) / Q.shape[-1], "scaled-too-early"),
+    (lambda Q, K: np.einsum("...ij,...jk->...ik", Q, K), "no-transpose"),
+])
+def test_more_scores_mistakes_are_named(fn, mistake):
+    assert check_scores(fn).mistake == mistake

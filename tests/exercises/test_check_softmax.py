@@ -1,5 +1,5 @@
-"""check_softmax and check_masked_softmax against tables of hand-written learner answers: every wrong answer gets
-its own mistake id, every right-but-unusual answer passes."""
+"""check_softmax against tables of hand-written learner answers: every wrong answer gets its own mistake id, every
+right-but-unusual answer passes."""
 
 import math
 
@@ -7,29 +7,9 @@ import numpy as np
 import pytest
 
 import attn_lib
-from attn_lib.exercises import check_masked_softmax, check_softmax
+from attn_lib.exercises import check_softmax
 
-# ----------------------------------------------------------------------------------------------- softmax
-
-
-def softmax_right(x):
-    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
-    return e / np.sum(e, axis=-1, keepdims=True)
-
-
-def softmax_naive(x):
-    return np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
-
-
-def softmax_logsumexp(x):
-    m = np.max(x, axis=-1, keepdims=True)
-    return np.exp(x - m - np.log(np.sum(np.exp(x - m), axis=-1, keepdims=True)))
-
-
-def softmax_float32(x):
-    x = np.asarray(x, dtype=np.float32)
-    e = np.exp(x - x.max(axis=-1, keepdims=True))
-    return e / e.sum(axis=-1, keepdims=True)
+from softmax_styles import softmax_float32, softmax_logsumexp, softmax_naive, softmax_right
 
 
 def softmax_loops(x):
@@ -239,196 +219,20 @@ def test_wrong_value_is_printed_with_digits_that_differ():
     assert got != want.split(";")[0]
 
 
-# ----------------------------------------------------------------------------------------------- masked softmax
+# ----------------------------------------------------------------------------------------------- findings
 
 
-def masked_right(scores, mask):
-    return softmax_right(np.where(mask, scores, -np.inf))
+def test_row_maximum_then_one_sum_for_the_whole_array_is_softmax_whole_matrix():
+    def whole_sum(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum()
+
+    assert check_softmax(whole_sum).mistake == "softmax-whole-matrix"
 
 
-def masked_minus_1e9(scores, mask):
-    return softmax_right(np.where(mask, scores, -1e9))
+def test_one_maximum_per_matrix_is_global_max_not_overflow():
+    def per_matrix(x):
+        e = np.exp(x - x.max(axis=(-2, -1), keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
 
-
-def masked_bool_index_broadcast(scores, mask):
-    s = np.array(scores, dtype=float)
-    s[~np.broadcast_to(mask, s.shape)] = -np.inf
-    return softmax_right(s)
-
-
-def masked_float32(scores, mask):
-    return softmax_float32(np.where(mask, scores, -np.inf))
-
-
-def masked_logsumexp(scores, mask):
-    s = np.where(mask, scores, -np.inf)
-    m = s.max(axis=-1, keepdims=True)
-    return np.exp(s - m - np.log(np.exp(s - m).sum(axis=-1, keepdims=True)))
-
-
-def masked_exp_times_mask(scores, mask):
-    # exp of the scores shifted by the max over allowed keys, zeroed where blocked, divided by the allowed sum
-    s = np.where(mask, scores, -np.inf)
-    e = np.exp(scores - s.max(axis=-1, keepdims=True)) * mask
-    return e / e.sum(axis=-1, keepdims=True)
-
-
-def masked_loops(scores, mask):
-    scores = np.asarray(scores, dtype=float)
-    mask = np.broadcast_to(mask, scores.shape)
-    out = np.zeros_like(scores)
-    for idx in np.ndindex(scores.shape[:-1]):
-        allowed = [j for j in range(scores.shape[-1]) if mask[idx][j]]
-        biggest = max(scores[idx][j] for j in allowed)
-        total = sum(math.exp(scores[idx][j] - biggest) for j in allowed)
-        for j in allowed:
-            out[idx][j] = math.exp(scores[idx][j] - biggest) / total
-    return out
-
-
-def masked_nan_to_num(scores, mask):
-    s = np.where(mask, scores, -np.inf)
-    e = np.exp(s - s.max(axis=-1, keepdims=True))
-    return np.nan_to_num(e / e.sum(axis=-1, keepdims=True))
-
-
-def masked_uses_own_softmax(scores, mask):
-    return softmax_logsumexp(np.where(np.logical_not(mask), -np.inf, scores))
-
-
-def masked_using_attn_lib_softmax(scores, mask):
-    return attn_lib.softmax(np.where(mask, scores, -np.inf))
-
-
-def masked_finfo_min(scores, mask):
-    return softmax_right(np.where(mask, scores, np.finfo(np.float64).min))
-
-
-MASKED_RIGHT = [masked_right, masked_minus_1e9, masked_bool_index_broadcast, masked_float32, masked_logsumexp,
-                masked_loops, masked_nan_to_num, masked_uses_own_softmax,
-                masked_using_attn_lib_softmax, masked_finfo_min]
-
-
-@pytest.mark.parametrize("fn", MASKED_RIGHT, ids=lambda f: f.__name__)
-def test_right_but_unusual_masked_softmax_passes(fn):
-    feedback = check_masked_softmax(fn)
-    assert feedback.passed, feedback
-
-
-def mask_after_inplace(scores, mask):
-    weights = softmax_right(scores)
-    weights[~np.broadcast_to(mask, weights.shape)] = 0.0
-    return weights
-
-
-def zero_then_renormalise(scores, mask):
-    weights = softmax_right(scores) * mask
-    return weights / weights.sum(axis=-1, keepdims=True)
-
-
-def bool_index(scores, mask):
-    s = scores.copy()
-    s[~mask] = -np.inf
-    return softmax_right(s)
-
-
-MASKED_MISTAKES = {
-    "zero-then-renormalise": (zero_then_renormalise, "no blocked score is far above"),
-    "mask-after-softmax": (lambda scores, mask: softmax_right(scores) * mask, "after the softmax"),
-    "mask-zero": (lambda scores, mask: softmax_right(np.where(mask, scores, 0)), "instead of -inf"),
-    "small-fill": (lambda scores, mask: softmax_right(np.where(mask, scores, -10)), "small finite number"),
-    "inverted-mask": (lambda scores, mask: softmax_right(np.where(mask, -np.inf, scores)), "wrong way round"),
-    "ignored-mask": (lambda scores, mask: softmax_right(scores), "as if there were no mask"),
-    "mask-added": (lambda scores, mask: softmax_right(scores + mask), "adds the boolean mask"),
-    "boolean-index-broadcast": (bool_index, "broadcasts"),
-    "global-max": (lambda scores, mask: np.exp(np.where(mask, scores, -np.inf) - scores.max())
-                   / np.exp(np.where(mask, scores, -np.inf) - scores.max()).sum(axis=-1, keepdims=True),
-                   "one maximum shared"),
-    "axis-1-on-batch": (lambda scores, mask: softmax_axis1(np.where(mask, scores, -np.inf)), "axis=1"),
-    "softmax-wrong-axis": (
-        lambda scores, mask: np.exp(np.where(mask, scores, -np.inf) - np.where(mask, scores, -np.inf).max(axis=0))
-        / np.exp(np.where(mask, scores, -np.inf) - np.where(mask, scores, -np.inf).max(axis=0)).sum(axis=0),
-        "down each column",
-    ),
-    "softmax-whole-matrix": (
-        lambda scores, mask: np.exp(np.where(mask, scores, -np.inf) - scores.max())
-        / np.exp(np.where(mask, scores, -np.inf) - scores.max()).sum(),
-        "whole array",
-    ),
-    "no-division": (
-        lambda scores, mask: np.exp(np.where(mask, scores, -np.inf)
-                                    - np.where(mask, scores, -np.inf).max(axis=-1, keepdims=True)),
-        "without dividing",
-    ),
-    "uniform-weights": (lambda scores, mask: np.broadcast_to(mask, scores.shape)
-                        / np.broadcast_to(mask, scores.shape).sum(axis=-1, keepdims=True), "uniform"),
-    "naive-overflow": (lambda scores, mask: softmax_naive(np.where(mask, scores, -np.inf)), "right on small"),
-    "blocked-not-zero": (lambda scores, mask: softmax_right(np.where(mask, scores, -5.0)) + 0 * scores,
-                         "must be exactly 0"),
-    "wrong-values": (lambda scores, mask: masked_right(2 * scores, mask), "largest difference"),
-}
-
-
-def softmax_axis1(x):
-    e = np.exp(x - x.max(axis=1, keepdims=True))
-    return e / e.sum(axis=1, keepdims=True)
-
-
-@pytest.mark.parametrize("mistake", sorted(MASKED_MISTAKES))
-def test_masked_softmax_mistake_is_recognised(mistake):
-    fn, phrase = MASKED_MISTAKES[mistake]
-    feedback = check_masked_softmax(fn)
-    assert not feedback.passed
-    assert feedback.mistake == mistake, feedback
-    assert phrase in feedback.reason
-
-
-def test_masked_softmax_mistakes_get_distinct_reasons():
-    feedbacks = [check_masked_softmax(fn) for fn, _ in MASKED_MISTAKES.values()]
-    assert len({f.mistake for f in feedbacks}) == len(MASKED_MISTAKES)
-    assert len({f.reason for f in feedbacks}) == len(MASKED_MISTAKES)
-
-
-@pytest.mark.parametrize(
-    "fn, mistake",
-    [
-        (mask_after_inplace, "mask-after-softmax"),  # not renormalising: the same numbers
-        (lambda scores, mask: softmax_right(scores * mask), "mask-zero"),  # multiplying = filling 0
-        (lambda scores, mask: softmax_right(np.where(mask, -1e9, scores)), "inverted-mask"),
-        (lambda scores, mask: softmax_right(np.where(mask, scores, -100.0)), "small-fill"),
-        (lambda scores, mask: softmax_right(np.where(mask, scores, -20)), "small-fill"),
-        (lambda scores, mask: (lambda w: w / (w.sum(axis=-1, keepdims=True) + 1e-9))(softmax_right(scores) * mask),
-         "zero-then-renormalise"),
-        (masked_exp_times_mask, "zero-then-renormalise"),  # inf x 0 where a blocked score is 1000
-    ],
-    ids=["set-to-zero-after", "times-mask", "inverted-minus-1e9", "fill-minus-100", "fill-minus-20",
-         "renormalise-with-eps", "exp-times-mask"],
-)
-def test_masked_softmax_other_spellings_of_a_mistake(fn, mistake):
-    assert check_masked_softmax(fn).mistake == mistake
-
-
-def test_masked_softmax_fully_masked_row_nan_is_a_note():
-    assert "every key of a row is blocked" in check_masked_softmax(masked_right).reason
-
-    def raises_on_empty_rows(scores, mask):
-        if not np.broadcast_to(mask, np.shape(scores)).any(axis=-1).all():
-            raise ValueError("a row with every key blocked has no softmax")
-        return masked_right(scores, mask)
-
-    feedback = check_masked_softmax(raises_on_empty_rows)
-    assert feedback.passed and "every key of a row is blocked" not in feedback.reason
-
-
-def test_nan_from_fully_masked_columns_is_not_called_an_overflow():
-    fn = MASKED_MISTAKES["softmax-wrong-axis"][0]  # axis 0: a column with every key blocked is 0/0
-    assert "Also, on" not in check_masked_softmax(fn).reason
-
-
-def test_masked_softmax_calling_attention_is_told_to_write_it():
-    def via_attention(scores, mask):
-        # weights from attention with one-hot values: Q K^T reproduces the scores when Q = scores, K = I
-        m = scores.shape[-1]
-        return attn_lib.attention(scores * np.sqrt(m), np.eye(m), np.eye(m), mask=mask)
-
-    assert check_masked_softmax(via_attention).mistake == "used-attn-lib"
+    assert check_softmax(per_matrix).mistake == "global-max"

@@ -70,3 +70,11 @@ def test_placeholders_are_not_answered():
 
     assert check_softmax_backward(None).mistake == "not-answered"
     assert check_softmax_backward(stub).mistake == "not-answered"
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (lambda S, P, dP: P * (dP - (dP * P).mean(axis=-1, keepdims=True)), "mean-not-sum"),
+    (lambda S, P, dP: P * (dP - (dP * P).sum()), "sum-whole-array"),
+])
+def test_more_backward_mistakes_are_named(fn, mistake):
+    assert check_softmax_backward(fn).mistake == mistake

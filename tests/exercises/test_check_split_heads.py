@@ -98,3 +98,8 @@ def test_split_other_spellings():
     # numpy's order="F" reshape reads columns first: it interleaves positions and columns.
     assert not check_split_heads(lambda X, heads: X.reshape((heads, X.shape[0], -1), order="F")).passed
     assert check_split_heads(lambda X, heads: np.transpose(X.reshape(X.shape[0], heads, -1), (1, 0, 2)).copy()).passed
+
+
+def test_np_split_along_the_positions_is_named():
+    feedback = check_split_heads(lambda X, heads: np.stack(np.split(X, heads, axis=0)))
+    assert feedback.mistake == "split-positions", feedback

@@ -114,3 +114,44 @@ def test_the_module_table_lists_every_mistake_id():
     for mistake in PROBLEM.mistakes():
         assert mistake.id in exercises.__doc__, mistake.id
     assert PROBLEM.overflow[0] in exercises.__doc__
+
+
+# ----------------------------------------------------------------------------------------------- findings
+
+
+@pytest.mark.parametrize("fn", [
+    lambda scores, temperature: (lambda e: e / e.sum(axis=-1, keepdims=True))(
+        np.exp(scores / temperature - (scores / temperature).max())),  # one maximum for the whole array
+    lambda scores, temperature: (lambda s: (lambda e: e / e.sum(axis=-1, keepdims=True))(
+        np.exp(s - s.max(axis=(-2, -1), keepdims=True))))(scores / temperature),  # one maximum per matrix
+])
+def test_one_maximum_for_all_rows_is_global_max(fn):
+    feedback = check_temperature_softmax(fn)
+    assert feedback.mistake == "global-max", feedback
+    assert "each row's own maximum" in feedback.hint
+
+
+def test_row_maximum_then_one_sum_for_the_whole_array_is_softmax_whole_array():
+    def whole_sum(scores, temperature):
+        s = scores / temperature
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return e / e.sum()
+
+    assert check_temperature_softmax(whole_sum).mistake == "softmax-whole-array"
+
+
+def test_calling_attn_lib_softmax_says_the_stable_softmax_is_part_of_the_problem():
+    feedback = check_temperature_softmax(lambda scores, temperature: attn_lib.softmax(scores / temperature))
+    assert feedback.mistake == "used-attn-lib"
+    assert "the function this problem asks you to write" not in feedback.reason
+    assert "temperature" in feedback.reason
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (lambda scores, temperature: stable(scores / temperature ** 2), "temperature-squared"),
+    (lambda scores, temperature: stable(scores / np.sqrt(temperature)), "temperature-square-root"),
+    (lambda scores, temperature: (lambda e: e / e.sum(axis=-1))(
+        np.exp(scores / temperature - (scores / temperature).max(axis=-1, keepdims=True))), "no-keepdims"),
+])
+def test_more_temperature_mistakes_are_named(fn, mistake):
+    assert check_temperature_softmax(fn).mistake == mistake

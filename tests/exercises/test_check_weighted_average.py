@@ -85,3 +85,8 @@ def test_answers_written_for_2d_only_are_told_about_the_batch_axis(fn, mistake):
     fb = check_weighted_average(fn)
     assert fb.mistake == mistake, fb
     assert "batch" in fb.reason
+
+
+def test_tensordot_is_not_told_about_np_dot():
+    feedback = check_weighted_average(lambda weights, V: np.tensordot(weights, V, axes=([-1], [-2])))
+    assert "np.dot does not" not in feedback.reason

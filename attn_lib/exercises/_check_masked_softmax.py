@@ -1,0 +1,306 @@
+"""check_masked_softmax: a learner's softmax of each row over the keys a mask allows."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._check_softmax import _diagnose_weights, _expected
+from ._feedback import Feedback
+from ._judge import Case, FunctionProblem, Mistake, judge
+from ._pieces import (
+    _AXIS_1,
+    _BOOL_INDEX,
+    _FIX_BOOL_INDEX,
+    _FIX_GLOBAL_MAX,
+    _FIX_MAX_BEFORE_MASK,
+    _FIX_NO_DIVISION,
+    _FIX_OVERFLOW,
+    _GLOBAL_MAX,
+    _MAX_BEFORE_MASK,
+    _NO_DIVISION,
+    _OVERFLOW,
+    _SMALL_FILL,
+    _SMALL_FILLS,
+    _UNIFORM,
+    _bool_index_blocked,
+    _global_max_softmax,
+    _max_shift,
+    _per_matrix,
+    _softmax,
+    _softmax_from,
+    _softmax_whole,
+    _uniform,
+)
+from ._running import Raised
+
+
+def _masked_cases() -> list[Case]:
+    rng = np.random.default_rng(6)
+    scattered = np.array([[True, False, True, False], [False, True, True, True], [True, False, False, False]])
+    levels = rng.normal(size=(3, 4)) * 2
+    levels[1:] += 1000.0  # query 0 near 0, queries 1 and 2 near 1000
+    dominant = rng.normal(size=(3, 5)) * 2
+    dominant[:2, 3:] = 1000.0  # blocked keys 3 and 4 hold by far the largest scores of rows 0 and 1
+    lengths = np.array([3, 5])
+    spread = np.array([[0.5, 2.0, -1.0, 3.0], [-1000.0, 1000.0, 1.5, -2.0], [1000.0, 0.5, -1000.0, 1.0]])
+    raw = [
+        ("4 x 4 scores with a causal mask", rng.normal(size=(4, 4)) * 2, np.tri(4, 4, dtype=bool), ()),
+        ("3 x 5 scores with a padding mask (keys 3 and 4 blocked)", rng.normal(size=(3, 5)) * 2,
+         np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ()),
+        ("3 x 4 scores with a scattered mask", rng.normal(size=(3, 4)) * 2, scattered, ()),
+        ("3 x 4 scores near -300 with a causal mask", rng.normal(size=(3, 4)) * 2 - 300, np.tri(3, 4, dtype=bool),
+         ()),
+        ("3 x 4 scores with a causal mask, query 0 near 0 and queries 1, 2 near 1000", levels,
+         np.tri(3, 4, dtype=bool), ("large",)),
+        ("3 x 5 scores whose blocked keys 3 and 4 score 1000, far above the allowed ones", dominant,
+         np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ("dominant",)),
+        ("scores (4, 6) with a padding mask of shape (1, 6) that broadcasts (keys 4 and 5 blocked)",
+         rng.normal(size=(4, 6)) * 2, (np.arange(6) < 4)[None, :], ("broadcast",)),
+        ("a batch of scores (2, 3, 5) with a padding mask (2, 1, 5) (lengths 3 and 5)",
+         rng.normal(size=(2, 3, 5)) * 2, (np.arange(5) < lengths[:, None])[:, None, :], ("batch", "broadcast")),
+        ("a batch of scores (2, 4, 4) sharing one causal mask (4, 4)", rng.normal(size=(2, 4, 4)) * 2,
+         np.tri(4, 4, dtype=bool), ("batch", "broadcast")),
+        ("3 x 5 scores near -30000 with a padding mask (keys 3 and 4 blocked): far below any finite fill",
+         rng.normal(size=(3, 5)) * 2 - 30000, np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ("large",)),
+        ("3 x 4 scores with a causal mask whose allowed scores span 2000 (-1000 to 1000)", spread,
+         np.tri(3, 4, dtype=bool), ("large",)),
+        ("2 x 4 scores [0, 0, 744.5, 744.5] with keys 2 and 3 blocked (exp(-744.5) is the smallest float64)",
+         np.array([[0.0, 0.0, 744.5, 744.5]] * 2), np.array([[True, True, False, False]] * 2), ("dominant",)),
+    ]
+    return [
+        Case(label, {"scores": s, "mask": mask}, _expected(np.where(mask, s, -np.inf)), tags)
+        for label, s, mask, tags in raw
+    ]
+
+
+def _masked(scores, mask, fill=-np.inf):
+    return np.where(mask, scores, fill)
+
+
+def _allowed_mean(scores, mask):
+    allowed = np.broadcast_to(mask, np.shape(scores))
+    return np.sum(np.where(allowed, scores, 0.0), axis=-1, keepdims=True) / np.sum(allowed, axis=-1, keepdims=True)
+
+
+def _renormalised(scores, mask, eps=0.0):
+    w = _softmax(scores) * mask
+    return w / (w.sum(axis=-1, keepdims=True) + eps)
+
+
+def _exp_times_mask(scores, mask):
+    e = np.exp(scores - np.max(_masked(scores, mask), axis=-1, keepdims=True)) * mask  # inf x 0 where blocked
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _masked_mistakes() -> list[Mistake]:
+    fix = "Put -inf in the blocked scores before the softmax (np.where broadcasts the mask): exp(-inf) = 0."
+    return [
+        Mistake("max-before-mask", _MAX_BEFORE_MASK, _FIX_MAX_BEFORE_MASK,
+                (lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores, axis=-1, keepdims=True)),),
+                strict_nonfinite=True),
+        Mistake(
+            "zero-then-renormalise",
+            "Your function removes the blocked keys after taking exponentials of all the scores (it zeroes the "
+            "blocked weights or exponentials, then divides by the new row sum). That gives the right weights only "
+            "while no blocked score is far above the allowed ones: here the blocked keys score 1000, so the "
+            "allowed exponentials underflow to 0 and the division is 0/0 (NaN) or by a tiny number, or the "
+            "blocked ones overflow and inf x 0 is NaN.",
+            fix,
+            (_renormalised, lambda scores, mask: _renormalised(scores, mask, 1e-9),
+             lambda scores, mask: _renormalised(scores, mask, 1e-12), _exp_times_mask),
+            strict_nonfinite=True,
+        ),
+        Mistake(
+            "mask-after-softmax",
+            "Your function masks after the softmax (and does not renormalise): blocked weights are 0, but each "
+            "row sums to less than one, and the blocked scores are still in the softmax's denominator, so what "
+            "should be hidden still changes every weight.",
+            fix,
+            (lambda scores, mask: _softmax(scores) * mask,),
+        ),
+        Mistake(
+            "mask-zero",
+            "Your function sets blocked scores to 0 (filling 0, or multiplying the scores by the mask) instead "
+            "of -inf. exp(0) = 1, so blocked keys still get weight; only -inf gives exp(-inf) = 0 exactly.",
+            fix,
+            (lambda scores, mask: _softmax(_masked(scores, mask, 0.0)),),
+        ),
+        Mistake(
+            "small-fill",
+            _SMALL_FILL,
+            fix,
+            tuple((lambda scores, mask, f=f: _softmax(_masked(scores, mask, f))) for f in _SMALL_FILLS),
+        ),
+        Mistake(
+            "inverted-mask",
+            "Your function uses the mask the wrong way round: blocked keys get the weight and allowed keys get "
+            "0. In this course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
+            "Keep the score where the mask is True, and put -inf where it is False.",
+            (lambda scores, mask: _softmax(np.where(mask, -np.inf, scores)),),
+        ),
+        Mistake(
+            "ignored-mask",
+            "Your weights are the softmax of the scores as if there were no mask: blocked keys get weight.",
+            fix,
+            (lambda scores, mask: _softmax(scores),),
+        ),
+        Mistake(
+            "mask-added",
+            "Your function adds the boolean mask to the scores: True counts as 1, so allowed keys gain 1 and "
+            "blocked keys keep their score. An additive mask holds 0 where allowed and -inf where blocked; the "
+            "course's masks are boolean, True = may attend.",
+            fix,
+            (lambda scores, mask: _softmax(scores + mask),),
+        ),
+        Mistake(
+            "boolean-index-broadcast",
+            _BOOL_INDEX,
+            _FIX_BOOL_INDEX,
+            (lambda scores, mask: _softmax(_bool_index_blocked(scores, mask)),),
+        ),
+        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX,
+                (lambda scores, mask: _global_max_softmax(_masked(scores, mask)),
+                 lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores))),
+                strict_nonfinite=True),
+        Mistake(
+            "subtract-min",
+            "Your softmax subtracts each row's minimum (or mean) instead of its maximum. The weights are the same "
+            "in exact arithmetic, but the largest exponent is then exp(max - min): it overflows when a row's "
+            "allowed scores span more than about 709 (here 2000), and with -inf in the blocked entries the "
+            "minimum is -inf (NaN everywhere in its row).",
+            "Subtract the maximum, so the largest exponent is exp(0) = 1; -inf entries do not change a maximum "
+            "as long as one key is allowed.",
+            (lambda scores, mask: _softmax_from(_masked(scores, mask) - np.min(
+                _masked(scores, mask, np.inf), axis=-1, keepdims=True)),
+             lambda scores, mask: _softmax_from(_masked(scores, mask) - _allowed_mean(scores, mask)),
+             lambda scores, mask: _softmax_from(_masked(scores, mask) - np.min(
+                 _masked(scores, mask), axis=-1, keepdims=True))),
+            strict_nonfinite=True,
+        ),
+        Mistake(
+            "axis-1-on-batch",
+            _AXIS_1,
+            "Use axis=-1 (with keepdims=True) in the max and the sum.",
+            (
+                lambda scores, mask: _softmax(_masked(scores, mask), axis=1),
+                lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=1)),
+            ),
+        ),
+        Mistake(
+            "softmax-wrong-axis",
+            "Your weights sum to one down each column instead of along each row: each query's row is its "
+            "distribution over the keys.",
+            "Use axis=-1 (with keepdims=True) in the max and the sum.",
+            (lambda scores, mask: _softmax(_masked(scores, mask), axis=0),
+             lambda scores, mask: _softmax(_masked(scores, mask), axis=-2)),
+        ),
+        Mistake(
+            "softmax-whole-matrix",
+            "Your function normalises the whole array at once (a sum with no axis), so each row sums to less "
+            "than one. Softmax acts on each row separately.",
+            "Sum along the rows: np.sum(e, axis=-1, keepdims=True).",
+            (lambda scores, mask: _softmax_whole(_masked(scores, mask)),
+             lambda scores, mask: _per_matrix(_masked(scores, mask)),
+             lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores), axis=None)),
+        ),
+        Mistake(
+            "max-wrong-axis",
+            "Your softmax subtracts each column's maximum instead of each row's: a different constant for each "
+            "entry of a row changes the weights (and a column whose keys are all blocked gives NaN).",
+            "Subtract np.max(x, axis=-1, keepdims=True).",
+            (lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=0)),
+             lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=-2))),
+        ),
+        Mistake(
+            "no-division",
+            _NO_DIVISION,
+            _FIX_NO_DIVISION,
+            (
+                lambda scores, mask: np.exp(_max_shift(_masked(scores, mask))),
+                lambda scores, mask: np.exp(_masked(scores, mask)),
+            ),
+        ),
+        Mistake(
+            "uniform-weights",
+            _UNIFORM,
+            fix,
+            (lambda scores, mask: _uniform(_masked(scores, mask)),
+             lambda scores, mask: np.full(scores.shape, 1 / scores.shape[-1])),
+        ),
+    ]
+
+
+def _fully_masked_weights_note(fn, run) -> str:
+    scores = np.array([[0.5, 1.0, -0.5], [1.0, 2.0, 0.0]])
+    mask = np.array([[True, False, True], [False, False, False]])
+    got = run(scores, mask)
+    if isinstance(got, Raised):
+        return ""
+    got = np.asarray(got, dtype=float) if isinstance(got, np.ndarray) else None
+    if got is not None and got.shape == (2, 3) and np.isnan(got[1]).any():
+        return (
+            "\nOne thing to know: when every key of a row is blocked, your function returns NaN for that row "
+            "(all its scores are -inf, and the softmax computes 0/0). attn_lib.softmax raises a ValueError "
+            "instead; a NaN would spread silently through every later layer."
+        )
+    return ""
+
+
+_MASKED = FunctionProblem(
+    checker="check_masked_softmax",
+    params=("scores", "mask"),
+    cases=_masked_cases,
+    mistakes=_masked_mistakes,
+    what="weights",
+    forbidden=("attention",),
+    passed=(
+        "Your masked softmax matches on all {count} cases: blocked keys get weight 0, each row still sums to "
+        "one, a blocked score of 1000 changes nothing, scores near 1000 or -30000 do not overflow or underflow, "
+        "and masks that broadcast over a batch work."
+    ),
+    overflow=(
+        "naive-overflow",
+        "Your masked softmax is right on small scores but gives NaN or inf on {label}. " + _OVERFLOW,
+        _FIX_OVERFLOW + " Blocked entries are -inf, which the maximum ignores as long as one key is allowed.",
+    ),
+    diagnose=lambda results, cases, tols, run: _diagnose_weights(results, cases, tols, run, mask_key="mask"),
+    after_pass=_fully_masked_weights_note,
+    hint="Compare one row at a time with attn_lib.softmax of the same row, its blocked scores set to -inf.",
+)
+
+
+def check_masked_softmax(fn) -> Feedback:
+    """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
+
+    Twelve seeded cases: a causal, a padding and a scattered mask; scores near -300 (below a fill of -100); queries
+    near 0 and near 1000 in one array; a blocked score of 1000 that dominates its row (zero-then-renormalise gives
+    0/0 there); masks (1, 6), (2, 1, 5) and (4, 4) that broadcast to scores (4, 6), (2, 3, 5) and (2, 4, 4); scores
+    near -30000 (below any finite fill a learner types, down to -1e4); allowed scores spanning 2000 (subtracting
+    a row's minimum overflows); blocked keys 744.5 above the allowed ones (a maximum taken before masking
+    still gives the right weights there, a softmax of all scores renormalised does not). Blocked keys must get
+    weight exactly 0 and each row must still sum to one.
+
+    Parameters
+    ----------
+    fn : callable or None
+        ``fn(scores, mask)`` with scores (..., n, m) and a boolean mask that broadcasts to it, True = may
+        attend; returns weights (..., n, m).
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> def after(scores, mask):
+    ...     e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    ...     return e / e.sum(axis=-1, keepdims=True) * mask
+    >>> check_masked_softmax(after).mistake
+    'mask-after-softmax'
+    >>> def renormalised(scores, mask):
+    ...     w = after(scores, mask)
+    ...     return w / w.sum(axis=-1, keepdims=True)
+    >>> check_masked_softmax(renormalised).mistake
+    'zero-then-renormalise'
+    """
+    return judge(fn, _MASKED)

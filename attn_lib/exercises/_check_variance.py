@@ -1,0 +1,90 @@
+"""check_variance: the predicted variance of one score q . k, unscaled or divided by sqrt(d_k)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._checks import check_size
+from ._check_answers import _how_far
+from ._check_count import _as_number
+from ._compare import fmt as _fmt
+from ._feedback import Feedback, _blank, _fail, _not_answered
+
+
+def check_variance(answer, d_k, scaled) -> Feedback:
+    """Check a predicted variance of one score q . k whose 2 d_k components are independent, mean 0, variance 1.
+
+    Unscaled the variance is d_k (the d_k products each have variance 1, and variances add); divided by
+    sqrt(d_k) it is 1. Answers within 10 % pass (an estimate from samples is fine).
+
+    Parameters
+    ----------
+    answer : number or None
+    d_k : int
+        Length of the vectors, at least 1.
+    scaled : bool
+        Whether the score was divided by sqrt(d_k).
+
+    Returns
+    -------
+    Feedback
+
+    Examples
+    --------
+    >>> check_variance(1.0, d_k=64, scaled=True).passed
+    True
+    >>> check_variance(64, d_k=64, scaled=True).mistake
+    'dk-when-scaled'
+    """
+    d_k = check_size(d_k, "d_k", minimum=1)
+    if not isinstance(scaled, (bool, np.bool_)):
+        raise TypeError(f"scaled must be True or False; got {type(scaled).__name__} {scaled!r}")
+    if _blank(answer):
+        return _not_answered("your answer")
+    value = _as_number(answer)
+    if value is None:
+        return _fail("not-a-number", f"Your answer should be a number; got {type(answer).__name__} {answer!r}.")
+    right = 1.0 if scaled else float(d_k)
+    rule = "Variances of independent terms add: add up the variances of the d_k products q_i k_i."
+    if abs(value - right) <= 0.1 * right:
+        why = ("dividing by sqrt(d_k) divides the variance by d_k, so the scaled score has variance 1 whatever "
+               "d_k is" if scaled else "q . k is a sum of d_k products, each of variance 1, and variances add")
+        return Feedback(True, f"{_fmt(value)} is right: {why}.")
+    r = np.sqrt(d_k)
+    candidates = [
+        ("mean-not-variance", 0.0, "0 is the mean of a score; the question asks for its variance (the spread).",
+         "The mean is 0, but the spread is not: each product q_i k_i has variance 1."),
+    ]
+    if scaled:
+        candidates += [
+            ("dk-when-scaled", d_k, f"{d_k} = d_k is the variance before the division. Dividing a score by "
+             "sqrt(d_k) divides its variance by (sqrt(d_k))^2 = d_k.", rule),
+            ("sqrt-when-scaled", r, f"{_fmt(r)} = sqrt(d_k) would be the variance if dividing by sqrt(d_k) "
+             "divided the variance by sqrt(d_k); it divides it by the square, d_k.",
+             "Var(a X) = a^2 Var(X)."),
+            ("inverse-dk", 1 / d_k, f"1/d_k = {_fmt(1 / d_k)} divides by d_k once too often: start from the "
+             "unscaled variance, d_k (not 1), and divide it by d_k once.", rule),
+            ("inverse-sqrt-dk", 1 / r, f"{_fmt(1 / r)} = 1/sqrt(d_k): the unscaled variance is d_k, and dividing "
+             "the score by sqrt(d_k) divides the variance by d_k.", "Var(a X) = a^2 Var(X)."),
+        ]
+    else:
+        candidates += [
+            ("std-not-variance", r, f"{_fmt(r)} is sqrt(d_k), the standard deviation of one score; the question "
+             "asks for its variance, the square of the standard deviation.", rule),
+            ("one-when-unscaled", 1.0, "1 is the variance of each product q_i k_i, or of the score after "
+             "dividing by sqrt(d_k); unscaled, the d_k products add their variances.", rule),
+            ("dk-squared", float(d_k) ** 2, f"{_fmt(float(d_k) ** 2)} = d_k^2: variances of independent terms "
+             "add; they do not multiply, and the sum of d_k terms is not squared.", rule),
+            ("inverse-dk", 1 / d_k, f"1/d_k = {_fmt(1 / d_k)}: a sum of more terms spreads more, not less.",
+             rule),
+        ]
+    # The nearest known wrong answer within 10 % (0 only when exactly 0), unless it is also near the right one.
+    close = [
+        (abs(value - v), mid, text, hint)
+        for mid, v, text, hint in candidates
+        if (value == v if v == 0 else abs(value - v) <= 0.1 * abs(v)) and abs(v - right) > 0.1 * right
+    ]
+    if close:
+        _, mid, text, hint = min(close, key=lambda c: c[0])
+        return _fail(mid, text if mid == "std-not-variance" else f"{_fmt(value)} is not it: {text}", hint)
+    return _fail("wrong-variance", _how_far(value, right), rule)

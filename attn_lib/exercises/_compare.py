@@ -1,0 +1,104 @@
+"""Comparing a learner's answer with the right one: the tolerance of its dtype, and a difference printed so
+that the two numbers visibly differ."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from ._judge import Case
+
+
+def tolerance(dtype, case: Case) -> tuple[float, float]:
+    """(rtol, atol) for a learner's answer of ``dtype`` on ``case``: 64 roundings at the case's scale, of that
+    dtype or of float32 if finer (a step done in float32 may come back as float64: 1 / np.sqrt(d_k) promotes it),
+    at most 2 % (float16)."""
+    dtype = np.dtype(dtype)
+    eps = max(np.finfo(dtype).eps if dtype.kind == "f" else 0.0, float(np.finfo(np.float32).eps))
+    rtol = min(0.02, 64 * eps * case.scale)
+    return rtol, rtol * 1e-2
+
+
+def close(got, want, tol) -> np.ndarray:
+    rtol, atol = tol
+    return np.isclose(got, want, rtol=rtol, atol=atol)
+
+
+def is_right(got, case: Case, tol) -> bool:
+    return (
+        isinstance(got, np.ndarray)
+        and got.shape == case.expected.shape
+        and bool(np.isfinite(got).all())
+        and bool(close(got, case.expected, tol).all())
+    )
+
+
+def nonfinite(got) -> bool:
+    return isinstance(got, np.ndarray) and got.size > 0 and not np.isfinite(got).all()
+
+
+def fmt(x: float, digits: int = 4) -> str:
+    """A number with ``digits`` significant digits (nan, inf as words)."""
+    x = float(x)
+    if np.isnan(x):
+        return "nan"
+    if np.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return f"{x:.{digits}g}"
+
+
+def index(idx) -> str:
+    return "[" + ", ".join(str(int(i)) for i in idx) + "]"
+
+
+def agreeing_digits(a: float, b: float) -> int:
+    """How many leading significant digits a and b share (0 when signs or magnitudes differ)."""
+    if not (np.isfinite(a) and np.isfinite(b)) or a == 0 or b == 0 or (a > 0) != (b > 0):
+        return 0
+    if a == b:
+        return 17
+    agreed = 0
+    for digits in range(1, 17):  # rounded to `digits` significant digits, do they print the same?
+        if f"{a:.{digits - 1}e}" != f"{b:.{digits - 1}e}":
+            break
+        agreed = digits
+    return agreed
+
+
+def two_numbers(a: float, b: float) -> tuple[str, str]:
+    """``a`` and ``b`` printed with the fewest significant digits (at least 4) that make them look different."""
+    for digits in range(4, 18):
+        sa, sb = fmt(a, digits), fmt(b, digits)
+        if sa != sb:
+            if (digits > 4 or len(sa) != len(sb)) and np.isfinite(a) and np.isfinite(b) and "e" not in sa + sb \
+                    and not (float(a).is_integer() and float(b).is_integer()):  # keep zeros: 0.07440, 0.07439
+                sa, sb = f"{float(a):#.{digits}g}", f"{float(b):#.{digits}g}"
+            return sa, sb
+    return repr(float(a)), repr(float(b))
+
+
+def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=None) -> str:
+    """Where ``got`` first differs from ``want`` (same shape), how much at most, and whether rounding may explain
+    it (when the two agree to several digits)."""
+    bad = ~close(got, want, tol) | ~np.isfinite(got)
+    where = np.argwhere(bad)
+    first = tuple(where[0])
+    g, w = float(got[first]), float(want[first])
+    sg, sw = two_numbers(g, w)
+    diff = np.where(np.isfinite(got), np.abs(got - want), np.inf)
+    worst = np.unravel_index(int(np.argmax(diff)), diff.shape)
+    text = (
+        f"entry {index(first)} of your {what} is {sg} where it should be {sw}; {len(where)} of {got.size} entries "
+        f"differ, the largest difference is {fmt(diff[worst])} at {index(worst)}"
+    )
+    digits = agreeing_digits(g, w)
+    if digits >= 3:
+        coarse = dtype is not None and np.dtype(dtype) != np.float64
+        kind = f" (your answer is {np.dtype(dtype).name})" if coarse else ""
+        text += (
+            f". The two agree to {digits} significant digits, so rounding is a possible cause{kind}: a step done "
+            "in float16 or float32, or a number rounded by hand, loses digits"
+        )
+    return text

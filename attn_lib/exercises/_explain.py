@@ -1,0 +1,227 @@
+"""Why a wrong answer is wrong: the first mistake of the problem's table it matches, else an overflow, a
+batch-only failure, an exception or odd return value, the problem's own diagnosis, and the generic reasons
+(wrong shape, NaN/inf, the first differing entry). Steps 5-7 of the judge (see ``_judge``)."""
+
+from __future__ import annotations
+
+import re
+import warnings
+from typing import TYPE_CHECKING, Sequence
+
+import numpy as np
+
+from ._compare import close, first_difference, index, is_right, nonfinite, tolerance
+from ._feedback import Feedback, _fail
+from ._pieces import _OVERFLOW
+from ._running import Bad, Raised, _copy
+
+if TYPE_CHECKING:
+    from ._judge import Case, FunctionProblem, Mistake
+
+
+def variant_outcome(variant, case: Case):
+    """A mistaken variant's answer on ``case`` (float64 array), or a Raised when the variant fails there."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        try:
+            inputs = {k: _copy(v) for k, v in case.inputs.items()}
+            return np.asarray(variant(**inputs), dtype=float)
+        except Exception as exc:  # a mistaken formula that fails on this shape (as the learner's would)
+            return Raised(exc)
+
+
+def _gist(exc: BaseException) -> str:
+    return re.sub(r"\d+", "#", str(exc))
+
+
+def _agree(got, want, tol, strict: bool):
+    """True/False: does the learner's outcome agree with a variant's? None: this case tells nothing."""
+    if isinstance(want, Raised):  # the same exception with the same message (sizes aside): the same operation
+        return isinstance(got, Raised) and type(got.exc) is type(want.exc) and _gist(got.exc) == _gist(want.exc)
+    if isinstance(got, (Raised, Bad)):
+        return False
+    finite = np.isfinite(want)
+    if not strict and want.size and finite.mean() < 0.5:
+        return None
+    if got.shape != want.shape:
+        return False
+    if strict and (np.isfinite(got) != finite).any():
+        return False
+    return bool(np.isfinite(got[finite]).all() and close(got[finite], want[finite], tol).all())
+
+
+def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset(), ignore=frozenset()) -> bool:
+    """Whether the learner's results agree with ``variant`` on every informative case, and the variant differs
+    from the right answer on at least one of them."""
+    agreed = differs = False
+    for i, (got, case) in enumerate(zip(results, cases)):
+        if got is None or i in ignore or (i in skip and not mistake.strict_nonfinite):
+            continue
+        want = variant_outcome(variant, case)
+        verdict = _agree(got, want, tols[i], mistake.strict_nonfinite)
+        if verdict is False:
+            return False
+        if verdict:
+            agreed = True
+            if isinstance(want, Raised) or want.shape != case.expected.shape or not (
+                np.isfinite(want).all() and close(want, case.expected, tolerance(np.float64, case)).all()
+            ):
+                differs = True
+    return agreed and differs
+
+
+def find_mistake(table: Sequence[Mistake], results, cases, tols, skip=frozenset(), ignore=frozenset()):
+    """The first mistake (and its variant) of ``table`` that the results match (``skip``: cases left out for
+    non-numerical mistakes; ``ignore``: cases left out for all)."""
+    for mistake in table:
+        for variant in mistake.variants:
+            if matches(mistake, variant, results, cases, tols, skip, ignore):
+                return mistake, variant
+    return None, None
+
+
+def report_mistake(mistake: Mistake, variant, results, cases, overflow) -> Feedback:
+    """The mistake's feedback, plus a note when the learner's output also overflowed where the mistake alone
+    gives finite numbers (a second mistake: no maximum subtracted before exp)."""
+    reason = mistake.reason
+    for i in sorted(overflow):
+        want = variant_outcome(variant, cases[i])
+        got = results[i]
+        if isinstance(want, np.ndarray) and want.shape == got.shape and np.isfinite(want[~np.isfinite(got)]).all():
+            reason += f" Also, on {cases[i].label} your answer has NaN or inf. " + _OVERFLOW
+            break
+    return _fail(mistake.id, reason, mistake.hint)
+
+
+def exception_hint(exc: BaseException) -> str:
+    message = str(exc)
+    if type(exc).__name__ == "AxisError":
+        return ("An axis number is out of range for this array. Count from the end: axis=-1 is the last axis "
+                "(the keys), axis=-2 the one before, whatever the number of leading axes.")
+    if isinstance(exc, (ValueError, IndexError)) and any(
+        w in message for w in ("mismatch", "broadcast", "shape", "aligned", "dimension", "did not match")
+    ):
+        return (
+            "The message names shapes that do not fit. Print the shape of each intermediate array and compare "
+            "with Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v), scores and weights (..., n, m), output "
+            "(..., n, d_v)."
+        )
+    if isinstance(exc, NameError):
+        return "Define that name inside your function (or run the cell that defines it) before using it."
+    return "Call your function by hand on a small input, and print the intermediate arrays to see where it goes wrong."
+
+
+def report_problem(problem, case: Case) -> Feedback:
+    """Feedback for a Raised or Bad result on ``case``."""
+    if isinstance(problem, Raised):
+        return _fail(
+            "exception",
+            f"Your function raised {problem.describe()} when called on {case.label}.",
+            exception_hint(problem.exc),
+        )
+    return _fail(problem.mistake, f"{problem.text} (Called on {case.label}.)")
+
+
+def explain(results, cases, tols, dtypes, judged, problem, run, table, split=True) -> Feedback:
+    """Why the results on the cases ``judged`` are wrong: mistake table, overflow, batch, then diagnosis."""
+    ignore = set(range(len(cases))) - set(judged)
+    overflow = {i for i in judged if "large" in cases[i].tags and nonfinite(results[i])}
+    mistake, variant = find_mistake(table, results, cases, tols, overflow, ignore)
+    if mistake is not None:
+        return report_mistake(mistake, variant, results, cases, overflow)
+    right = {i for i in judged if is_right(results[i], cases[i], tols[i])}
+    # Two mistakes at once, one of them only showing on batches or broadcasting masks (e.g. K.T and no scaling):
+    # explain the rest on the other cases, and add a note on the batch.
+    extra = [i for i in judged if cases[i].tags & {"batch", "broadcast"} and i not in right]
+    rest = [i for i in judged if i not in extra]
+    if split and extra and rest and not set(rest) <= right and all(isinstance(results[i], np.ndarray) for i in rest):
+        feedback = explain(results, cases, tols, dtypes, rest, problem, run, table, split=False)
+        # A wrong shape that keeps the batch axes is the same mistake as on 2-D (e.g. a transposed result);
+        # a batch case counts against the answer's batch handling only when it raises or loses those axes.
+        structural = [i for i in extra if not isinstance(results[i], np.ndarray)
+                      or results[i].shape[:-2] != cases[i].expected.shape[:-2]
+                      or (results[i].shape != cases[i].expected.shape
+                          and all(results[j].shape == cases[j].expected.shape for j in rest))]
+        if not structural and feedback.mistake not in {m.id for m in table}:
+            return explain(results, cases, tols, dtypes, judged, problem, run, table, split=False)
+        i = (structural or extra)[0]
+        return _fail(feedback.mistake, feedback.reason + f" Also, on {cases[i].label} your function "
+                     f"{_went_wrong(results[i], problem)}: {_batch_note(problem, cases)}", feedback.hint)
+    if overflow and all(i in right for i in judged if i not in overflow):
+        mid, reason, hint = problem.overflow
+        return _fail(mid, reason.format(label=cases[min(overflow)].label), hint)
+    batch = [i for i in judged if "batch" in cases[i].tags]
+    if batch and all(i in right for i in judged if i not in batch):
+        return _no_batch(results, cases, tols, batch, problem)
+    for i in judged:
+        if isinstance(results[i], (Raised, Bad)):
+            return report_problem(results[i], cases[i])
+    judged_results = [results[i] for i in judged]
+    judged_cases = [cases[i] for i in judged]
+    judged_tols = [tols[i] for i in judged]
+    if problem.diagnose is not None:
+        found = problem.diagnose(judged_results, judged_cases, judged_tols, run)
+        if found is not None:
+            return found
+    return diagnose_generic(judged_results, judged_cases, judged_tols, problem, [dtypes[i] for i in judged])
+
+
+def _batch_note(problem, cases) -> str:
+    """What the problem promises about leading axes, in its own terms (masks and K only where it has them)."""
+    masks = " and masks that broadcast" if any("broadcast" in case.tags for case in cases) else ""
+    keys = ", np.swapaxes(K, -1, -2)" if "K" in problem.params else ""
+    return f"the problem asks for leading batch axes{masks}, so count axes from the end (axis=-1{keys})."
+
+
+def _went_wrong(got, problem) -> str:
+    if isinstance(got, Raised):
+        return f"raises {got.describe()}"
+    if isinstance(got, Bad):
+        return got.text.rstrip(".")
+    return f"gives wrong {problem.what}"
+
+
+def _no_batch(results, cases, tols, batch, problem) -> Feedback:
+    i = next(i for i in batch if not is_right(results[i], cases[i], tols[i]))
+    got = results[i]
+    what = _went_wrong(got, problem)
+    if isinstance(got, np.ndarray) and got.shape != cases[i].expected.shape:
+        what += f" of shape {got.shape}"
+    return _fail(
+        "no-batch",
+        f"Your function is right on every 2-D input, but not on {cases[i].label}: it {what}. The problem asks "
+        "for any number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
+        "x.shape[0], a loop over rows) goes wrong on other shapes.",
+        "Count axes from the end: axis=-1 for the keys, np.swapaxes(K, -1, -2) instead of K.T, Q.shape[-1] for "
+        "d_k; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
+    )
+
+
+def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None) -> Feedback:
+    """wrong-shape, non-finite-output, wrong-values: the first that applies."""
+    dtypes = dtypes or [None] * len(results)
+    for got, case in zip(results, cases):
+        if got.shape != case.expected.shape:
+            return _fail(
+                "wrong-shape",
+                f"For {case.label}, the {problem.what} should have shape {case.expected.shape}; yours has shape "
+                f"{got.shape}.",
+                problem.hint,
+            )
+    for got, case in zip(results, cases):
+        if nonfinite(got):
+            return _fail(
+                "non-finite-output",
+                f"For {case.label}, your {problem.what} has NaN or inf (first at "
+                f"{index(np.argwhere(~np.isfinite(got))[0])}); the right {problem.what} is finite.",
+                "Look for exp of large numbers, 0/0 (a row whose exponentials are all 0), or -inf reaching a "
+                "product.",
+            )
+    for got, case, tol, dtype in zip(results, cases, tols, dtypes):
+        if not is_right(got, case, tol):
+            return _fail(
+                "wrong-values",
+                f"For {case.label}, {first_difference(got, case.expected, tol, problem.what, dtype)}.",
+                problem.hint,
+            )
+    raise AssertionError("unreachable: a wrong answer with no difference")  # pragma: no cover

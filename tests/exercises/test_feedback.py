@@ -1,0 +1,55 @@
+"""Feedback: its text and HTML, and a blank answer (None, ...) that is not answered yet."""
+
+import pytest
+
+from attn_lib.exercises import Feedback, check_count, check_shapes, check_variance
+
+
+ANSWER_CHECKERS = {
+    "check_shapes": lambda answer: check_shapes(answer, n=3, m=5, d_k=4, d_v=2),
+    "check_count": lambda answer: check_count("scores", answer, n=10),
+    "check_variance": lambda answer: check_variance(answer, d_k=64, scaled=False),
+}
+
+
+def test_feedback_text_repr_has_verdict_reason_and_hint():
+    fb = Feedback(False, "The rows sum to 2.", "Divide by the row sum.", "rows-not-one")
+    assert repr(fb) == "Not yet: The rows sum to 2.\nHint: Divide by the row sum."
+    assert str(fb) == repr(fb)
+    assert not fb and bool(Feedback(True, "Right."))
+    assert repr(Feedback(True, "Right.")) == "Correct: Right."
+    assert repr(Feedback(False, "Nothing yet.", "", "not-answered")) == "Not answered yet: Nothing yet."
+
+
+def test_feedback_html_has_verdict_reason_hint_in_details_and_escapes():
+    fb = Feedback(False, "weights < 0 at [1, 2]", "Use np.exp & divide.", "negative-weights")
+    page = fb._repr_html_()
+    assert "Not yet" in page
+    assert "weights &lt; 0 at [1, 2]" in page
+    assert "<details" in page and "<summary" in page and "Use np.exp &amp; divide." in page
+    assert "weights < 0" not in page  # a raw '<' from the reason never reaches the HTML
+    assert "Correct" in Feedback(True, "Right.")._repr_html_()
+    assert "<details" not in Feedback(True, "Right.")._repr_html_()  # no empty hint box
+
+
+def test_feedback_html_never_fixes_the_text_colour():
+    # Readable in light and dark themes: text inherits the theme's colour; only the verdict is coloured.
+    page = Feedback(False, "reason", "hint", "x")._repr_html_()
+    for style in page.split('style="')[1:]:
+        declarations = style.split('"')[0]
+        if "color:" in declarations.replace("background", ""):
+            assert "font-weight: bold" in declarations  # the verdict line alone
+
+
+def test_feedback_text_wraps_long_reasons_without_splitting_shapes():
+    reason = "word " * 30 + "has shape (3, 5, 7) and entry [12, 4]" + " word" * 30
+    lines = repr(Feedback(False, reason)).splitlines()
+    assert max(len(line) for line in lines) <= 100
+    assert any("(3, 5, 7)" in line for line in lines) and any("[12, 4]" in line for line in lines)
+
+
+@pytest.mark.parametrize("name", sorted(ANSWER_CHECKERS))
+@pytest.mark.parametrize("blank", [None, ...])
+def test_blank_answers_are_not_answered_yet(name, blank):
+    feedback = ANSWER_CHECKERS[name](blank)
+    assert feedback.mistake == "not-answered" and not feedback.passed

@@ -1,0 +1,204 @@
+"""Running the learner's code safely: exceptions with the learner's line, SystemExit, the time limit, the guard
+against calling attn_lib's own function, odd return values, warnings and inputs kept to the learner's call."""
+
+import linecache
+import signal
+import sys
+import warnings
+
+import numpy as np
+import pytest
+
+import attn_lib
+from attn_lib import softmax as renamed_softmax
+from attn_lib.exercises import _running, check_attention, check_softmax
+from attn_lib.exercises._judge import judge
+
+from judge_demo import FUNCTION_CHECKERS, PROBLEM, softmax_rows
+
+
+# ----------------------------------------------------------------------------------- attn_lib's own function
+
+
+@pytest.mark.parametrize("fn", [lambda x: renamed_softmax(x), lambda x: attn_lib.softmax(x),
+                                lambda x: sys.modules["attn_lib.attention"].softmax(x)])
+def test_calling_the_forbidden_function_under_any_name_is_named_and_then_restored(fn):
+    original = sys.modules["attn_lib.attention"].softmax
+    assert judge(fn, PROBLEM).mistake == "used-attn-lib"
+    assert attn_lib.softmax is original and renamed_softmax is original
+    assert sys.modules["attn_lib.attention"].softmax is original
+
+
+def test_forbidden_functions_restored_even_when_the_learner_raises():
+    def boom(x):
+        renamed_softmax(x)
+        raise KeyError("boom")
+
+    assert judge(boom, PROBLEM).mistake == "used-attn-lib"
+    assert globals()["renamed_softmax"] is attn_lib.softmax
+
+
+def test_forbidden_call_inside_a_callable_object_is_found():
+    class Softmaxer:
+        def __call__(self, x):
+            return renamed_softmax(x)
+
+    assert judge(Softmaxer(), PROBLEM).mistake == "used-attn-lib"
+
+
+# ------------------------------------------------------------------------------------- time limit and exit
+
+
+def test_endless_loop_gets_too_slow_and_the_alarm_is_restored():
+    def forever(x):
+        while True:
+            try:
+                pass
+            except Exception:  # a learner's broad except cannot swallow the time limit
+                pass
+
+    before = signal.getsignal(signal.SIGALRM)
+    assert judge(forever, PROBLEM).mistake == "too-slow"
+    assert signal.getsignal(signal.SIGALRM) is before
+    assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_time_limit_is_skipped_outside_the_main_thread():
+    import threading
+
+    out = []
+    thread = threading.Thread(target=lambda: out.append(judge(softmax_rows, PROBLEM)))
+    thread.start()
+    thread.join()
+    assert out[0].passed
+
+
+def test_time_spent_in_the_checker_itself_is_not_counted():
+    import time as _time
+
+    def slowish(x):  # 0.2 s per call, 2 cases: 0.4 s of a 0.5 s budget
+        _time.sleep(0.2)
+        return softmax_rows(x)
+
+    assert judge(slowish, PROBLEM).passed
+
+
+def test_module_timer_constant():
+    assert _running.TIME_LIMIT == 10.0
+
+
+def test_system_exit_becomes_feedback():
+    feedback = judge(lambda x: sys.exit("stop"), PROBLEM)
+    assert feedback.mistake == "exit" and "SystemExit" in feedback.reason
+
+
+def learner_that_exits(*args, **kwargs):
+    raise SystemExit(1)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_CHECKERS))
+def test_system_exit_in_learner_code_becomes_feedback(name):
+    checker, _ = FUNCTION_CHECKERS[name]
+    feedback = checker(learner_that_exits)
+    assert feedback.mistake == "exit" and "SystemExit" in feedback.reason
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_CHECKERS))
+def test_endless_learner_code_is_stopped(name, monkeypatch):
+    monkeypatch.setattr(_running, "TIME_LIMIT", 0.2)  # 10 s in the notebooks
+    checker, _ = FUNCTION_CHECKERS[name]
+
+    def forever(*args, **kwargs):
+        while True:
+            pass
+
+    feedback = checker(forever)
+    assert feedback.mistake == "too-slow"
+    assert "still running after" in feedback.reason
+
+
+# ------------------------------------------------------------------------------------------ learner errors
+
+
+def learner_that_divides_by_zero(*args, **kwargs):
+    total = 0
+    return args[0] / total if isinstance(args[0], int) else 1 // total
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTION_CHECKERS))
+def test_learner_exception_becomes_feedback_with_its_line(name):
+    checker, _ = FUNCTION_CHECKERS[name]
+    feedback = checker(learner_that_divides_by_zero)
+    assert not feedback.passed
+    assert feedback.mistake == "exception"
+    assert "ZeroDivisionError" in feedback.reason
+    assert "test_running.py: return args[0] / total if isinstance" in feedback.reason
+
+
+def test_exception_in_a_notebook_cell_is_reported_as_a_line_of_the_cell():
+    # ipykernel compiles each cell under a file name like /tmp/ipykernel_<pid>/<hash>.py and caches its source.
+    filename = "/tmp/ipykernel_4242/123456789.py"
+    source = "def my_softmax(x):\n    e = np.exp(x)\n    return e / e.sum(axis=2)\n"
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
+    namespace = {"np": np}
+    try:
+        exec(compile(source, filename, "exec"), namespace)
+        feedback = check_softmax(namespace["my_softmax"])
+    finally:
+        linecache.cache.pop(filename, None)
+    assert feedback.mistake == "exception"
+    assert "AxisError" in feedback.reason
+    assert "line 3 of your cell: return e / e.sum(axis=2)" in feedback.reason
+    assert "ipykernel" not in feedback.reason  # the cell's file name changes from run to run
+
+
+def test_exception_deep_inside_numpy_points_at_the_learner_line():
+    def bad_matmul(Q, K, V, mask=None):
+        scores = np.matmul(Q, V)  # the learner multiplies the wrong pair
+        return scores @ V
+
+    feedback = check_attention(bad_matmul)
+    assert "scores = np.matmul(Q, V)" in feedback.reason
+    assert "numpy" not in feedback.reason.split("(line")[1]
+
+
+# ---------------------------------------------------------------------------- odd returns, warnings, inputs
+
+
+@pytest.mark.parametrize("fn, mistake", [(lambda x: None, "returned-none"), (lambda x: (x, x), "returned-tuple"),
+                                         (lambda x: "text", "not-an-array"), (lambda x: x[9], "exception")])
+def test_odd_answers(fn, mistake):
+    assert judge(fn, PROBLEM).mistake == mistake
+
+
+@pytest.mark.parametrize(
+    "fn, mistake",
+    [
+        (lambda x: None, "returned-none"),
+        (lambda x: (x, x), "returned-tuple"),
+        (lambda x: "weights", "not-an-array"),
+    ],
+)
+def test_odd_return_values_are_explained(fn, mistake):
+    assert check_softmax(fn).mistake == mistake
+
+
+def test_learner_warnings_do_not_leak_into_the_notebook():
+    def naive(x):
+        return np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert check_softmax(naive).mistake == "naive-overflow"
+    assert caught == []
+
+
+def test_learner_cannot_change_the_checkers_inputs():
+    def scribbles(x):
+        out = np.exp(x - x.max(axis=-1, keepdims=True))
+        out /= out.sum(axis=-1, keepdims=True)
+        x[...] = 0.0  # modifies its input in place
+        return out
+
+    assert check_softmax(scribbles).passed
+    assert check_softmax(scribbles).passed
