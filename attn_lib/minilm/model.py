@@ -116,8 +116,8 @@ class MiniLM:
 
     Examples
     --------
-    >>> model = load()                                          # doctest: +SKIP
-    >>> model.encode(["a cat sat", "a dog sat"]).shape         # doctest: +SKIP
+    >>> model = load()  # fetches the two files once if they are not on the machine
+    >>> model.encode(["a cat sat", "a dog sat"]).shape
     (2, 384)
     """
 
