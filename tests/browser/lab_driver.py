@@ -269,8 +269,8 @@ def main_control_value(page, kind):
 
 def key_to_pixels_ms(page, kind, key, timeout_ms=10_000):
     """Press ``key`` (the focus must be on a control); return the milliseconds from the keydown event to the first
-    animation frame that shows new figure pixels (None if they did not change within ``timeout_ms``), and to the
-    first frame whose readout text differs.
+    animation frame that shows new figure pixels, and to the first frame whose readout text differs (each None if
+    it did not change within ``timeout_ms``; the wait ends when both have changed, whichever comes first).
 
     ipympl puts every new image on the visible canvas with ``drawImage``; that call is watched on the figure's
     canvas, and at the next animation frame the pixels are compared once with those before the press. (Hashing
@@ -287,7 +287,7 @@ def key_to_pixels_ms(page, kind, key, timeout_ms=10_000):
                 context.attnWatched = true;
             }
             const before = window.attnFigureSum(sel), readout = window.attnReadout(sel);
-            let pressed = null, text = null, done = false;
+            let pressed = null, text = null, pixels = null, done = false;
             document.addEventListener('keydown', () => { pressed = performance.now(); },
                                       {capture: true, once: true});
             window.attnLatency = new Promise(resolve => {
@@ -297,7 +297,8 @@ def key_to_pixels_ms(page, kind, key, timeout_ms=10_000):
                     requestAnimationFrame(() => {
                         const now = performance.now();
                         if (text === null && window.attnReadout(sel) !== readout) text = now - pressed;
-                        if (window.attnFigureSum(sel) !== before) finish([now - pressed, text]);
+                        if (pixels === null && window.attnFigureSum(sel) !== before) pixels = now - pressed;
+                        if (pixels !== null && text !== null) finish([pixels, text]);
                     });
                 };
                 const poll = () => {  // the readout, and the timeout
@@ -305,7 +306,8 @@ def key_to_pixels_ms(page, kind, key, timeout_ms=10_000):
                     if (pressed !== null) {
                         const now = performance.now();
                         if (text === null && window.attnReadout(sel) !== readout) text = now - pressed;
-                        if (now - pressed > timeout) { finish([null, text]); return; }
+                        if (pixels !== null && text !== null) { finish([pixels, text]); return; }
+                        if (now - pressed > timeout) { finish([pixels, text]); return; }
                     }
                     requestAnimationFrame(poll);
                 };
