@@ -37,6 +37,8 @@ def _cases():
          ("large",)),
         (np.array([[0.0, 1.0, 0.5], [10.0, 11.0, 10.5]]), 0.01,
          "rows [0, 1, 0.5] and [10, 11, 10.5] at temperature 0.01 (scores / T 1000 apart)", ("large",)),
+        (np.random.default_rng(44).normal(size=(2, 2, 3, 4)) * 2, 0.5,
+         "scores with two leading axes (2, 2, 3, 4) at temperature 0.5", ("batch",)),
     ]
     return [Case(label, {"scores": s, "temperature": t}, expected=_right(s, t), tags=tags,
                  scale=np.abs(s).max() / t)
