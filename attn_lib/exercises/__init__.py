@@ -73,9 +73,9 @@ check_chunked_attention   global-max (one running maximum for all queries), max-
                           chunk normalised separately), drops-last-chunk, dropped-key, no-scaling, divide-by-dk,
                           uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
-                          large as the whole (n, m) scores), keys-not-chunked (all m keys in one product,
-                          e.g. one query's whole row), wrong-shape, non-finite-output, not-an-average,
-                          wrong-values
+                          large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row
+                          of m scores, e.g. one query against all keys, whatever copies of the inputs),
+                          wrong-shape, non-finite-output, not-an-average, wrong-values
 check_shapes(...)         q-transposed, q-rows-m, q-width-dv, k-transposed, k-rows-n, k-width-dv,
                           v-transposed, v-rows-n, v-width-dk, scores-/weights-transposed,
                           scores-/weights-square (n x n or m x m when n != m), scores-/weights-width-dk,

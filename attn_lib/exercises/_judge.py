@@ -170,6 +170,7 @@ class FunctionProblem:
     )
     diagnose: Callable | None = None
     after_pass: Callable | None = None
+    after_pass_inputs: str = ""  # when after_pass runs the function on larger inputs: what they are (own time limit)
     hint: str = "Call your function by hand on a small input and print each intermediate array."
     define: str = ""
     convert: str = "float"
@@ -248,6 +249,8 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
             )
         note = ""
         if problem.after_pass is not None:
+            if problem.after_pass_inputs:
+                runner.restart(problem.after_pass_inputs)
             extra = problem.after_pass(fn, runner.call)
             if isinstance(extra, Feedback):
                 return extra

@@ -110,6 +110,7 @@ class Runner:
         self._old_handler = None
         self._armed = False
         self._left = 0.0
+        self._inputs = ""  # what the too-slow reason says the function ran on ("" = the graded cases)
 
     # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
     def _patch(self):
@@ -154,6 +155,11 @@ class Runner:
                 self._deadline = None
         return self
 
+    def restart(self, inputs: str):
+        """A fresh time budget for the runs after the graded cases (``after_pass``), on larger ``inputs``."""
+        self._left = _limit(self.problem)
+        self._inputs = inputs
+
     def _alarm(self, signum, frame):
         if self._armed:  # only inside the learner's code
             self._armed = False
@@ -194,7 +200,7 @@ class Runner:
         except NotImplementedError:
             raise _Verdict(_not_answered()) from None
         except _TimeUp:
-            raise _Verdict(_too_slow(self.problem)) from None
+            raise _Verdict(_too_slow(self.problem, self._inputs)) from None
         except SystemExit as exc:
             where = _learner_line(exc)
             code = f": {exc.code}" if exc.code not in (None, "") else ""
@@ -217,12 +223,13 @@ def _limit(problem: FunctionProblem) -> float:
     return TIME_LIMIT if problem.time_limit is None else problem.time_limit
 
 
-def _too_slow(problem: FunctionProblem) -> Feedback:
+def _too_slow(problem: FunctionProblem, inputs: str = "") -> Feedback:
+    where = (f"on {inputs}, after it was right on every graded case (a numpy answer takes well under a second "
+             "there)" if inputs else "on inputs of a few dozen numbers (the right answer takes a few milliseconds)")
     return _fail(
         "too-slow",
-        f"Your function was still running after {_limit(problem):g} s, on inputs of a few dozen numbers "
-        "(the right answer takes a few milliseconds): a loop that never ends, or one that runs far more often "
-        "than you meant.",
+        f"Your function was still running after {_limit(problem):g} s, {where}: a loop that never ends, or one "
+        "that runs far more often than you meant.",
         "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
         "(Kernel > Interrupt stops a cell that runs forever).",
     )
