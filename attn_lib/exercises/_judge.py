@@ -63,12 +63,13 @@ Not answered yet
 
 Writing one
 -----------
-- ``Case(label, inputs, expected, tags=(), scale=None)``: ``inputs`` maps each parameter name to its value
+- ``Case(label, inputs, expected, tags=(), scale=None, averaged=None)``: ``inputs`` maps each parameter name to its value
   (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by you
   (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
   (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest
   finite input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if
-  coarser: float16).
+  coarser: float16). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute tolerance grows
+  with it, so cancellation cannot make an output too small for its own rounding.
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
   keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
   raising the same exception with the same message, numbers aside). A case where the variant is
@@ -123,6 +124,7 @@ class Case:
     expected: np.ndarray
     tags: frozenset = frozenset()
     scale: float | None = None
+    averaged: float | None = None  # an output that averages rows of V: |V|.max() (see _compare.tolerance)
 
     def __post_init__(self):
         self.tags = frozenset(self.tags)
