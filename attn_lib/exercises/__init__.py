@@ -66,7 +66,8 @@ check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, uppe
                           bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
                           wrong-shape, wrong-pattern
 check_split_heads(fn)     no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
-                          positions-last, split-positions (np.split along axis 0), wrong-shape, wrong-values
+                          positions-last, split-positions (np.split along axis 0), integer-heads (the
+                          fractions of X cut off: an int array or rounding), wrong-shape, wrong-values
 check_chunked_attention   global-max (one running maximum for all queries), max-not-running (each chunk's own
 (fn)                      maximum), max-never-updated, no-rescale, rescale-sum-only, rescale-output-only,
                           no-final-division, chunk-average (each
