@@ -6,7 +6,8 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
 
 1. ``None``, ``...``, or a function raising ``NotImplementedError`` -> "not answered yet" (id ``not-answered``).
 2. Not callable -> ``not-callable``; cannot be called with ``params`` -> ``wrong-signature``.
-3. Runs the function on a copy of every case's inputs, safely: an exception becomes ``exception`` (naming the
+3. Runs the function on a copy of every case's inputs, safely (a function that changes an input array in place
+   still passes, with a note saying so): an exception becomes ``exception`` (naming the
    learner's line); ``SystemExit`` becomes ``exit``; more than ``time_limit`` seconds in all becomes ``too-slow``;
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported) becomes
    ``used-attn-lib``; returning None, a tuple or a non-number becomes ``returned-none``, ``returned-tuple``,
@@ -218,7 +219,11 @@ def _judge(fn, problem: FunctionProblem) -> Feedback:
     takes = {name: _accepts(fn, *problem.params, **{name: None}) is not False for name in problem.optional}
     cases = problem.cases()
     with Runner(fn, problem) as runner:
-        return _judge_cases(fn, problem, cases, runner)
+        try:
+            feedback = _judge_cases(fn, problem, cases, runner)
+        except _Verdict as verdict:
+            feedback = verdict.feedback
+    return runner.with_note(feedback)
 
 
 def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> Feedback:

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._feedback import Feedback, _fail, _not_answered
+from ._feedback import NOT_ANSWERED, Feedback, _fail, _not_answered
 
 if TYPE_CHECKING:
     from ._judge import FunctionProblem
@@ -74,6 +74,13 @@ def _copy(value):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
+def _same(a: np.ndarray, b) -> bool:
+    try:
+        return a.shape == np.shape(b) and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    except Exception:  # an array numpy cannot compare: say nothing
+        return True
+
+
 def _namespaces_of(fn) -> list:
     """Global namespaces the learner's code looks names up in: fn's own, and its closure's functions'."""
     spaces, seen = [], set()
@@ -111,6 +118,7 @@ class Runner:
         self._armed = False
         self._left = 0.0
         self._inputs = ""  # what the too-slow reason says the function ran on ("" = the graded cases)
+        self.changed: list[str] = []  # parameters whose array the learner's function changed in place
 
     # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
     def _patch(self):
@@ -190,8 +198,30 @@ class Runner:
 
     def call(self, *args, **kwargs):
         """The learner's result, or a Raised; raises _Verdict for not-answered, exit, too slow, forbidden."""
+        pristine = dict(zip([p for p in (*self.problem.params, *self.problem.optional) if p not in kwargs], args))
+        pristine.update(kwargs)
         args = tuple(_copy(a) for a in args)
         kwargs = {k: _copy(v) for k, v in kwargs.items()}
+        given = dict(zip(pristine, (*args, *kwargs.values())))
+        try:
+            return self._call(args, kwargs)
+        finally:
+            self._note_changes(pristine, given)
+
+    def _note_changes(self, pristine: dict, given: dict):
+        for name, value in given.items():
+            if isinstance(value, np.ndarray) and name not in self.changed and not _same(value, pristine[name]):
+                self.changed.append(name)
+
+    def with_note(self, feedback: Feedback) -> Feedback:
+        """``feedback``, with a note when the learner's function changed an argument in place (allowed here)."""
+        if not self.changed or feedback.mistake == NOT_ANSWERED:
+            return feedback
+        note = (f" Note: your function changed the array passed as `{self.changed[0]}` (in place); a caller that "
+                "uses it again gets your changed numbers.")
+        return Feedback(feedback.passed, feedback.reason + note, feedback.hint, feedback.mistake)
+
+    def _call(self, args, kwargs):
         self._patch()
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
