@@ -29,8 +29,10 @@ Bad arguments from a notebook's author (an unknown ``quantity``, a negative ``n`
 Checkers and the mistakes they recognise (``mistake`` ids)
 -----------------------------------------------------------
 Every function checker also recognises ``not-answered``, ``not-callable``, ``wrong-signature``, ``exception``,
-``exit``, ``too-slow``, ``returned-none``, ``returned-tuple``, ``not-an-array``, and (where the problem asks for
-it) ``used-attn-lib``; those promising leading axes also ``no-batch`` (right on 2-D inputs only).
+``exit``, ``too-slow``, ``returned-none``, ``returned-tuple``, ``not-an-array``, ``masked-array`` (a numpy
+masked array with masked entries), and (where the problem asks for it) ``used-attn-lib``; those promising leading
+axes also ``no-batch`` (right on 2-D inputs only). A function that changes an input array in place is not failed
+for it, but gets a note.
 
 ========================= ================================================================================
 checker                   mistakes recognised

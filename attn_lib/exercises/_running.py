@@ -305,6 +305,11 @@ def _as_result(out, what: str, convert: str = "float"):
     if isinstance(out, tuple):
         return Bad("returned-tuple", f"Your function returned a tuple of {len(out)} items; return the {what} "
                    "alone, as one array.")
+    if isinstance(out, np.ma.MaskedArray) and np.ma.getmaskarray(out).any():
+        blocked = "with the blocked weights 0" if what == "weights" else "with numbers in the masked entries"
+        return Bad("masked-array", f"You returned a numpy masked array; its blocked entries print as -- but hold "
+                   f"other numbers, which any plain numpy code that uses your {what} gets: return a plain array "
+                   f"{blocked}, e.g. by filling.")
     try:
         arr = np.asarray(out)
     except Exception:  # ragged lists and the like

@@ -261,3 +261,14 @@ def test_a_loop_over_one_batch_axis_is_no_batch():
     feedback = check_masked_softmax(one_batch_axis)
     assert feedback.mistake == "no-batch", feedback
     assert "two leading axes" in feedback.reason
+
+
+def test_a_numpy_masked_array_is_masked_array():
+    def masked_array_softmax(scores, mask):
+        x = np.ma.masked_array(scores, mask=~np.broadcast_to(mask, scores.shape))
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = check_masked_softmax(masked_array_softmax)
+    assert feedback.mistake == "masked-array", feedback
+    assert "print as --" in feedback.reason

@@ -253,3 +253,14 @@ def test_a_loop_over_one_batch_axis_is_no_batch():
     feedback = check_softmax(one_batch_axis)
     assert feedback.mistake == "no-batch", feedback
     assert "two leading axes" in feedback.reason
+
+
+def test_a_numpy_masked_array_is_masked_array():
+    def masked_array_softmax(x):
+        x = np.ma.masked_invalid(x)  # -inf entries masked: they print as --, but hold other numbers
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = check_softmax(masked_array_softmax)
+    assert feedback.mistake == "masked-array", feedback
+    assert "blocked weights 0" in feedback.reason
