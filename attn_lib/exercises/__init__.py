@@ -110,7 +110,8 @@ check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missin
                           additive-mask, not-boolean, wrong-pattern
 check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, last-head-only,
                           heads-summed, w-o-transposed, queries-from-kv, kv-from-queries, scaled-by-dv,
-                          d-model-scaling, no-scaling, softmax-wrong-axis
+                          d-model-scaling, dk-from-d-model (sqrt(d_model / heads) where d_k differs),
+                          no-scaling, softmax-wrong-axis
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
                           returned-d-weights, mean-not-sum, sum-whole-array
