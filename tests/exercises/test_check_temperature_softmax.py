@@ -63,7 +63,7 @@ WRONG = {
 }
 
 ALSO = {
-    "temperature-after-softmax": lambda scores, temperature: stable(scores) ** (1 / temperature),
+    "temperature-after-softmax": lambda scores, temperature: stable(scores) * temperature,
     "temperature-ignored": lambda scores, temperature: stable(scores - temperature),
 }
 
@@ -166,3 +166,9 @@ def test_a_loop_over_one_batch_axis_is_no_batch():
         lambda s, t: rows_of_2d(s / t) if s.ndim == 2 else np.array([rows_of_2d(m / t) for m in s]))
     assert feedback.mistake == "no-batch", feedback
     assert "two leading axes" in feedback.reason
+
+
+def test_weights_raised_to_one_over_t_are_power_after_softmax():
+    feedback = check_temperature_softmax(lambda scores, t: stable(scores) ** (1 / t))
+    assert feedback.mistake == "power-after-softmax", feedback
+    assert "ratios do not change" not in feedback.reason and "no longer sum to one" in feedback.reason
