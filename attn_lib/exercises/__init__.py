@@ -86,9 +86,10 @@ check_shapes(...)         q-transposed, q-rows-m, q-width-dv, k-transposed, k-ro
                           output-transposed, wrong-shape, not-a-shape, unknown-name
 check_count(...)          the author's own ids (``mistakes=``, as in check_number), forgot-heads,
                           forgot-layers, forgot-heads-and-layers, counted-macs, forgot-dk, forgot-dv,
-                          forgot-m, used-dk, used-dv, used-d-model, counted-flops, square-when-cross, causal-half, counted-bytes, counted-scores, float64-bytes,
-                          float16-bytes, bits, not-bytes (MB or MiB), all-heads, three-projections,
-                          dk-squared, added-not-multiplied, with-bias, wrong-count, not-a-number
+                          forgot-m, used-dk, used-dv, used-d-model, counted-flops, square-when-cross,
+                          causal-half, counted-bytes, counted-scores, float64-bytes, float16-bytes, bits,
+                          not-bytes (MB or MiB), all-heads, three-projections, dk-squared,
+                          added-not-multiplied, with-bias, wrong-count, not-a-number
 check_variance(...)       std-not-variance, one-when-unscaled, dk-when-scaled, inverse-dk,
                           sqrt-when-scaled, inverse-sqrt-dk, dk-squared, mean-not-variance, wrong-variance,
                           not-a-number (answers within 10 % pass)
