@@ -102,8 +102,9 @@ check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, 
                           no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
-                          power-after-softmax (weights ** (1 / T), not renormalised), temperature-ignored, temperature-squared, temperature-square-root, no-keepdims,
-                          softmax-wrong-axis, softmax-whole-array, no-division, naive-overflow, no-batch
+                          power-after-softmax (weights ** (1 / T), not renormalised), temperature-ignored,
+                          temperature-squared, temperature-square-root, no-keepdims, softmax-wrong-axis,
+                          softmax-whole-array, no-division, naive-overflow, no-batch
 check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
 (fn)                      np-dot-on-batch, dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
