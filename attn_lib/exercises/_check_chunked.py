@@ -343,9 +343,9 @@ def check_chunked_attention(fn) -> Feedback:
     right, the peak memory (tracemalloc) on Q (32, 1), K (1024, 1) with chunk_size 32 must stay well below
     the whole (n, m) score matrix, and on Q (2, d), K (20000, d) with chunk_size 256 below half a row of m
     float64 scores (``keys-not-chunked``: one query's whole row of scores), whatever copies of the inputs the
-    answer makes (measured at d = 1 and 2, extrapolated to d = 0). These runs have their own time limit. ``chunk_size`` is passed by keyword when ``fn`` has
-    a parameter of that name, else as the fourth argument. Calling attn_lib.attention or attn_lib.chunked_attention
-    is named.
+    answer makes (measured at d = 1 and 2, extrapolated to d = 0). These runs have their own time limit.
+    ``chunk_size`` is passed by keyword when ``fn`` has a parameter of that name, else as the fourth argument.
+    Calling attn_lib.attention or attn_lib.chunked_attention is named.
 
     Parameters
     ----------
