@@ -266,11 +266,12 @@ def _memory_check(fn, run) -> Feedback | None:
         np.asarray(out, float), _attention(Q, K, V), rtol=1e-3, atol=1e-5)
     return _fail(
         "full-score-matrix",
-        f"Your function {'gives the right output, but it ' if right else ''}holds the whole score matrix at "
-        f"once: on Q ({n}, 1), K ({m}, 1) with chunk_size={c}, its memory peaked at about as much as "
+        f"Your function {'gives the right output, but it ' if right else ''}needs memory for the whole score "
+        f"matrix at once: on Q ({n}, 1), K ({m}, 1) with chunk_size={c}, its memory peaked at about as much as "
         f"all n x m = {n * m:,} scores ({n * m * 8 / 1e3:.0f} kB in float64), where one chunk of scores is "
-        f"n x chunk_size = {n * c:,} ({n * c * 8 / 1e3:.0f} kB). Chunking exists to avoid that: memory must grow "
-        "with n x chunk_size, not n x m.",
+        f"n x chunk_size = {n * c:,} ({n * c * 8 / 1e3:.0f} kB): it holds them all (or Python lists of all the "
+        "keys, K.tolist(), which weigh about as much). Chunking exists to avoid that: memory must grow with "
+        "n x chunk_size, not n x m.",
         "Compute the scores of one chunk at a time, Q @ K[start:start + chunk_size].T, inside the loop; never "
         "Q @ K.T for all keys.",
     )
@@ -290,7 +291,8 @@ def _chunks_check(fn, run) -> Feedback | None:
         "keys-not-chunked",
         f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
         f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at about a whole row of m = {m:,} scores "
-        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product. The "
+        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (Python "
+        "lists of all the keys, K.tolist(), weigh as much). The "
         "problem asks for chunks of chunk_size keys, with a running maximum, sum and weighted sum for each "
         "query, so that memory grows with chunk_size, not with m.",
         "Inside your loop over chunks, use only the keys and values of the current chunk.",
