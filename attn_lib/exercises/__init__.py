@@ -29,8 +29,10 @@ Bad arguments from a notebook's author (an unknown ``quantity``, a negative ``n`
 Checkers and the mistakes they recognise (``mistake`` ids)
 -----------------------------------------------------------
 Every function checker also recognises ``not-answered``, ``not-callable``, ``wrong-signature``, ``exception``,
-``exit``, ``too-slow``, ``returned-none``, ``returned-tuple``, ``not-an-array``, and (where the problem asks for
-it) ``used-attn-lib``; those promising leading axes also ``no-batch`` (right on 2-D inputs only).
+``exit``, ``too-slow``, ``returned-none``, ``returned-tuple``, ``not-an-array``, ``masked-array`` (a numpy
+masked array with masked entries), and (where the problem asks for it) ``used-attn-lib``; those promising leading
+axes also ``no-batch`` (right on 2-D inputs only). A function that changes an input array in place is not failed
+for it, but gets a note.
 
 ========================= ================================================================================
 checker                   mistakes recognised
@@ -66,26 +68,28 @@ check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, uppe
                           bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
                           wrong-shape, wrong-pattern
 check_split_heads(fn)     no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
-                          positions-last, split-positions (np.split along axis 0), wrong-shape, wrong-values
+                          positions-last, split-positions (np.split along axis 0), integer-heads (the
+                          fractions of X cut off: an int array or rounding), wrong-shape, wrong-values
 check_chunked_attention   global-max (one running maximum for all queries), max-not-running (each chunk's own
 (fn)                      maximum), max-never-updated, no-rescale, rescale-sum-only, rescale-output-only,
                           no-final-division, chunk-average (each
                           chunk normalised separately), drops-last-chunk, dropped-key, no-scaling, divide-by-dk,
                           uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
-                          large as the whole (n, m) scores), keys-not-chunked (all m keys in one product,
-                          e.g. one query's whole row), wrong-shape, non-finite-output, not-an-average,
-                          wrong-values
+                          large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row
+                          of m scores, e.g. one query against all keys, whatever copies of the inputs),
+                          wrong-shape, non-finite-output, not-an-average, wrong-values
 check_shapes(...)         q-transposed, q-rows-m, q-width-dv, k-transposed, k-rows-n, k-width-dv,
                           v-transposed, v-rows-n, v-width-dk, scores-/weights-transposed,
                           scores-/weights-square (n x n or m x m when n != m), scores-/weights-width-dk,
                           scores-/weights-width-dv, output-width-dk, output-is-weights, output-rows-m,
                           output-transposed, wrong-shape, not-a-shape, unknown-name
-check_count(...)          forgot-heads, forgot-layers, forgot-heads-and-layers, counted-macs, forgot-dk,
-                          forgot-dv, forgot-m, used-dk, used-dv, used-d-model, counted-flops,
-                          square-when-cross, causal-half, counted-bytes, counted-scores, float64-bytes,
-                          float16-bytes, bits, not-bytes (MB or MiB), all-heads, three-projections,
-                          dk-squared, added-not-multiplied, with-bias, wrong-count, not-a-number
+check_count(...)          the author's own ids (``mistakes=``, as in check_number), forgot-heads,
+                          forgot-layers, forgot-heads-and-layers, counted-macs, forgot-dk, forgot-dv,
+                          forgot-m, used-dk, used-dv, used-d-model, counted-flops, square-when-cross,
+                          causal-half, counted-bytes, counted-scores, float64-bytes, float16-bytes, bits,
+                          not-bytes (MB or MiB), all-heads, three-projections, dk-squared,
+                          added-not-multiplied, with-bias, wrong-count, not-a-number
 check_variance(...)       std-not-variance, one-when-unscaled, dk-when-scaled, inverse-dk,
                           sqrt-when-scaled, inverse-sqrt-dk, dk-squared, mean-not-variance, wrong-variance,
                           not-a-number (answers within 10 % pass)
@@ -98,8 +102,9 @@ check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, 
                           no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
-                          temperature-ignored, temperature-squared, temperature-square-root, no-keepdims,
-                          softmax-wrong-axis, softmax-whole-array, no-division, naive-overflow, no-batch
+                          power-after-softmax (weights ** (1 / T), not renormalised), temperature-ignored,
+                          temperature-squared, temperature-square-root, no-keepdims, softmax-wrong-axis,
+                          softmax-whole-array, no-division, naive-overflow, no-batch
 check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
 (fn)                      np-dot-on-batch, dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
@@ -107,7 +112,8 @@ check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missin
                           additive-mask, not-boolean, wrong-pattern
 check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, last-head-only,
                           heads-summed, w-o-transposed, queries-from-kv, kv-from-queries, scaled-by-dv,
-                          d-model-scaling, no-scaling, softmax-wrong-axis
+                          d-model-scaling, dk-from-d-model (sqrt(d_model / heads) where d_k differs),
+                          no-scaling, softmax-wrong-axis
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
                           returned-d-weights, mean-not-sum, sum-whole-array

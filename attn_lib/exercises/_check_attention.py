@@ -34,7 +34,8 @@ def _attention_cases() -> list[Case]:
             tags.add("broadcast")
         inputs = {"Q": Q, "K": K, "V": V, "mask": mask}
         expected = _attention(Q, K, V, mask=mask)
-        cases.append(Case(f"{shapes} ({label})", inputs, expected, tags, scale=np.abs(scores).max()))
+        cases.append(Case(f"{shapes} ({label})", inputs, expected, tags, scale=np.abs(scores).max(),
+                          averaged=np.abs(V).max()))
 
     # Widths avoid 4 (sqrt(4) = 2 would make "unscaled" equal "scores doubled") and 64 (the paper's d_k).
     add("cross-attention: n != m, d_k != d_v", (3, 6), (5, 6), (5, 2))
@@ -65,7 +66,7 @@ def _attention_cases() -> list[Case]:
     mask = np.array([[True, True, False, False]] * 2)
     cases.append(Case("Q (2, 3), K (4, 3), V (4, 2), mask (2, 4) (scores [0, 0, 744.5, 744.5], keys 2 and 3 "
                       "blocked)", {"Q": Q, "K": K, "V": V, "mask": mask}, _attention(Q, K, V, mask=mask),
-                      {"mask"}, scale=744.5))
+                      {"mask"}, scale=744.5, averaged=np.abs(V).max()))
     return cases
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import tracemalloc
 
 import numpy as np
@@ -11,6 +12,7 @@ from ._check_attention import _diagnose_output
 from ._compare import first_difference, is_right
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, Mistake, judge
+from ._running import _has_parameter
 from ._pieces import _OVERFLOW, _UNIFORM, _out
 
 
@@ -222,14 +224,22 @@ def _diagnose_chunked(results, cases, tols, run) -> Feedback | None:
     return _diagnose_output(results, cases, tols, run)
 
 
-_MEMORY_SHAPE = (64, 4096, 6, 2, 64)  # n, m, d_k, d_v, chunk_size: the (n, m) scores dwarf everything else
+# The memory checks' inputs are small enough for a plain-Python loop (d_k = d_v = 1 or 3), large enough that a
+# row of m scores, or the whole (n, m) matrix, dwarfs what a chunked answer holds at once.
+_FULL_SHAPE = (32, 1024, 32)  # n, m, chunk_size: the (n, m) scores dwarf everything else
+_ROW_SHAPE = (2, 20_000, 256)  # n, m, chunk_size: one row of m scores dwarfs a chunk of n x chunk_size
+_WIDTHS = (1, 2)  # d_k = d_v: copies of Q, K, V grow with it, a row of scores does not
+AFTER_PASS_INPUTS = (f"the memory checks' inputs (Q ({_FULL_SHAPE[0]}, 1), K ({_FULL_SHAPE[1]}, 1), and Q "
+                     f"({_ROW_SHAPE[0]}, 2), K ({_ROW_SHAPE[1]:,}, 2))")
 
 
-def _memory_check(fn, run) -> Feedback | None:
-    """Fails an answer whose peak memory reaches most of the whole (n, m) score matrix in float32."""
-    n, m, d_k, d_v, c = _MEMORY_SHAPE
+def _inputs(n, m, width):
     rng = np.random.default_rng(3)
-    Q, K, V = rng.normal(size=(n, d_k)), rng.normal(size=(m, d_k)), rng.normal(size=(m, d_v))
+    return rng.normal(size=(n, width)), rng.normal(size=(m, width)), rng.normal(size=(m, width))
+
+
+def _peak(run, Q, K, V, c) -> tuple:
+    """The learner's output, and the peak memory (bytes, tracemalloc) of the call beyond the inputs."""
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
         tracemalloc.start()
@@ -241,74 +251,63 @@ def _memory_check(fn, run) -> Feedback | None:
     finally:
         if not was_tracing:
             tracemalloc.stop()
-    full32 = n * m * 4
-    if peak < 0.75 * full32:
+    return out, peak - (Q.nbytes + K.nbytes + V.nbytes)  # the runner's own copies of the inputs
+
+
+def _memory_check(fn, run) -> Feedback | None:
+    """Fails an answer whose peak memory reaches most of the whole (n, m) score matrix in float32 (after one
+    float64 copy of the inputs, which an answer may make)."""
+    n, m, c = _FULL_SHAPE
+    Q, K, V = _inputs(n, m, 1)
+    out, peak = _peak(run, Q, K, V, c)
+    if peak - (Q.nbytes + K.nbytes + V.nbytes) < 0.75 * n * m * 4:
         return None
-    right = isinstance(out, np.ndarray) and out.shape == (n, d_v) and np.allclose(
+    right = isinstance(out, np.ndarray) and out.shape == (n, 1) and np.allclose(
         np.asarray(out, float), _attention(Q, K, V), rtol=1e-3, atol=1e-5)
     return _fail(
         "full-score-matrix",
-        f"Your function {'gives the right output, but it ' if right else ''}holds the whole score matrix at "
-        f"once: on Q ({n}, {d_k}), K ({m}, {d_k}) with chunk_size={c}, its memory peaked at about as much as "
-        f"all n x m = {n * m:,} scores ({n * m * 8 / 1e6:.1f} MB in float64), where one chunk of scores is "
-        f"n x chunk_size = {n * c:,} ({n * c * 8 / 1e3:.0f} kB). Chunking exists to avoid that: memory must grow "
-        "with n x chunk_size, not n x m.",
+        f"Your function {'gives the right output, but it ' if right else ''}needs memory for the whole score "
+        f"matrix at once: on Q ({n}, 1), K ({m}, 1) with chunk_size={c}, its memory peaked at about as much as "
+        f"all n x m = {n * m:,} scores ({n * m * 8 / 1e3:.0f} kB in float64), where one chunk of scores is "
+        f"n x chunk_size = {n * c:,} ({n * c * 8 / 1e3:.0f} kB): it holds them all (or Python lists of all the "
+        "keys, K.tolist(), which weigh about as much). Chunking exists to avoid that: memory must grow with "
+        "n x chunk_size, not n x m.",
         "Compute the scores of one chunk at a time, Q @ K[start:start + chunk_size].T, inside the loop; never "
         "Q @ K.T for all keys.",
     )
 
 
-class _Keys(np.ndarray):
-    """K or V in one extra call: notes every product (@, np.dot, np.einsum, ...) that takes all m keys at once."""
-
-    full_products = 0
-    m = 0
-
-    def _note(self, operands):
-        if any(isinstance(a, _Keys) and _Keys.m in a.shape for a in operands):
-            _Keys.full_products += 1
-
-    def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if ufunc is np.matmul:
-            self._note(inputs)
-        plain = [a.view(np.ndarray) if isinstance(a, _Keys) else a for a in inputs]
-        if "out" in kwargs:
-            kwargs["out"] = tuple(a.view(np.ndarray) if isinstance(a, _Keys) else a for a in kwargs["out"])
-        result = getattr(ufunc, method)(*plain, **kwargs)
-        return result.view(_Keys) if type(result) is np.ndarray else result
-
-    def __array_function__(self, func, types, args, kwargs):
-        if func in (np.dot, np.matmul, np.einsum, np.tensordot, np.inner, np.vdot):
-            self._note(args)
-        return super().__array_function__(func, types, args, kwargs)
-
-
-_CHUNK_SHAPE = (2, 50, 3, 4, 8)  # n, m, d_k, d_v, chunk_size: m differs from every other size
-
-
 def _chunks_check(fn, run) -> Feedback | None:
-    """Fails an answer that multiplies all m keys (or values) at once, e.g. one query's whole row of scores."""
-    n, m, d_k, d_v, c = _CHUNK_SHAPE
-    rng = np.random.default_rng(5)
-    Q, K, V = rng.normal(size=(n, d_k)), rng.normal(size=(m, d_k)), rng.normal(size=(m, d_v))
-    _Keys.full_products, _Keys.m = 0, m
-    run(Q, K.view(_Keys), V.view(_Keys), c)
-    if not _Keys.full_products:
+    """Fails an answer that holds a whole row of m scores at once (one query against all keys): its peak memory,
+    extrapolated to inputs of width 0 (copies of Q, K and V shrink with the width, a row of scores does not),
+    reaches half of m float64 numbers. Conversions of the inputs cannot hide it."""
+    n, m, c = _ROW_SHAPE
+    peaks = [_peak(run, *_inputs(n, m, width), c)[1] for width in _WIDTHS]
+    (w1, p1), (w2, p2) = zip(_WIDTHS, peaks)
+    per_width = (p2 - p1) / (w2 - w1)
+    if p1 - per_width * w1 < m * 8 / 2:
         return None
     return _fail(
         "keys-not-chunked",
         f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
-        f"{d_k}), K ({m}, {d_k}), V ({m}, {d_v}) with chunk_size={c} it multiplied all {m} keys (or values) at "
-        "once, for instance one query's whole row of m scores. The problem asks for chunks of chunk_size keys, "
-        "with a running maximum, sum and weighted sum for each query, so that memory grows with chunk_size, not "
-        "with m.",
+        f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at about a whole row of m = {m:,} scores "
+        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (Python "
+        "lists of all the keys, K.tolist(), weigh as much). The "
+        "problem asks for chunks of chunk_size keys, with a running maximum, sum and weighted sum for each "
+        "query, so that memory grows with chunk_size, not with m.",
         "Inside your loop over chunks, use only the keys and values of the current chunk.",
     )
 
 
 def _after_pass(fn, run) -> Feedback | None:
+    if _has_parameter(fn, "chunk_size"):  # as in the graded cases: chunk_size by keyword when it has that name
+        run = functools.partial(_by_keyword, run)
     memory = _memory_check(fn, run)
     return memory if memory is not None else _chunks_check(fn, run)
+
+
+def _by_keyword(run, Q, K, V, chunk_size):
+    return run(Q, K, V, chunk_size=chunk_size)
 
 
 _CHUNKED = FunctionProblem(
@@ -333,6 +332,7 @@ _CHUNKED = FunctionProblem(
     ),
     diagnose=_diagnose_chunked,
     after_pass=_after_pass,
+    after_pass_inputs=AFTER_PASS_INPUTS,
     hint="Run your loop by hand on a few keys and compare running_out / running_sum with attention after each chunk.",
 )
 
@@ -342,11 +342,12 @@ def check_chunked_attention(fn) -> Feedback:
 
     Chunk sizes 1, 2, 3, 7 (= m) and 10 (> m) on Q (3, 5), K (7, 5), V (7, 2); scores as large as 1000; a later
     chunk whose scores are 900 above the first chunk's; a query near 0 beside a query near 1000. Once all are
-    right, the peak memory (tracemalloc) on Q (64, 6), K (4096, 6) with chunk_size 64 must stay well below
-    the whole (n, m) score matrix, and on K (50, 3) with chunk_size 8 no product may take all 50 keys at once
-    (``keys-not-chunked``: one query's whole row of scores). ``chunk_size`` is passed by keyword when ``fn`` has
-    a parameter of that name, else as the fourth argument. Calling attn_lib.attention or attn_lib.chunked_attention
-    is named.
+    right, the peak memory (tracemalloc) on Q (32, 1), K (1024, 1) with chunk_size 32 must stay well below
+    the whole (n, m) score matrix, and on Q (2, d), K (20000, d) with chunk_size 256 below half a row of m
+    float64 scores (``keys-not-chunked``: one query's whole row of scores), whatever copies of the inputs the
+    answer makes (measured at d = 1 and 2, extrapolated to d = 0). These runs have their own time limit.
+    ``chunk_size`` is passed by keyword when ``fn`` has a parameter of that name, else as the fourth argument.
+    Calling attn_lib.attention or attn_lib.chunked_attention is named.
 
     Parameters
     ----------

@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import check_size
 from ..cost import attention_cost
-from ._check_answers import _how_far
+from ._check_answers import _check_mistakes, _how_far
 from ._feedback import Feedback, _blank, _fail, _not_answered
 
 
@@ -122,7 +122,8 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
     return right, cands + general
 
 
-def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1, d_model=None) -> Feedback:
+def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1, d_model=None, *,
+                mistakes=()) -> Feedback:
     """Check a predicted count: scores, multiply-adds, bytes of the scores, or one head's W_q.
 
     Parameters
@@ -141,6 +142,10 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     d_model : int, optional
         Model width. For "projection_weights" 512 (the paper's base model) when not given; for the multiply-adds,
         an answer that used d_model for the per-head width is named only when d_model is given.
+    mistakes : sequence of tuples, optional
+        The author's own mistakes, as in check_number: ``(value, mistake_id, reason)`` or ``(value, mistake_id,
+        reason, hint)``; an answer equal to ``value`` fails with that id and reason (and hint, else the
+        quantity's). Checked before the built-in ones.
 
     Returns
     -------
@@ -151,7 +156,8 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     ValueError
         For an unknown ``quantity``.
     TypeError, ValueError
-        For a size that is not a non-negative integer (``heads``, ``layers`` at least 1).
+        For a size that is not a non-negative integer (``heads``, ``layers`` at least 1), or a bad ``mistakes``
+        table (named in the message).
 
     Examples
     --------
@@ -169,6 +175,10 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     heads = check_size(heads, "heads", minimum=1)
     layers = check_size(layers, "layers", minimum=1)
     d_model = None if d_model is None else check_size(d_model, "d_model", minimum=1)
+    right, candidates = _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model)
+    if quantity == "scores":  # keep the reference honest: it is attn_lib's own count
+        assert right == attention_cost(n, m, d_k, d_v, heads, layers).scores
+    own = _check_mistakes(mistakes, right, 1e-9, 0.0)
     if _blank(answer):
         return _not_answered("your answer")
     value = _as_number(answer)
@@ -177,11 +187,11 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
             "not-a-number",
             f"Your answer should be a number, like 64_000_000 or 6.4e7; got {type(answer).__name__} {answer!r}.",
         )
-    right, candidates = _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model)
-    if quantity == "scores":  # keep the reference honest: it is attn_lib's own count
-        assert right == attention_cost(n, m, d_k, d_v, heads, layers).scores
     if np.isclose(value, right, rtol=1e-9, atol=0):
         return Feedback(True, f"{_fmt_int(right)} is right.")
+    for wrong, mid, reason, hint in own:
+        if np.isclose(value, wrong, rtol=1e-9, atol=0):
+            return _fail(mid, reason, _count_hint(quantity) if hint is None else hint)
     for mid, wrong, reason, *rounded in candidates:  # a unit conversion may be rounded to 3 or 4 digits
         if wrong != right and np.isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
             return _fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))

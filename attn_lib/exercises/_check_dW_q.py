@@ -21,16 +21,18 @@ def _dW_q_cases() -> list[Case]:
     # (batch, n, d_model, m, d_k): n = d_model in the first (X @ dQ then runs, as the transpose-less code does on
     # a square X), n = m in the second (so d_scores^T fits), d_k, d_model and sqrt of each all different, and a
     # batch of two last.
-    for batch, n, d_model, m, d_k in (((), 4, 4, 5, 9), ((), 5, 6, 5, 4), ((2,), 3, 7, 4, 16)):
+    for batch, n, d_model, m, d_k in (((), 4, 4, 5, 9), ((), 5, 6, 5, 4), ((2,), 3, 7, 4, 16), ((2, 2), 3, 5, 4, 9)):
+        if len(batch) > 1:  # two leading axes, its own generator so the earlier cases keep their numbers
+            rng = np.random.default_rng(49)
         X = rng.normal(size=(*batch, n, d_model))
         K = rng.normal(size=(*batch, m, d_k))
         d_scores = rng.normal(size=(*batch, n, m))
-        where = f"a batch of {batch[0]}, " if batch else ""
+        where = f"two leading axes {batch}, " if len(batch) > 1 else f"a batch of {batch[0]}, " if batch else ""
         label = f"{where}n = {n}, d_model = {d_model}, m = {m}, d_k = {d_k}"
         # Each entry sums batch * n * m products of three inputs: float32 rounding grows with that, not with one input.
         scale = np.abs(X).max() * np.abs(K).max() * np.abs(d_scores).max() * X.size / d_model * m
         cases.append(Case(label, {"X": X, "K": K, "d_scores": d_scores}, expected=_right(X, K, d_scores),
-                          scale=float(scale)))
+                          tags=("batch",) if len(batch) > 1 else (), scale=float(scale)))
     return cases
 
 

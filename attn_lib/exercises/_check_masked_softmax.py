@@ -66,6 +66,8 @@ def _masked_cases() -> list[Case]:
          np.tri(3, 4, dtype=bool), ("large",)),
         ("2 x 4 scores [0, 0, 744.5, 744.5] with keys 2 and 3 blocked (exp(-744.5) is the smallest float64)",
          np.array([[0.0, 0.0, 744.5, 744.5]] * 2), np.array([[True, True, False, False]] * 2), ("dominant",)),
+        ("two leading axes: scores (2, 2, 3, 4) sharing one causal mask (3, 4)",
+         np.random.default_rng(46).normal(size=(2, 2, 3, 4)) * 2, np.tri(3, 4, dtype=bool), ("batch", "broadcast")),
     ]
     return [
         Case(label, {"scores": s, "mask": mask}, _expected(np.where(mask, s, -np.inf)), tags)

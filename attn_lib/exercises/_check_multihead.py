@@ -167,6 +167,19 @@ def _multihead_mistakes() -> list[Mistake]:
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(X_q.shape[-1]))) @ W_o,),
         ),
         Mistake(
+            "dk-from-d-model",
+            "Your heads divide their scores by the square root of d_model / heads. d_k is the width of one "
+            "head's queries, W_q's last axis, not d_model / heads; in this case they differ. (The paper "
+            "chooses d_k = d_model / heads, 64 = 512 / 8, but the equation needs the width the dot products "
+            "actually have.)",
+            "Read d_k from W_q.shape[-1].",
+            tuple(
+                (lambda split: lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(
+                    X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(split(X_q.shape[-1], W_q.shape[0])))) @ W_o)(split)
+                for split in (np.floor_divide, np.true_divide)
+            ),
+        ),
+        Mistake(
             "no-scaling",
             "Your heads do not divide their scores by sqrt(d_k). Each head is the single-head equation, "
             "softmax(Q K^T / sqrt(d_k)) V, on its own projections.",

@@ -47,6 +47,7 @@ def _softmax_cases() -> list[Case]:
         ("a batch of shape (2, 3, 5): two 3 x 5 arrays", rng.normal(size=(2, 3, 5)) * 2, ("batch",)),
         ("a single row of 5 scores, shape (5,)", rng.normal(size=5) * 2, ("batch",)),
         ("a batch of shape (2, 2, 4) whose second array is near 900", batch_levels, ("batch", "large")),
+        ("two leading axes, shape (2, 2, 3, 4)", np.random.default_rng(41).normal(size=(2, 2, 3, 4)) * 2, ("batch",)),
     ]
     return [Case(label, {"x": x}, _expected(x), tags) for label, x, tags in raw]
 
@@ -227,8 +228,9 @@ _SOFTMAX = FunctionProblem(
 def check_softmax(fn) -> Feedback:
     """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of any number of axes.
 
-    Eight seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near 1000,
-    rows at very different levels, two batches (2, 3, 5) and (2, 2, 4), and one row of shape (5,). A naive
+    Nine seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near 1000,
+    rows at very different levels, two batches (2, 3, 5) and (2, 2, 4), two leading axes (2, 2, 3, 4), and one
+    row of shape (5,). A naive
     ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback says so. Calling attn_lib.softmax is
     named (``used-attn-lib``).
 

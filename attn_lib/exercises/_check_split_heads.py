@@ -9,11 +9,15 @@ from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, Mistake, judge
 
 
+_FRACTION = 0.25
+
+
 def _split_cases() -> list[Case]:
     cases = []
     for n, d_model, heads in ((5, 12, 3), (4, 8, 2), (3, 8, 4)):
-        # X[i, c] = 100 i + c: every number says which position and column it came from.
-        X = 100.0 * np.arange(n)[:, None] + np.arange(d_model)[None, :]
+        # X[i, c] = 100 i + c + 0.25: every number says which position and column it came from, and none is whole
+        # (a split into an integer array, or one that rounds, cannot pass).
+        X = 100.0 * np.arange(n)[:, None] + np.arange(d_model)[None, :] + _FRACTION
         d_k = d_model // heads
         expected = X.reshape(n, heads, d_k).transpose(1, 0, 2)  # (n, heads, d_k) -> (heads, n, d_k)
         label = f"X of shape (n, d_model) = {X.shape} with heads={heads} (d_k = {d_k})"
@@ -86,6 +90,16 @@ def _diagnose_split(results, cases, tols, run) -> Feedback | None:
                 f"has shape {got.shape}.",
                 "A reshape to (n, heads, d_k) cuts each row into heads pieces; then the heads axis goes first.",
             )
+    if all(np.array_equal(got, np.trunc(got)) and (np.abs(got - case.expected) < 1).all()
+           for got, case in zip(results, cases)):
+        return _fail(
+            "integer-heads",
+            f"Your heads hold whole numbers: X[0, 0] is {fmt(cases[0].expected[0, 0, 0])}, and your head 0 has "
+            f"{fmt(results[0][0, 0, 0])} there. The pieces are in the right places, but the fractions were cut "
+            "off, by an integer array (np.zeros(..., dtype=int), .astype(int)) or by rounding: the "
+            "projections are real numbers.",
+            "Keep X's dtype: slice or reshape X itself, or make the result with np.zeros(..., dtype=X.dtype).",
+        )
     for got, case, tol in zip(results, cases, tols):
         wrong = ~close(got, case.expected, tol)
         if wrong.any():
@@ -93,8 +107,9 @@ def _diagnose_split(results, cases, tols, run) -> Feedback | None:
             d_k = case.expected.shape[-1]
             value = got[h, i, c]
             source = ""
-            if float(value).is_integer() and 0 <= value < 100 * case.inputs["X"].shape[0]:
-                source = f" (that is X[{int(value) // 100}, {int(value) % 100}])"
+            whole = float(value) - _FRACTION
+            if whole.is_integer() and 0 <= whole < 100 * case.inputs["X"].shape[0]:
+                source = f" (that is X[{int(whole) // 100}, {int(whole) % 100}])"
             return _fail(
                 "wrong-values",
                 f"For {case.label}, entry [{h}, {i}, {c}] (head {h}, position {i}) is {fmt(value)}{source}; it "

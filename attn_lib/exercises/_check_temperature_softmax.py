@@ -37,6 +37,8 @@ def _cases():
          ("large",)),
         (np.array([[0.0, 1.0, 0.5], [10.0, 11.0, 10.5]]), 0.01,
          "rows [0, 1, 0.5] and [10, 11, 10.5] at temperature 0.01 (scores / T 1000 apart)", ("large",)),
+        (np.random.default_rng(44).normal(size=(2, 2, 3, 4)) * 2, 0.5,
+         "scores with two leading axes (2, 2, 3, 4) at temperature 0.5", ("batch",)),
     ]
     return [Case(label, {"scores": s, "temperature": t}, expected=_right(s, t), tags=tags,
                  scale=np.abs(s).max() / t)
@@ -82,8 +84,16 @@ def _mistakes():
             "before the softmax: weights scaled afterwards no longer sum to one, and their ratios do not change.",
             _FIX,
             variants=(lambda scores, temperature: _softmax(scores) / temperature,
-                      lambda scores, temperature: _softmax(scores) * temperature,
-                      lambda scores, temperature: _softmax(scores) ** (1 / temperature)),
+                      lambda scores, temperature: _softmax(scores) * temperature),
+        ),
+        Mistake(
+            "power-after-softmax",
+            "You raised the weights to the power 1 / temperature after the softmax. That does change their "
+            "ratios as dividing the scores would (w^(1/T) is proportional to exp(scores / T)), but the rows no "
+            "longer sum to one: the normalisation happened before the power.",
+            "Divide the scores by the temperature before the softmax, so that its division normalises the "
+            "rows last.",
+            variants=(lambda scores, temperature: _softmax(scores) ** (1 / temperature),),
         ),
         Mistake(
             "temperature-ignored",
@@ -172,11 +182,11 @@ PROBLEM = FunctionProblem(
 def check_temperature_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, temperature) -> softmax(scores / temperature)`` along the last axis.
 
-    Six seeded cases: temperatures 0.5, 3, 2 and 0.01, a batch axis, n != m, two cases where
+    Seven seeded cases: temperatures 0.5, 3, 2 and 0.01, one and two batch axes, n != m, two cases where
     scores / temperature reach about 1000 (so a softmax without each row's maximum subtracted overflows), and two
     rows 1000 apart after the division (so one maximum for all rows underflows). Calling attn_lib.softmax is
     refused (``used-attn-lib``): the stable softmax is part of the problem. Mistakes: global-max,
-    multiplied-by-temperature, temperature-after-softmax, temperature-ignored, softmax-wrong-axis,
+    multiplied-by-temperature, temperature-after-softmax, power-after-softmax, temperature-ignored, softmax-wrong-axis,
     softmax-whole-array, no-division, naive-overflow, and the skeleton's no-batch and generic ones.
 
     Parameters

@@ -131,7 +131,8 @@ def _share_cases():
     for shape in [(5, 5), (3, 6, 6), (2, 3, 4, 4), (2, 2)]:
         weights = np.exp(rng.normal(scale=1.5, size=shape))
         weights /= weights.sum(axis=-1, keepdims=True)  # rows sum to 1, like softmax output
-        cases.append(Case(f"weights of shape {shape}", {"weights": weights}, expected=_previous(weights)))
+        cases.append(Case(f"weights of shape {shape}", {"weights": weights}, expected=_previous(weights),
+                          tags=("batch",) if len(shape) > 2 else ()))
     return cases
 
 

@@ -25,9 +25,12 @@ def _weighted_average_cases() -> list[Case]:
         ("weights (3, 4) and V (4, 4): n=3, m=d_v=4", (3, 4), (4, 4), ()),
         ("a batch: weights (2, 3, 4) and V (2, 4, 5)", (2, 3, 4), (2, 4, 5), ("batch",)),
         ("a batch: weights (2, 4, 4) and V (2, 4, 4)", (2, 4, 4), (2, 4, 4), ("batch",)),
+        ("two leading axes: weights (2, 2, 3, 4) and V (2, 2, 4, 5)", (2, 2, 3, 4), (2, 2, 4, 5), ("batch",)),
     ]
     cases = []
     for label, w_shape, v_shape, tags in raw:
+        if len(w_shape) > 3:  # its own generator, so the earlier cases keep their numbers
+            rng = np.random.default_rng(45)
         weights = _rows_summing_to_one(rng, w_shape)
         V = rng.normal(size=v_shape)
         cases.append(Case(label, {"weights": weights, "V": V}, weights @ V, tags))

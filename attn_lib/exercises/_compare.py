@@ -14,11 +14,14 @@ if TYPE_CHECKING:
 def tolerance(dtype, case: Case) -> tuple[float, float]:
     """(rtol, atol) for a learner's answer of ``dtype`` on ``case``: 64 roundings at the case's scale, of that
     dtype or of float32 if finer (a step done in float32 may come back as float64: 1 / np.sqrt(d_k) promotes it),
-    at most 2 % (float16)."""
+    at most 2 % (float16); the absolute part is that times |V|.max() for an output that averages rows of V
+    (``case.averaged``), else a hundredth of it."""
     dtype = np.dtype(dtype)
     eps = max(np.finfo(dtype).eps if dtype.kind == "f" else 0.0, float(np.finfo(np.float32).eps))
     rtol = min(0.02, 64 * eps * case.scale)
-    return rtol, rtol * 1e-2
+    # An output that averages rows of V with weights each off by up to rtol (relative) is off by up to
+    # rtol * |V|.max(), however small cancellation makes the output itself.
+    return rtol, rtol * (case.averaged if case.averaged is not None else 1e-2)
 
 
 def close(got, want, tol) -> np.ndarray:

@@ -6,7 +6,8 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
 
 1. ``None``, ``...``, or a function raising ``NotImplementedError`` -> "not answered yet" (id ``not-answered``).
 2. Not callable -> ``not-callable``; cannot be called with ``params`` -> ``wrong-signature``.
-3. Runs the function on a copy of every case's inputs, safely: an exception becomes ``exception`` (naming the
+3. Runs the function on a copy of every case's inputs, safely (a function that changes an input array in place
+   still passes, with a note saying so): an exception becomes ``exception`` (naming the
    learner's line); ``SystemExit`` becomes ``exit``; more than ``time_limit`` seconds in all becomes ``too-slow``;
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported) becomes
    ``used-attn-lib``; returning None, a tuple or a non-number becomes ``returned-none``, ``returned-tuple``,
@@ -63,12 +64,13 @@ Not answered yet
 
 Writing one
 -----------
-- ``Case(label, inputs, expected, tags=(), scale=None)``: ``inputs`` maps each parameter name to its value
+- ``Case(label, inputs, expected, tags=(), scale=None, averaged=None)``: ``inputs`` maps each parameter name to its value
   (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by you
   (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
   (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest
   finite input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if
-  coarser: float16).
+  coarser: float16). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute tolerance grows
+  with it, so cancellation cannot make an output too small for its own rounding.
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
   keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
   raising the same exception with the same message, numbers aside). A case where the variant is
@@ -123,6 +125,7 @@ class Case:
     expected: np.ndarray
     tags: frozenset = frozenset()
     scale: float | None = None
+    averaged: float | None = None  # an output that averages rows of V: |V|.max() (see _compare.tolerance)
 
     def __post_init__(self):
         self.tags = frozenset(self.tags)
@@ -170,6 +173,7 @@ class FunctionProblem:
     )
     diagnose: Callable | None = None
     after_pass: Callable | None = None
+    after_pass_inputs: str = ""  # when after_pass runs the function on larger inputs: what they are (own time limit)
     hint: str = "Call your function by hand on a small input and print each intermediate array."
     define: str = ""
     convert: str = "float"
@@ -215,7 +219,11 @@ def _judge(fn, problem: FunctionProblem) -> Feedback:
     takes = {name: _accepts(fn, *problem.params, **{name: None}) is not False for name in problem.optional}
     cases = problem.cases()
     with Runner(fn, problem) as runner:
-        return _judge_cases(fn, problem, cases, runner)
+        try:
+            feedback = _judge_cases(fn, problem, cases, runner)
+        except _Verdict as verdict:
+            feedback = verdict.feedback
+    return runner.with_note(feedback)
 
 
 def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> Feedback:
@@ -248,6 +256,8 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
             )
         note = ""
         if problem.after_pass is not None:
+            if problem.after_pass_inputs:
+                runner.restart(problem.after_pass_inputs)
             extra = problem.after_pass(fn, runner.call)
             if isinstance(extra, Feedback):
                 return extra

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._feedback import Feedback, _fail, _not_answered
+from ._feedback import NOT_ANSWERED, Feedback, _fail, _not_answered
 
 if TYPE_CHECKING:
     from ._judge import FunctionProblem
@@ -74,6 +74,13 @@ def _copy(value):
     return value.copy() if isinstance(value, np.ndarray) else value
 
 
+def _same(a: np.ndarray, b) -> bool:
+    try:
+        return a.shape == np.shape(b) and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+    except Exception:  # an array numpy cannot compare: say nothing
+        return True
+
+
 def _namespaces_of(fn) -> list:
     """Global namespaces the learner's code looks names up in: fn's own, and its closure's functions'."""
     spaces, seen = [], set()
@@ -110,6 +117,8 @@ class Runner:
         self._old_handler = None
         self._armed = False
         self._left = 0.0
+        self._inputs = ""  # what the too-slow reason says the function ran on ("" = the graded cases)
+        self.changed: list[str] = []  # parameters whose array the learner's function changed in place
 
     # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
     def _patch(self):
@@ -154,6 +163,11 @@ class Runner:
                 self._deadline = None
         return self
 
+    def restart(self, inputs: str):
+        """A fresh time budget for the runs after the graded cases (``after_pass``), on larger ``inputs``."""
+        self._left = _limit(self.problem)
+        self._inputs = inputs
+
     def _alarm(self, signum, frame):
         if self._armed:  # only inside the learner's code
             self._armed = False
@@ -184,8 +198,30 @@ class Runner:
 
     def call(self, *args, **kwargs):
         """The learner's result, or a Raised; raises _Verdict for not-answered, exit, too slow, forbidden."""
+        pristine = dict(zip([p for p in (*self.problem.params, *self.problem.optional) if p not in kwargs], args))
+        pristine.update(kwargs)
         args = tuple(_copy(a) for a in args)
         kwargs = {k: _copy(v) for k, v in kwargs.items()}
+        given = dict(zip(pristine, (*args, *kwargs.values())))
+        try:
+            return self._call(args, kwargs)
+        finally:
+            self._note_changes(pristine, given)
+
+    def _note_changes(self, pristine: dict, given: dict):
+        for name, value in given.items():
+            if isinstance(value, np.ndarray) and name not in self.changed and not _same(value, pristine[name]):
+                self.changed.append(name)
+
+    def with_note(self, feedback: Feedback) -> Feedback:
+        """``feedback``, with a note when the learner's function changed an argument in place (allowed here)."""
+        if not self.changed or feedback.mistake == NOT_ANSWERED:
+            return feedback
+        note = (f" Note: your function changed the array passed as `{self.changed[0]}` (in place); a caller that "
+                "uses it again gets your changed numbers.")
+        return Feedback(feedback.passed, feedback.reason + note, feedback.hint, feedback.mistake)
+
+    def _call(self, args, kwargs):
         self._patch()
         try:
             with warnings.catch_warnings(), np.errstate(all="ignore"):
@@ -194,7 +230,7 @@ class Runner:
         except NotImplementedError:
             raise _Verdict(_not_answered()) from None
         except _TimeUp:
-            raise _Verdict(_too_slow(self.problem)) from None
+            raise _Verdict(_too_slow(self.problem, self._inputs)) from None
         except SystemExit as exc:
             where = _learner_line(exc)
             code = f": {exc.code}" if exc.code not in (None, "") else ""
@@ -217,12 +253,13 @@ def _limit(problem: FunctionProblem) -> float:
     return TIME_LIMIT if problem.time_limit is None else problem.time_limit
 
 
-def _too_slow(problem: FunctionProblem) -> Feedback:
+def _too_slow(problem: FunctionProblem, inputs: str = "") -> Feedback:
+    where = (f"on {inputs}, after it was right on every graded case (a numpy answer takes well under a second "
+             "there)" if inputs else "on inputs of a few dozen numbers (the right answer takes a few milliseconds)")
     return _fail(
         "too-slow",
-        f"Your function was still running after {_limit(problem):g} s, on inputs of a few dozen numbers "
-        "(the right answer takes a few milliseconds): a loop that never ends, or one that runs far more often "
-        "than you meant.",
+        f"Your function was still running after {_limit(problem):g} s, {where}: a loop that never ends, or one "
+        "that runs far more often than you meant.",
         "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
         "(Kernel > Interrupt stops a cell that runs forever).",
     )
@@ -268,6 +305,11 @@ def _as_result(out, what: str, convert: str = "float"):
     if isinstance(out, tuple):
         return Bad("returned-tuple", f"Your function returned a tuple of {len(out)} items; return the {what} "
                    "alone, as one array.")
+    if isinstance(out, np.ma.MaskedArray) and np.ma.getmaskarray(out).any():
+        blocked = "with the blocked weights 0" if what == "weights" else "with numbers in the masked entries"
+        return Bad("masked-array", f"You returned a numpy masked array; its blocked entries print as -- but hold "
+                   f"other numbers, which any plain numpy code that uses your {what} gets: return a plain array "
+                   f"{blocked}, e.g. by filling.")
     try:
         arr = np.asarray(out)
     except Exception:  # ragged lists and the like

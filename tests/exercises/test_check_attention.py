@@ -187,3 +187,18 @@ def test_attention_forbidden_call_is_restored_afterwards():
     original = attn_lib.attention
     check_attention(lambda Q, K, V, mask=None: attn_lib.attention(Q, K, V, mask=mask))
     assert attn_lib.attention is original
+
+
+def test_float32_einsum_passes_where_cancellation_makes_the_output_small():
+    # On the case with every score near -30000, one float32 rounding of a score moves the weights by about 1e-3
+    # (relative), and the output, small by cancellation, by about 1e-3 too: right to float32's rounding.
+    def float32_einsum(Q, K, V, mask=None):
+        Q, K, V = (np.asarray(a, dtype=np.float32) for a in (Q, K, V))
+        scores = np.einsum("...nd,...md->...nm", Q, K) / np.float32(np.sqrt(Q.shape[-1]))
+        if mask is not None:
+            scores = np.where(mask, scores, -np.inf)
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return (e / e.sum(axis=-1, keepdims=True)) @ V
+
+    feedback = check_attention(float32_einsum)
+    assert feedback.passed, feedback

@@ -1,5 +1,7 @@
 """check_chunked_attention against hand-written learner answers: wrong ones get their own id, right ones pass."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -258,3 +260,54 @@ def test_dividing_by_d_k_is_divide_by_dk():
         return chunked()(Q / np.sqrt(Q.shape[1]), K, V, chunk_size)  # scores divided by sqrt(d_k) twice = d_k
 
     assert check_chunked_attention(by_dk).mistake == "divide-by-dk"
+
+
+@pytest.mark.parametrize("dtype", [float, np.float32])
+def test_whole_rows_after_converting_the_inputs_are_not_chunked(dtype):
+    # np.asarray(K, dtype=...) hands back a plain array, whatever K was: the check must not rely on K's type.
+    def converted_rows(Q, K, V, chunk_size):
+        Q, K, V = (np.asarray(a, dtype=dtype) for a in (Q, K, V))
+        return full_rows(Q, K, V, chunk_size)
+
+    feedback = check_chunked_attention(converted_rows)
+    assert feedback.mistake == "keys-not-chunked", feedback
+
+
+def pure_python(Q, K, V, chunk_size):
+    """Plain Python over queries, keys and coordinates: slow, but chunked and right."""
+    n, d_k = Q.shape
+    m, d_v = V.shape
+    out = []
+    for i in range(n):
+        best, total, acc = -math.inf, 0.0, [0.0] * d_v
+        for start in range(0, m, chunk_size):
+            for j in range(start, min(start + chunk_size, m)):
+                s = sum(Q[i][t] * K[j][t] for t in range(d_k)) / math.sqrt(d_k)
+                new = max(best, s)
+                corr = math.exp(best - new) if best > -math.inf else 0.0
+                e = math.exp(s - new)
+                total = total * corr + e
+                acc = [a * corr + e * V[j][k] for k, a in enumerate(acc)]
+                best = new
+        out.append([a / total for a in acc])
+    return np.array(out)
+
+
+def test_a_plain_python_loop_passes_the_memory_checks_in_time():
+    feedback = check_chunked_attention(pure_python)
+    assert feedback.passed, feedback
+
+
+def test_too_slow_on_the_memory_checks_names_their_inputs(monkeypatch):
+    from attn_lib.exercises import _running
+
+    monkeypatch.setattr(_running, "TIME_LIMIT", 0.5)  # 10 s in the notebooks
+
+    def endless_on_long_inputs(Q, K, V, chunk_size):
+        while K.shape[0] > 100:
+            pass
+        return chunked()(Q, K, V, chunk_size)
+
+    feedback = check_chunked_attention(endless_on_long_inputs)
+    assert feedback.mistake == "too-slow", feedback
+    assert "memory checks' inputs" in feedback.reason and "few dozen" not in feedback.reason

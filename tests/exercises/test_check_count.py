@@ -135,3 +135,22 @@ def test_d_model_is_named_only_when_the_problem_gives_it():
     assert check_count("score_macs", 512_000_000, n=1000).mistake != "used-d-model"
     feedback = check_count("score_macs", 768_000_000, n=1000, d_model=768)
     assert feedback.mistake == "used-d-model" and "d_model = 768" in feedback.reason
+
+
+def test_the_authors_own_mistakes_come_before_the_built_in_ones():
+    # 1_000_000 is forgot-dk among the built-in ones; the author's table names it first, with its own hint.
+    own = [(1_000_000, "one-dot-product", "That counts each score once; each is d_k multiply-adds.", "Times d_k.")]
+    feedback = check_count("score_macs", 1_000_000, n=1000, mistakes=own)
+    assert (feedback.mistake, feedback.reason, feedback.hint) == ("one-dot-product", own[0][2], "Times d_k.")
+    assert check_count("score_macs", 64_000_000, n=1000, mistakes=own).passed
+
+
+def test_an_own_mistake_without_a_hint_gets_the_quantitys_hint():
+    feedback = check_count("scores", 7, n=3, mistakes=[(7, "seven", "Seven is not it.")])
+    assert feedback.mistake == "seven"
+    assert feedback.hint == check_count("scores", 8, n=3).hint
+
+
+def test_an_own_mistake_equal_to_the_right_count_is_refused():
+    with pytest.raises(ValueError, match="mistakes"):
+        check_count("scores", 9, n=3, mistakes=[(9, "right", "no")])

@@ -120,3 +120,13 @@ def test_dividing_by_sqrt_dk_twice_is_scaled_twice():
 ])
 def test_more_dW_q_mistakes_are_named(fn, mistake):
     assert check_dW_q(fn).mistake == mistake
+
+
+def test_an_einsum_for_one_batch_axis_is_no_batch():
+    def one_batch_axis(X, K, d_scores):
+        dQ = d_scores @ K / np.sqrt(K.shape[-1])
+        return X.T @ dQ if X.ndim == 2 else np.einsum("bnd,bnk->dk", X, dQ)
+
+    feedback = check_dW_q(one_batch_axis)
+    assert feedback.mistake == "no-batch", feedback
+    assert "two leading axes" in feedback.reason

@@ -245,3 +245,30 @@ def test_maximum_of_the_unmasked_scores_is_max_before_mask():
     feedback = check_masked_softmax(max_before)
     assert feedback.mistake == "max-before-mask", feedback
     assert "maximum" in feedback.reason
+
+
+def test_a_loop_over_one_batch_axis_is_no_batch():
+    def rows_of_2d(x):  # axis=1: right on 2-D only
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    def one_batch_axis(scores, mask):
+        if scores.ndim == 2:
+            return rows_of_2d(np.where(mask, scores, -np.inf))
+        mask = np.broadcast_to(mask, scores.shape)
+        return np.array([rows_of_2d(np.where(m, s, -np.inf)) for s, m in zip(scores, mask)])
+
+    feedback = check_masked_softmax(one_batch_axis)
+    assert feedback.mistake == "no-batch", feedback
+    assert "two leading axes" in feedback.reason
+
+
+def test_a_numpy_masked_array_is_masked_array():
+    def masked_array_softmax(scores, mask):
+        x = np.ma.masked_array(scores, mask=~np.broadcast_to(mask, scores.shape))
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = check_masked_softmax(masked_array_softmax)
+    assert feedback.mistake == "masked-array", feedback
+    assert "print as --" in feedback.reason

@@ -124,3 +124,19 @@ def last_head_everywhere(X_q, X_kv, W_q, W_k, W_v, W_o):
 ])
 def test_more_multihead_mistakes_are_named(fn, mistake):
     assert check_multihead(fn).mistake == mistake
+
+
+@pytest.mark.parametrize("split", [lambda a, b: a // b, lambda a, b: a / b], ids=["//", "/"])
+def test_dk_read_from_d_model_over_heads_is_dk_from_d_model(split):
+    def scale_from_d_model(X_q, X_kv, W_q, W_k, W_v, W_o):
+        d_k = split(X_q.shape[-1], W_q.shape[0])  # right only when heads * d_k == d_model
+        outs = []
+        for h in range(W_q.shape[0]):
+            scores = (X_q @ W_q[h]) @ (X_kv @ W_k[h]).T / np.sqrt(d_k)
+            e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+            outs.append(e / e.sum(axis=-1, keepdims=True) @ (X_kv @ W_v[h]))
+        return np.concatenate(outs, axis=-1) @ W_o
+
+    feedback = check_multihead(scale_from_d_model)
+    assert feedback.mistake == "dk-from-d-model", feedback
+    assert "W_q's last axis" in feedback.reason

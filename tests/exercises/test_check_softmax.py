@@ -88,7 +88,7 @@ SOFTMAX_RIGHT = [softmax_right, softmax_logsumexp, softmax_float32, softmax_loop
 def test_right_but_unusual_softmax_passes(fn):
     feedback = check_softmax(fn)
     assert feedback.passed, feedback
-    assert "all 8 cases" in feedback.reason
+    assert "all 9 cases" in feedback.reason
 
 
 def log_softmax(x):
@@ -236,3 +236,31 @@ def test_one_maximum_per_matrix_is_global_max_not_overflow():
         return e / e.sum(axis=-1, keepdims=True)
 
     assert check_softmax(per_matrix).mistake == "global-max"
+
+
+def _rows_of_2d(x):  # a 2-D softmax written with axis=1
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def test_a_loop_over_one_batch_axis_is_no_batch():
+    # 1-D, 2-D, or exactly one leading axis: wrong with two leading axes, which the problem promises.
+    def one_batch_axis(x):
+        if x.ndim == 1:
+            return _rows_of_2d(x[None])[0]
+        return _rows_of_2d(x) if x.ndim == 2 else np.array([_rows_of_2d(m) for m in x])
+
+    feedback = check_softmax(one_batch_axis)
+    assert feedback.mistake == "no-batch", feedback
+    assert "two leading axes" in feedback.reason
+
+
+def test_a_numpy_masked_array_is_masked_array():
+    def masked_array_softmax(x):
+        x = np.ma.masked_invalid(x)  # -inf entries masked: they print as --, but hold other numbers
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = check_softmax(masked_array_softmax)
+    assert feedback.mistake == "masked-array", feedback
+    assert "blocked weights 0" in feedback.reason

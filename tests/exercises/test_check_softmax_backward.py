@@ -78,3 +78,13 @@ def test_placeholders_are_not_answered():
 ])
 def test_more_backward_mistakes_are_named(fn, mistake):
     assert check_softmax_backward(fn).mistake == mistake
+
+
+def test_a_loop_over_one_batch_axis_is_no_batch():
+    def rows_of_2d(P, dP):  # axis=1: right on 2-D only
+        return P * (dP - (dP * P).sum(axis=1, keepdims=True))
+
+    feedback = check_softmax_backward(
+        lambda S, P, dP: rows_of_2d(P, dP) if P.ndim == 2 else np.array([rows_of_2d(a, b) for a, b in zip(P, dP)]))
+    assert feedback.mistake == "no-batch", feedback
+    assert "two leading axes" in feedback.reason

@@ -103,3 +103,21 @@ def test_split_other_spellings():
 def test_np_split_along_the_positions_is_named():
     feedback = check_split_heads(lambda X, heads: np.stack(np.split(X, heads, axis=0)))
     assert feedback.mistake == "split-positions", feedback
+
+
+def split_into_int_array(X, heads):
+    n, d_model = X.shape
+    d_k = d_model // heads
+    out = np.zeros((heads, n, d_k), dtype=int)  # assigning floats into it truncates them
+    for h in range(heads):
+        out[h] = X[:, h * d_k:(h + 1) * d_k]
+    return out
+
+
+@pytest.mark.parametrize("fn", [split_into_int_array,
+                                lambda X, heads: np.round(X.reshape(X.shape[0], heads, -1).transpose(1, 0, 2))],
+                         ids=["int array", "rounded"])
+def test_heads_cut_to_whole_numbers_are_integer_heads(fn):
+    feedback = check_split_heads(fn)
+    assert feedback.mistake == "integer-heads", feedback
+    assert "real numbers" in feedback.reason

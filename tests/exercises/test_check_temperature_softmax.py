@@ -63,7 +63,7 @@ WRONG = {
 }
 
 ALSO = {
-    "temperature-after-softmax": lambda scores, temperature: stable(scores) ** (1 / temperature),
+    "temperature-after-softmax": lambda scores, temperature: stable(scores) * temperature,
     "temperature-ignored": lambda scores, temperature: stable(scores - temperature),
 }
 
@@ -155,3 +155,20 @@ def test_calling_attn_lib_softmax_says_the_stable_softmax_is_part_of_the_problem
 ])
 def test_more_temperature_mistakes_are_named(fn, mistake):
     assert check_temperature_softmax(fn).mistake == mistake
+
+
+def test_a_loop_over_one_batch_axis_is_no_batch():
+    def rows_of_2d(x):  # axis=1: right on 2-D only
+        e = np.exp(x - x.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True)
+
+    feedback = check_temperature_softmax(
+        lambda s, t: rows_of_2d(s / t) if s.ndim == 2 else np.array([rows_of_2d(m / t) for m in s]))
+    assert feedback.mistake == "no-batch", feedback
+    assert "two leading axes" in feedback.reason
+
+
+def test_weights_raised_to_one_over_t_are_power_after_softmax():
+    feedback = check_temperature_softmax(lambda scores, t: stable(scores) ** (1 / t))
+    assert feedback.mistake == "power-after-softmax", feedback
+    assert "ratios do not change" not in feedback.reason and "no longer sum to one" in feedback.reason

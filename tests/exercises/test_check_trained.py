@@ -82,3 +82,9 @@ def test_the_module_table_lists_every_mistake_id_of_the_previous_token_checker()
 
     for mistake in PREVIOUS_TOKEN.mistakes():
         assert mistake.id in exercises.__doc__, mistake.id
+
+
+def test_a_2d_only_previous_token_share_is_no_batch():
+    feedback = check_previous_token(lambda w: np.diag(w, k=-1).mean())  # np.diag takes 2-D arrays only
+    assert feedback.mistake == "no-batch", feedback
+    assert "(3, 6, 6)" in feedback.reason

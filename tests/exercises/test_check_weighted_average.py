@@ -90,3 +90,10 @@ def test_answers_written_for_2d_only_are_told_about_the_batch_axis(fn, mistake):
 def test_tensordot_is_not_told_about_np_dot():
     feedback = check_weighted_average(lambda weights, V: np.tensordot(weights, V, axes=([-1], [-2])))
     assert "np.dot does not" not in feedback.reason
+
+
+def test_an_einsum_for_one_batch_axis_is_wrong_on_two():
+    feedback = check_weighted_average(
+        lambda weights, V: weights @ V if weights.ndim == 2 else np.einsum("bnm,bmd->bnd", weights, V))
+    assert feedback.mistake == "einsum-2d-only", feedback
+    assert "two leading axes" in feedback.reason

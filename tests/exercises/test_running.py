@@ -11,7 +11,7 @@ import pytest
 
 import attn_lib
 from attn_lib import softmax as renamed_softmax
-from attn_lib.exercises import _running, check_attention, check_softmax
+from attn_lib.exercises import _running, check_attention, check_masked_softmax, check_softmax
 from attn_lib.exercises._judge import judge
 
 from judge_demo import FUNCTION_CHECKERS, PROBLEM, softmax_rows
@@ -202,3 +202,24 @@ def test_learner_cannot_change_the_checkers_inputs():
 
     assert check_softmax(scribbles).passed
     assert check_softmax(scribbles).passed
+
+
+def test_an_answer_that_changes_its_input_in_place_passes_with_a_note():
+    def masked_in_place(scores, mask):
+        np.putmask(scores, ~np.broadcast_to(mask, scores.shape), -np.inf)  # changes the caller's scores
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = check_masked_softmax(masked_in_place)
+    assert feedback.passed, feedback
+    assert "changed the array passed as `scores` (in place)" in feedback.reason
+
+
+def test_an_answer_that_leaves_its_inputs_alone_gets_no_note():
+    def masked_copy(scores, mask):
+        scores = np.where(mask, scores, -np.inf)  # a new array: the caller's scores stay as they were
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    feedback = check_masked_softmax(masked_copy)
+    assert feedback.passed and "in place" not in feedback.reason, feedback
