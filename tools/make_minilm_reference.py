@@ -1,4 +1,4 @@
-"""Write tests/fixtures/minilm_reference.npz: all-MiniLM-L6-v2 run by an independent implementation.
+"""Write attn_lib/minilm/reference.npz: all-MiniLM-L6-v2 run by an independent implementation.
 
 The course's numpy forward pass (attn_lib/minilm) is tested against this fixture. It is made once, by PyTorch and
 the `transformers` BertModel, in a throwaway environment kept outside the repository (never a course dependency):
@@ -27,7 +27,7 @@ import numpy as np
 from attn_lib.minilm import sources
 
 ROOT = Path(__file__).resolve().parent.parent
-OUT = ROOT / "tests" / "fixtures" / "minilm_reference.npz"
+OUT = ROOT / "attn_lib" / "minilm" / "reference.npz"
 
 SENTENCES = [
     "the cat sat on the mat because it was tired",

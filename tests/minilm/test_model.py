@@ -1,6 +1,6 @@
 """The numpy forward pass of all-MiniLM-L6-v2 against an independent implementation, and its pieces against attn_lib.
 
-tests/fixtures/minilm_reference.npz was made by tools/make_minilm_reference.py with PyTorch's `transformers`
+attn_lib/minilm/reference.npz was made by tools/make_minilm_reference.py with PyTorch's `transformers`
 BertModel (its `about` entry says which versions); nothing in it comes from the code under test.
 """
 
@@ -18,7 +18,7 @@ from attn_lib import attention, minilm, softmax
 from attn_lib.minilm import D_K, HEADS, LAYERS, layer_norm, merge_heads, split_heads
 from attn_lib.minilm.model import erf, gelu
 
-REFERENCE = Path(__file__).resolve().parent.parent / "fixtures" / "minilm_reference.npz"
+REFERENCE = Path(__file__).resolve().parents[2] / "attn_lib" / "minilm" / "reference.npz"
 
 
 @pytest.fixture(scope="module")

