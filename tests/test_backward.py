@@ -122,12 +122,9 @@ def test_a_gradient_that_overflows_the_working_dtype_is_refused_naming_grad_outp
 def test_gradients_that_overflow_raise_instead_of_coming_back_non_finite():
     Q, K = np.ones((1, 1), np.float32), np.array([[0.0], [1.0]], np.float32)
     V = np.array([[3e38], [-3e38]], np.float32)
-    try:
-        grads = attention_backward(Q, K, V, np.full((1, 1), 1e3, np.float32))
-    except ValueError as error:
-        assert "overflow" in str(error)
-    else:
-        assert all(np.isfinite(g).all() for g in grads)
+    # the true dQ is about 3e41, beyond float32: an error that names dQ, never an inf or a NaN
+    with pytest.raises(ValueError, match=r"^dQ overflowed float32"):
+        attention_backward(Q, K, V, np.full((1, 1), 1e3, np.float32))
 
 
 @pytest.mark.parametrize("bad, word", [(np.nan, "NaN"), (np.inf, "an infinite value")])
