@@ -87,8 +87,9 @@ def average_huge_values(weighted_sum, V, total_weight=1):
 
     ``weighted_sum`` sums the rows of its argument with non-negative weights whose total is at most
     ``total_weight``. V is divided by a power of two large enough that no partial sum can overflow, and the
-    result multiplied back: both steps are exact (powers of two only move the exponent). If the answer itself is
-    beyond the dtype's range, a ValueError names V; never an inf or a NaN.
+    result multiplied back: powers of two only move the exponent, so both steps are exact except for entries so
+    small that dividing them loses bits (they are far below the huge values that made this necessary). If the
+    answer itself is beyond the dtype's range, a ValueError names V; never an inf or a NaN.
     """
     exponent = int(np.ceil(np.log2(max(total_weight, 1)))) + 2
     with np.errstate(over="ignore", invalid="ignore"):

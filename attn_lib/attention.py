@@ -141,7 +141,8 @@ def attention(Q, K, V, mask=None, scale=None, return_weights=False):
     ValueError
         Mismatched widths or lengths, batch axes that do not broadcast, non-finite input, no keys, a mask of
         the wrong shape, a query row whose keys are all masked, an invalid ``scale``, scores that overflow the
-        dtype (the error names the row).
+        dtype (the error names the row), or values so near the dtype's largest number that their weighted
+        average is beyond it (the error names V).
     TypeError
         Non-numeric or complex input, or a mask that is not boolean.
 

@@ -86,7 +86,7 @@ def _online_softmax(Q, K, V, mask, scale, chunk_size):
         running_out *= correction
         running_out += scores @ V[..., keys, :]  # (..., n, c) x (..., c, d_v) -> (..., n, d_v)
         running_max = new_max
-        del scores  # before the next chunk's scores exist: never two n x c buffers at once
+        del scores  # before the next chunk's scores exist (a mask with extra batch axes briefly makes a copy)
     if not (running_sum > 0).all():  # every score of the row overflowed to -inf (a masked row raised earlier)
         raise overflow_error(~(running_sum > 0), dtype)
     running_out /= running_sum

@@ -108,7 +108,11 @@ def main():
         median = statistics.median(pixels)
         target = TARGET_MS[ratio] if ratio in TARGET_MS else None
         verdict = "" if target is None else f"<= {target} ms: {'target met' if median <= target else 'target missed'}"
-        print(f"{lab_driver.FUNCTIONS[kind]:<18}{ratio:>6}{median:>12.0f}{statistics.median(readout):>13.0f}"
+        seen = [ms for ms in readout if ms == ms]  # a readout that never changed is NaN: leave it out, and say so
+        text = f"{statistics.median(seen):.0f}" if seen else "n/a"
+        if len(seen) < len(readout):
+            text += f" ({len(readout) - len(seen)} missing)"
+        print(f"{lab_driver.FUNCTIONS[kind]:<18}{ratio:>6}{median:>12.0f}{text:>13}"
               f"{min(pixels):>7.0f}{max(pixels):>7.0f}  {verdict}")
 
 

@@ -283,7 +283,8 @@ SUPERSCRIPT_DIGITS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸�
 
 def three_figures(x):
     """Three significant figures, without an exponent: 63.8, 0.948, 1021."""
-    return f"{x:.0f}" if abs(x) >= 1000 else f"{x:.3g}"
+    rounded = float(f"{x:.3g}")  # decide after rounding: 999.7 rounds to 1000, which .3g would write 1e+03
+    return f"{x:.0f}" if abs(rounded) >= 1000 else f"{x:.3g}"
 
 
 def significant(x, digits=3):
@@ -291,7 +292,8 @@ def significant(x, digits=3):
     x = float(x)
     if x == 0:
         return "0"
-    if 1e-3 <= abs(x) < 1e5:
-        return f"{x:.{digits}g}"
+    rounded = float(f"{x:.{digits}g}")  # decide after rounding: 99,970 rounds to 1e5
+    if 1e-3 <= abs(rounded) < 1e5:  # plain: 0.00123, 63.8, 1020 (the "g" format would write 1.02e+03)
+        return f"{rounded:.0f}" if abs(rounded) >= 10**digits else f"{x:.{digits}g}"
     mantissa, exponent = f"{x:.{digits - 1}e}".split("e")
     return f"{mantissa}×10{str(int(exponent)).translate(SUPERSCRIPT_DIGITS)}"

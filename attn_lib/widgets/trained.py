@@ -83,7 +83,8 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
 
     def read_sentence():
         run = model.run([text.value], max_tokens=MAX_TOKENS)
-        state.update(sentence=text.value, tokens=run.tokens[0],
+        whole = model.tokenize([text.value], max_tokens=MAX_TOKENS + 1)[2][0]  # one token more: was it cut?
+        state.update(sentence=text.value, tokens=run.tokens[0], cut=len(whole) > MAX_TOKENS,
                      weights=np.stack([record.weights[0] for record in run.layers]).astype(float))  # (6, 12, n, n)
         n = len(state["tokens"])
         image.set_extent((-0.5, n - 0.5, n - 0.5, -0.5))
@@ -105,7 +106,7 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
         strongest = max(known, key=known.get)
         readout = readout_rows([
             ("layer, head", f"{layer}, {head}"),
-            ("tokens n", f"{n}" + (" (cut at 24)" if n == MAX_TOKENS else "")),
+            ("tokens n", f"{n}" + (f" (cut at {MAX_TOKENS})" if state["cut"] else "")),
             ("mean largest weight of a row", f"{largest:.2f}"),
             ("mean entropy of a row", f"{entropy:.2f} nats (uniform: ln {n} = {math.log(n):.2f})"),
             *((f"share on {name}", "no repeated token" if math.isnan(share) else f"{share:.2f}")

@@ -20,7 +20,7 @@ from PIL import Image
 
 from attn_lib import softmax
 from attn_lib.widgets import EXPLORERS, dk_explorer, softmax_explorer
-from attn_lib.widgets._explorer import diff_png, largest_jacobian_entry
+from attn_lib.widgets._explorer import diff_png, largest_jacobian_entry, significant, three_figures
 
 from .explorer_checks import assert_finite_labelled_figure, control_ends
 
@@ -185,3 +185,12 @@ def test_diff_png_is_transparent_exactly_where_nothing_changed(height, width, sh
     after[changed] = rng.integers(0, 2**24, int(changed.sum()), dtype=np.uint32) | opaque
     decoded = np.asarray(Image.open(io.BytesIO(diff_png(after, after != before))).convert("RGBA"))
     np.testing.assert_array_equal(decoded.view(np.uint32).squeeze(2), np.where(after != before, after, 0))
+
+
+@pytest.mark.parametrize("x, three, sig", [
+    (999.7, "1000", "1000"), (999.4, "999", "999"), (63.84, "63.8", "63.8"), (1021.3, "1021", "1020"),
+    (12345.0, "12345", "12300"), (99970.0, "99970", "1.00×10⁵"), (0.0005, "0.0005", "5.00×10⁻⁴")])
+def test_readout_numbers_never_switch_to_e_notation_near_a_power_of_ten(x, three, sig):
+    # Readouts are read aloud by screen readers and scanned by eye: "1e+03" is neither.
+    assert three_figures(x) == three
+    assert significant(x) == sig

@@ -86,3 +86,11 @@ def test_head_patterns_on_made_up_weights():
 def test_bad_arguments_name_themselves(kwargs, argument):
     with pytest.raises(ValueError, match=rf"^{argument} must"):
         trained_explorer(**kwargs)
+
+
+def test_the_readout_says_cut_only_when_the_sentence_was_cut(explorer):
+    exactly = " ".join(["word"] * (MAX_TOKENS - 2))  # [CLS] + 22 words + [SEP]: fits, nothing cut
+    explorer.sentence.value = exactly
+    assert explorer.measured["tokens"] == MAX_TOKENS and "cut at" not in explorer.readout.value
+    explorer.sentence.value = exactly + " word"
+    assert explorer.measured["tokens"] == MAX_TOKENS and f"cut at {MAX_TOKENS}" in explorer.readout.value
