@@ -110,7 +110,8 @@ from ._compare import is_right, tolerance
 from ._explain import explain
 from ._feedback import Feedback, _blank, _fail, _not_answered
 from ._pieces import _FIX_OVERFLOW, _OVERFLOW
-from ._running import Runner, _accepts, _as_result, _has_parameter, _signature_text, _Verdict
+from ._running import (Runner, _accepts, _as_result, _forbidden_original, _has_parameter, _signature_text,
+                       _used_attn_lib, _Verdict)
 
 
 # ------------------------------------------------------------------------------------------- the author's parts
@@ -213,10 +214,12 @@ def _signature_problem(fn, problem: FunctionProblem) -> Feedback | None:
 def _judge(fn, problem: FunctionProblem) -> Feedback:
     if _blank(fn):
         return _not_answered()
+    original = _forbidden_original(fn, problem)
+    if original is not None:  # e.g. my_softmax = attn_lib.softmax, or functools.partial(attn_lib.softmax)
+        return _used_attn_lib(problem, original)
     trouble = _signature_problem(fn, problem)
     if trouble is not None:
         return trouble
-    takes = {name: _accepts(fn, *problem.params, **{name: None}) is not False for name in problem.optional}
     cases = problem.cases()
     with Runner(fn, problem) as runner:
         try:

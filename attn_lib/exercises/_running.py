@@ -275,6 +275,27 @@ def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
     )
 
 
+def _forbidden_original(fn, problem: FunctionProblem) -> str | None:
+    """The name of the forbidden attn_lib function that ``fn`` IS (itself, or unwrapped from a functools.partial,
+    a ``__wrapped__`` decorator or a bound method), or None."""
+    if not problem.forbidden:
+        return None
+    import attn_lib
+
+    originals = {id(getattr(attn_lib, name)): name for name in problem.forbidden}
+    seen = set()
+    while fn is not None and id(fn) not in seen:
+        seen.add(id(fn))
+        if id(fn) in originals:
+            return originals[id(fn)]
+        try:
+            inner = fn.func if isinstance(fn, functools.partial) else getattr(fn, "__wrapped__", None)
+            fn = inner if inner is not None else getattr(fn, "__func__", None)
+        except Exception:  # an object whose attributes raise: not attn_lib's
+            return None
+    return None
+
+
 def _accepts(fn, *args, **kwargs) -> bool | None:
     """Whether ``fn`` can be called with these arguments (None when its signature cannot be read)."""
     try:

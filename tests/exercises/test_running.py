@@ -1,9 +1,11 @@
 """Running the learner's code safely: exceptions with the learner's line, SystemExit, the time limit, the guard
 against calling attn_lib's own function, odd return values, warnings and inputs kept to the learner's call."""
 
+import functools
 import linecache
 import signal
 import sys
+import types
 import warnings
 
 import numpy as np
@@ -11,6 +13,7 @@ import pytest
 
 import attn_lib
 from attn_lib import softmax as renamed_softmax
+from attn_lib import exercises
 from attn_lib.exercises import _running, check_attention, check_masked_softmax, check_softmax
 from attn_lib.exercises._judge import judge
 
@@ -44,6 +47,43 @@ def test_forbidden_call_inside_a_callable_object_is_found():
             return renamed_softmax(x)
 
     assert judge(Softmaxer(), PROBLEM).mistake == "used-attn-lib"
+
+
+class _Holder:
+    def softmax(self, x):
+        return attn_lib.softmax(x)
+
+
+def _decorated(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapper
+
+
+# Every function checker that forbids an attn_lib function, given that function itself (my_softmax = softmax).
+_ORIGINALS = [
+    (exercises.check_softmax, "softmax"), (exercises.check_temperature_softmax, "softmax"),
+    (exercises.check_attention, "attention"), (exercises.check_masked_softmax, "attention"),
+    (exercises.check_chunked_attention, "chunked_attention"), (exercises.check_causal_mask, "causal_mask"),
+    (exercises.check_padding_mask, "padding_mask"), (exercises.check_scaled_scores, "scaled_scores"),
+    (exercises.check_scores, "scaled_scores"), (exercises.check_dW_q, "attention_backward"),
+    (exercises.check_multihead, "MultiHeadAttention"),
+]
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, functools.partial, _decorated], ids=["itself", "partial", "wraps"])
+@pytest.mark.parametrize("checker, name", _ORIGINALS, ids=[f"{c.__name__}-{n}" for c, n in _ORIGINALS])
+def test_attn_libs_own_function_passed_as_the_answer_is_named(checker, name, wrap):
+    feedback = checker(wrap(getattr(attn_lib, name)))
+    assert feedback.mistake == "used-attn-lib" and f"attn_lib.{name}" in feedback.reason + feedback.hint
+
+
+def test_attn_libs_function_as_a_bound_method_is_unwrapped():
+    method = types.MethodType(attn_lib.softmax, object())
+    assert _running._forbidden_original(method, PROBLEM) == "softmax"
+    assert _running._forbidden_original(_Holder().softmax, PROBLEM) is None  # calls it: caught when it runs
+    assert judge(_Holder().softmax, PROBLEM).mistake == "used-attn-lib"
 
 
 # ------------------------------------------------------------------------------------- time limit and exit
