@@ -5,6 +5,7 @@ import functools
 import linecache
 import signal
 import sys
+import time
 import types
 import warnings
 
@@ -101,6 +102,50 @@ def test_endless_loop_gets_too_slow_and_the_alarm_is_restored():
     assert judge(forever, PROBLEM).mistake == "too-slow"
     assert signal.getsignal(signal.SIGALRM) is before
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_timer_the_caller_armed_keeps_running_with_its_handler():
+    def outer(signum, frame):
+        raise AssertionError("the caller's alarm must not ring during the check")
+
+    before = signal.signal(signal.SIGALRM, outer)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 100, 50)
+        assert judge(softmax_rows, PROBLEM).passed
+        left, interval = signal.getitimer(signal.ITIMER_REAL)
+        assert 90 < left <= 100 and interval == 50
+        assert signal.getsignal(signal.SIGALRM) is outer
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
+
+def test_the_callers_timer_due_during_the_check_rings_after_it():
+    rang = []
+    before = signal.signal(signal.SIGALRM, lambda signum, frame: rang.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        judge(lambda x: (time.sleep(0.1), softmax_rows(x))[1], PROBLEM)
+        time.sleep(0.05)
+        assert rang == [signal.SIGALRM]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
+
+def test_a_traced_call_is_charged_a_fraction_of_its_time():
+    import tracemalloc
+
+    def slowish(x):  # 0.4 s per call, 2 cases: 0.8 s, over the 0.5 s budget untraced
+        time.sleep(0.4)
+        return softmax_rows(x)
+
+    assert judge(slowish, PROBLEM).mistake == "too-slow"
+    tracemalloc.start()
+    try:
+        assert judge(slowish, PROBLEM).passed  # charged 0.8 s / TRACED_DISCOUNT
+    finally:
+        tracemalloc.stop()
 
 
 def test_time_limit_is_skipped_outside_the_main_thread():
