@@ -294,11 +294,12 @@ def _chunks_check(fn, run) -> Feedback | None:
         "keys-not-chunked",
         f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
         f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at about a whole row of m = {m:,} scores "
-        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (Python "
-        "lists of all the keys, K.tolist(), weigh as much). The "
+        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (an "
+        "index of all m keys, np.arange(m), and Python lists of all the keys, K.tolist(), weigh as much). The "
         "problem asks for chunks of chunk_size keys, with a running maximum, sum and weighted sum for each "
         "query, so that memory grows with chunk_size, not with m.",
-        "Inside your loop over chunks, use only the keys and values of the current chunk.",
+        "Inside your loop over chunks, use only the keys and values of the current chunk, sliced: "
+        "K[start:start + chunk_size].",
     )
 
 

@@ -294,6 +294,16 @@ def test_one_row_of_scores_in_place_is_not_chunked(dtype):
     assert feedback.mistake == "keys-not-chunked", feedback
 
 
+def test_an_index_of_all_m_keys_is_named_as_not_chunked():
+    def indexed(Q, K, V, chunk_size):
+        order = np.arange(K.shape[0])  # m integers, held while the chunks run: as much as a row of m scores
+        return chunked()(Q, K, V, chunk_size) + 0 * order[0]
+
+    feedback = check_chunked_attention(indexed)
+    assert feedback.mistake == "keys-not-chunked", feedback
+    assert "np.arange(m)" in feedback.reason
+
+
 def pure_python(Q, K, V, chunk_size):
     """Plain Python over queries, keys and coordinates: slow, but chunked and right."""
     n, d_k = Q.shape
