@@ -13,10 +13,10 @@ first measurable difference, printed with enough digits that the two numbers dif
 
 Layout: one module per checker, ``_check_<name>.py`` (check_attention's table of mistakes in
 ``_attention_mistakes.py``); the skeleton in ``_judge.py``, which calls the learner's code through ``_running.py``
-(copies, time limit, ``SystemExit``, the guard against attn_lib's own function), compares in ``_compare.py``
-(tolerance, printed differences) and explains a wrong answer in ``_explain.py`` (mistake table, generic reasons);
-``_pieces.py`` holds the learner-style numpy pieces and the texts several checkers share, ``_feedback.py`` the
-:class:`Feedback` itself.
+(copies, time limit, ``SystemExit``, the guard against attn_lib's own function; ``_learner_code.py`` finds the
+learner's line), compares in ``_compare.py`` (tolerance, printed differences) and explains a wrong answer in
+``_explain.py`` (mistake table, generic reasons); ``_pieces.py`` holds the learner-style numpy pieces and the texts
+several checkers share, ``_feedback.py`` the :class:`Feedback` itself.
 
 Inputs are seeded, so the same answer always gets the same words (nbval compares them). Where a problem promises
 (..., n, m), the cases include leading batch axes and masks that broadcast; n != m and d_k != d_v throughout. A

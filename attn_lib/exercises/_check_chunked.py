@@ -12,7 +12,7 @@ from ._check_attention import _diagnose_output
 from ._compare import first_difference, is_right
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._running import _has_parameter
+from ._running import Runner, _has_parameter
 from ._pieces import _OVERFLOW, _UNIFORM, _out
 
 
@@ -239,7 +239,10 @@ def _inputs(n, m, width):
 
 
 def _peak(run, Q, K, V, c) -> tuple:
-    """The learner's output, and the peak memory (bytes, tracemalloc) of the call beyond the inputs."""
+    """The learner's output, and the peak memory (bytes, tracemalloc) of the learner's own call: ``run`` is
+    (a partial of) ``Runner.call``, whose runner measures around the learner's function alone (not its own
+    copies and comparisons of the inputs); any other ``run`` is measured whole."""
+    runner = getattr(getattr(run, "args", (run,))[0], "__self__", None)  # run = partial(_by_keyword, call)
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
         tracemalloc.start()
@@ -247,11 +250,11 @@ def _peak(run, Q, K, V, c) -> tuple:
         base = tracemalloc.get_traced_memory()[0]
         tracemalloc.reset_peak()
         out = run(Q, K, V, c)
-        peak = tracemalloc.get_traced_memory()[1] - base
+        peak = runner.peak if isinstance(runner, Runner) else tracemalloc.get_traced_memory()[1] - base
     finally:
         if not was_tracing:
             tracemalloc.stop()
-    return out, peak - (Q.nbytes + K.nbytes + V.nbytes)  # the runner's own copies of the inputs
+    return out, peak
 
 
 def _memory_check(fn, run) -> Feedback | None:
@@ -291,11 +294,12 @@ def _chunks_check(fn, run) -> Feedback | None:
         "keys-not-chunked",
         f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
         f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at about a whole row of m = {m:,} scores "
-        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (Python "
-        "lists of all the keys, K.tolist(), weigh as much). The "
+        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (an "
+        "index of all m keys, np.arange(m), and Python lists of all the keys, K.tolist(), weigh as much). The "
         "problem asks for chunks of chunk_size keys, with a running maximum, sum and weighted sum for each "
         "query, so that memory grows with chunk_size, not with m.",
-        "Inside your loop over chunks, use only the keys and values of the current chunk.",
+        "Inside your loop over chunks, use only the keys and values of the current chunk, sliced: "
+        "K[start:start + chunk_size].",
     )
 
 
@@ -345,7 +349,8 @@ def check_chunked_attention(fn) -> Feedback:
     right, the peak memory (tracemalloc) on Q (32, 1), K (1024, 1) with chunk_size 32 must stay well below
     the whole (n, m) score matrix, and on Q (2, d), K (20000, d) with chunk_size 256 below half a row of m
     float64 scores (``keys-not-chunked``: one query's whole row of scores), whatever copies of the inputs the
-    answer makes (measured at d = 1 and 2, extrapolated to d = 0). These runs have their own time limit.
+    answer makes (measured at d = 1 and 2, extrapolated to d = 0), counting only the learner's own call. These
+    runs have their own time limit, charged 1/4 of their traced time (tracemalloc slows Python code).
     ``chunk_size`` is passed by keyword when ``fn`` has a parameter of that name, else as the fourth argument.
     Calling attn_lib.attention or attn_lib.chunked_attention is named.
 

@@ -9,8 +9,8 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
 3. Runs the function on a copy of every case's inputs, safely (a function that changes an input array in place
    still passes, with a note saying so): an exception becomes ``exception`` (naming the
    learner's line); ``SystemExit`` becomes ``exit``; more than ``time_limit`` seconds in all becomes ``too-slow``;
-   calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported) becomes
-   ``used-attn-lib``; returning None, a tuple or a non-number becomes ``returned-none``, ``returned-tuple``,
+   calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported), or passing
+   it as the answer (itself, a functools.partial or a wrapper of it), becomes ``used-attn-lib``; returning None, a tuple or a non-number becomes ``returned-none``, ``returned-tuple``,
    ``not-an-array``.
 4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32 answer
    right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the size of
@@ -110,7 +110,8 @@ from ._compare import is_right, tolerance
 from ._explain import explain
 from ._feedback import Feedback, _blank, _fail, _not_answered
 from ._pieces import _FIX_OVERFLOW, _OVERFLOW
-from ._running import Runner, _accepts, _as_result, _has_parameter, _signature_text, _Verdict
+from ._learner_code import _signature_text
+from ._running import Runner, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib, _Verdict
 
 
 # ------------------------------------------------------------------------------------------- the author's parts
@@ -213,10 +214,12 @@ def _signature_problem(fn, problem: FunctionProblem) -> Feedback | None:
 def _judge(fn, problem: FunctionProblem) -> Feedback:
     if _blank(fn):
         return _not_answered()
+    original = _forbidden_original(fn, problem)
+    if original is not None:  # e.g. my_softmax = attn_lib.softmax, or functools.partial(attn_lib.softmax)
+        return _used_attn_lib(problem, original)
     trouble = _signature_problem(fn, problem)
     if trouble is not None:
         return trouble
-    takes = {name: _accepts(fn, *problem.params, **{name: None}) is not False for name in problem.optional}
     cases = problem.cases()
     with Runner(fn, problem) as runner:
         try:

@@ -4,21 +4,23 @@
 happens into something the judge can report: a result, a :class:`Raised` (the exception and the learner's line
 where it happened), or a final verdict that ends the check (``NotImplementedError`` -> not answered,
 ``SystemExit`` -> ``exit``, more than ``TIME_LIMIT`` seconds in all -> ``too-slow``, a call of one of attn_lib's
-functions the problem asks the learner to write -> ``used-attn-lib``). Also: whether the learner's function can
-be called with given arguments, and its return value as an array (or a :class:`Bad`).
+functions the problem asks the learner to write -> ``used-attn-lib``; so is passing that function itself, see
+:func:`_forbidden_original`). While tracemalloc traces, ``Runner.peak`` is the peak memory of the learner's own
+call alone, and the call is charged only ``1/TRACED_DISCOUNT`` of its time. An interval timer the caller had
+armed is paused during the check and re-armed with what is left of it. Also: whether the learner's function can
+be called with given arguments, and its return value as an array (or a :class:`Bad`). Which lines are the
+learner's: ``_learner_code``.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
-import os
 import signal
 import sys
-import sysconfig
 import threading
 import time
-import traceback
+import tracemalloc
 import types
 import warnings
 from dataclasses import dataclass
@@ -27,12 +29,17 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._feedback import NOT_ANSWERED, Feedback, _fail, _not_answered
+from ._learner_code import _learner_line
 
 if TYPE_CHECKING:
     from ._judge import FunctionProblem
 
 
 TIME_LIMIT = 10.0  # seconds for all of one checker's calls of the learner's function
+# tracemalloc slows a plain-Python loop about tenfold: a traced call is charged only 1/TRACED_DISCOUNT of its time,
+# so the tracing's overhead does not count against the learner (an endless loop is stopped after TRACED_DISCOUNT
+# times the limit)
+TRACED_DISCOUNT = 4.0
 
 
 class _Verdict(Exception):
@@ -117,8 +124,12 @@ class Runner:
         self._old_handler = None
         self._armed = False
         self._left = 0.0
+        self._discount = 1.0  # TRACED_DISCOUNT while tracemalloc traces the learner's call
         self._inputs = ""  # what the too-slow reason says the function ran on ("" = the graded cases)
         self.changed: list[str] = []  # parameters whose array the learner's function changed in place
+        self.peak = 0  # bytes: tracemalloc's peak during the learner's last call, beyond what was traced before it
+        self._outer = (0.0, 0.0)  # an interval timer the caller had armed (seconds left, interval), and when
+        self._outer_at = 0.0
 
     # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
     def _patch(self):
@@ -161,6 +172,8 @@ class Runner:
                 self._deadline = True
             except (ValueError, OSError):
                 self._deadline = None
+            else:  # the caller's own timer is paused while the check runs, and re-armed afterwards
+                self._outer, self._outer_at = signal.setitimer(signal.ITIMER_REAL, 0), time.monotonic()
         return self
 
     def restart(self, inputs: str):
@@ -178,23 +191,44 @@ class Runner:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
             self._deadline = None
+            if self._outer[0] > 0:  # the caller's timer, with what is left of it (due now: at once)
+                signal.setitimer(signal.ITIMER_REAL, max(self._outer_left(), 1e-6), self._outer[1])
         self._unpatch()
         return False
 
+    def _outer_left(self) -> float:
+        return self._outer[0] - (time.monotonic() - self._outer_at)
+
     def _run(self, args, kwargs):
         if self._deadline is None:
-            return self.fn(*args, **kwargs)
+            return self._traced(args, kwargs)
         if self._left <= 0:
             raise _TimeUp()
+        self._discount = discount = TRACED_DISCOUNT if tracemalloc.is_tracing() else 1.0
+        wait = self._left * discount
+        if self._outer[0] > 0:  # never past the caller's own timer
+            wait = max(min(wait, self._outer_left()), 1e-6)
         start = time.monotonic()
         self._armed = True
-        signal.setitimer(signal.ITIMER_REAL, self._left)
+        signal.setitimer(signal.ITIMER_REAL, wait)
         try:
-            return self.fn(*args, **kwargs)
+            return self._traced(args, kwargs)
         finally:
             self._armed = False
             signal.setitimer(signal.ITIMER_REAL, 0)
-            self._left -= time.monotonic() - start
+            self._left -= (time.monotonic() - start) / discount
+
+    def _traced(self, args, kwargs):
+        """The learner's call alone; when tracemalloc traces, its peak is measured around this call only (the
+        runner's copies of the inputs, made before, and its comparisons, made after, do not count)."""
+        if not tracemalloc.is_tracing():
+            return self.fn(*args, **kwargs)
+        base = tracemalloc.get_traced_memory()[0]
+        tracemalloc.reset_peak()
+        try:
+            return self.fn(*args, **kwargs)
+        finally:
+            self.peak = tracemalloc.get_traced_memory()[1] - base
 
     def call(self, *args, **kwargs):
         """The learner's result, or a Raised; raises _Verdict for not-answered, exit, too slow, forbidden."""
@@ -230,7 +264,7 @@ class Runner:
         except NotImplementedError:
             raise _Verdict(_not_answered()) from None
         except _TimeUp:
-            raise _Verdict(_too_slow(self.problem, self._inputs)) from None
+            raise _Verdict(_too_slow(self.problem, self._inputs, self._discount)) from None
         except SystemExit as exc:
             where = _learner_line(exc)
             code = f": {exc.code}" if exc.code not in (None, "") else ""
@@ -253,13 +287,17 @@ def _limit(problem: FunctionProblem) -> float:
     return TIME_LIMIT if problem.time_limit is None else problem.time_limit
 
 
-def _too_slow(problem: FunctionProblem, inputs: str = "") -> Feedback:
+def _too_slow(problem: FunctionProblem, inputs: str = "", discount: float = 1.0) -> Feedback:
     where = (f"on {inputs}, after it was right on every graded case (a numpy answer takes well under a second "
              "there)" if inputs else "on inputs of a few dozen numbers (the right answer takes a few milliseconds)")
+    if discount != 1.0:
+        where = (f"on {inputs}, after it was right on every graded case; these runs are traced (tracemalloc), "
+                 f"which slows Python code, so only 1/{discount:g} of their time counts (a numpy answer takes "
+                 "well under a second there, a plain Python loop over the keys a few seconds)")
     return _fail(
         "too-slow",
-        f"Your function was still running after {_limit(problem):g} s, {where}: a loop that never ends, or one "
-        "that runs far more often than you meant.",
+        f"Your function was still running after {_limit(problem) * discount:g} s, {where}: a loop that never "
+        "ends, or one that runs far more often than you meant.",
         "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
         "(Kernel > Interrupt stops a cell that runs forever).",
     )
@@ -273,6 +311,27 @@ def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
         f"build it yourself from numpy operations; attn_lib.{name} is there to compare with afterwards.",
         f"Replace the call to {name} with your own numpy code (np.exp, np.max, np.sum, @, ...).",
     )
+
+
+def _forbidden_original(fn, problem: FunctionProblem) -> str | None:
+    """The name of the forbidden attn_lib function that ``fn`` IS (itself, or unwrapped from a functools.partial,
+    a ``__wrapped__`` decorator or a bound method), or None."""
+    if not problem.forbidden:
+        return None
+    import attn_lib
+
+    originals = {id(getattr(attn_lib, name)): name for name in problem.forbidden}
+    seen = set()
+    while fn is not None and id(fn) not in seen:
+        seen.add(id(fn))
+        if id(fn) in originals:
+            return originals[id(fn)]
+        try:
+            inner = fn.func if isinstance(fn, functools.partial) else getattr(fn, "__wrapped__", None)
+            fn = inner if inner is not None else getattr(fn, "__func__", None)
+        except Exception:  # an object whose attributes raise: not attn_lib's
+            return None
+    return None
 
 
 def _accepts(fn, *args, **kwargs) -> bool | None:
@@ -318,53 +377,3 @@ def _as_result(out, what: str, convert: str = "float"):
         return Bad("not-an-array", f"Your function returned {type(out).__name__} of {arr.dtype}, not an array "
                    "of real numbers.")
     return arr.astype(float) if convert == "float" else arr
-
-
-# ------------------------------------------------------------------------------------------- the learner's code
-
-
-def _library_dirs() -> tuple[str, ...]:
-    # Frames anywhere in attn_lib (this package's parent) are not the learner's code.
-    attn_lib_dir = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    dirs = {attn_lib_dir, os.path.dirname(os.path.abspath(np.__file__))}
-    for key in ("stdlib", "platstdlib"):
-        path = sysconfig.get_paths().get(key)
-        if path:
-            dirs.add(os.path.abspath(path))
-    return tuple(sorted(d + os.sep for d in dirs))
-
-
-_LIBRARY_DIRS = _library_dirs()
-
-
-def _is_library(filename: str) -> bool:
-    if filename.startswith(("<frozen", "<__array_function__")):
-        return True
-    path = os.path.abspath(filename)
-    if f"{os.sep}site-packages{os.sep}" in path or f"{os.sep}dist-packages{os.sep}" in path:
-        return True
-    return path.startswith(_LIBRARY_DIRS)
-
-
-def _learner_line(exc: BaseException) -> str:
-    """'line N of your cell: <code>' for the last traceback frame in the learner's code, or ''."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _is_library(f.filename)]
-    if not frames:
-        return ""
-    frame = frames[-1]
-    name = frame.filename
-    if "ipykernel_" in name or name.startswith("<ipython-input"):
-        where = "your cell"
-    elif name.startswith("<"):
-        where = "your code"
-    else:
-        where = os.path.basename(name)
-    code = (frame.line or "").strip()
-    return f"line {frame.lineno} of {where}" + (f": {code}" if code else "")
-
-
-def _signature_text(fn) -> str:
-    try:
-        return f"{getattr(fn, '__name__', 'your function')}{inspect.signature(fn)}"
-    except (TypeError, ValueError):
-        return "your function"

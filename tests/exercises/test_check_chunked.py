@@ -273,6 +273,37 @@ def test_whole_rows_after_converting_the_inputs_are_not_chunked(dtype):
     assert feedback.mistake == "keys-not-chunked", feedback
 
 
+def rows_in_place(dtype):
+    def rows(Q, K, V, chunk_size):
+        """One query at a time, its whole row of m scores the only m-sized array, updated in place."""
+        out = np.zeros((Q.shape[0], V.shape[1]))
+        for i in range(Q.shape[0]):
+            s = (K @ Q[i]).astype(dtype, copy=False)
+            s /= np.sqrt(Q.shape[1])
+            s -= s.max()
+            np.exp(s, out=s)
+            out[i] = s @ V / s.sum()
+        return out
+    return rows
+
+
+@pytest.mark.parametrize("dtype", [float, np.float32])
+def test_one_row_of_scores_in_place_is_not_chunked(dtype):
+    # Only the learner's own call is measured: the checker's copies and comparisons of K must not hide the row.
+    feedback = check_chunked_attention(rows_in_place(dtype))
+    assert feedback.mistake == "keys-not-chunked", feedback
+
+
+def test_an_index_of_all_m_keys_is_named_as_not_chunked():
+    def indexed(Q, K, V, chunk_size):
+        order = np.arange(K.shape[0])  # m integers, held while the chunks run: as much as a row of m scores
+        return chunked()(Q, K, V, chunk_size) + 0 * order[0]
+
+    feedback = check_chunked_attention(indexed)
+    assert feedback.mistake == "keys-not-chunked", feedback
+    assert "np.arange(m)" in feedback.reason
+
+
 def pure_python(Q, K, V, chunk_size):
     """Plain Python over queries, keys and coordinates: slow, but chunked and right."""
     n, d_k = Q.shape
@@ -298,6 +329,14 @@ def test_a_plain_python_loop_passes_the_memory_checks_in_time():
     assert feedback.passed, feedback
 
 
+def test_a_plain_python_loop_passes_on_a_machine_three_times_slower(monkeypatch):
+    from attn_lib.exercises import _running
+
+    monkeypatch.setattr(_running, "TIME_LIMIT", _running.TIME_LIMIT / 3)  # tracing's overhead is not charged
+    feedback = check_chunked_attention(pure_python)
+    assert feedback.passed, feedback
+
+
 def test_too_slow_on_the_memory_checks_names_their_inputs(monkeypatch):
     from attn_lib.exercises import _running
 
@@ -311,3 +350,4 @@ def test_too_slow_on_the_memory_checks_names_their_inputs(monkeypatch):
     feedback = check_chunked_attention(endless_on_long_inputs)
     assert feedback.mistake == "too-slow", feedback
     assert "memory checks' inputs" in feedback.reason and "few dozen" not in feedback.reason
+    assert "traced" in feedback.reason

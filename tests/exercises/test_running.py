@@ -1,9 +1,12 @@
 """Running the learner's code safely: exceptions with the learner's line, SystemExit, the time limit, the guard
 against calling attn_lib's own function, odd return values, warnings and inputs kept to the learner's call."""
 
+import functools
 import linecache
 import signal
 import sys
+import time
+import types
 import warnings
 
 import numpy as np
@@ -11,6 +14,7 @@ import pytest
 
 import attn_lib
 from attn_lib import softmax as renamed_softmax
+from attn_lib import exercises
 from attn_lib.exercises import _running, check_attention, check_masked_softmax, check_softmax
 from attn_lib.exercises._judge import judge
 
@@ -46,6 +50,43 @@ def test_forbidden_call_inside_a_callable_object_is_found():
     assert judge(Softmaxer(), PROBLEM).mistake == "used-attn-lib"
 
 
+class _Holder:
+    def softmax(self, x):
+        return attn_lib.softmax(x)
+
+
+def _decorated(f):
+    @functools.wraps(f)
+    def wrapper(*args, **kwargs):
+        return f(*args, **kwargs)
+    return wrapper
+
+
+# Every function checker that forbids an attn_lib function, given that function itself (my_softmax = softmax).
+_ORIGINALS = [
+    (exercises.check_softmax, "softmax"), (exercises.check_temperature_softmax, "softmax"),
+    (exercises.check_attention, "attention"), (exercises.check_masked_softmax, "attention"),
+    (exercises.check_chunked_attention, "chunked_attention"), (exercises.check_causal_mask, "causal_mask"),
+    (exercises.check_padding_mask, "padding_mask"), (exercises.check_scaled_scores, "scaled_scores"),
+    (exercises.check_scores, "scaled_scores"), (exercises.check_dW_q, "attention_backward"),
+    (exercises.check_multihead, "MultiHeadAttention"),
+]
+
+
+@pytest.mark.parametrize("wrap", [lambda f: f, functools.partial, _decorated], ids=["itself", "partial", "wraps"])
+@pytest.mark.parametrize("checker, name", _ORIGINALS, ids=[f"{c.__name__}-{n}" for c, n in _ORIGINALS])
+def test_attn_libs_own_function_passed_as_the_answer_is_named(checker, name, wrap):
+    feedback = checker(wrap(getattr(attn_lib, name)))
+    assert feedback.mistake == "used-attn-lib" and f"attn_lib.{name}" in feedback.reason + feedback.hint
+
+
+def test_attn_libs_function_as_a_bound_method_is_unwrapped():
+    method = types.MethodType(attn_lib.softmax, object())
+    assert _running._forbidden_original(method, PROBLEM) == "softmax"
+    assert _running._forbidden_original(_Holder().softmax, PROBLEM) is None  # calls it: caught when it runs
+    assert judge(_Holder().softmax, PROBLEM).mistake == "used-attn-lib"
+
+
 # ------------------------------------------------------------------------------------- time limit and exit
 
 
@@ -61,6 +102,50 @@ def test_endless_loop_gets_too_slow_and_the_alarm_is_restored():
     assert judge(forever, PROBLEM).mistake == "too-slow"
     assert signal.getsignal(signal.SIGALRM) is before
     assert signal.getitimer(signal.ITIMER_REAL) == (0.0, 0.0)
+
+
+def test_a_timer_the_caller_armed_keeps_running_with_its_handler():
+    def outer(signum, frame):
+        raise AssertionError("the caller's alarm must not ring during the check")
+
+    before = signal.signal(signal.SIGALRM, outer)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 100, 50)
+        assert judge(softmax_rows, PROBLEM).passed
+        left, interval = signal.getitimer(signal.ITIMER_REAL)
+        assert 90 < left <= 100 and interval == 50
+        assert signal.getsignal(signal.SIGALRM) is outer
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
+
+def test_the_callers_timer_due_during_the_check_rings_after_it():
+    rang = []
+    before = signal.signal(signal.SIGALRM, lambda signum, frame: rang.append(signum))
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
+        judge(lambda x: (time.sleep(0.1), softmax_rows(x))[1], PROBLEM)
+        time.sleep(0.05)
+        assert rang == [signal.SIGALRM]
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
+
+
+def test_a_traced_call_is_charged_a_fraction_of_its_time():
+    import tracemalloc
+
+    def slowish(x):  # 0.4 s per call, 2 cases: 0.8 s, over the 0.5 s budget untraced
+        time.sleep(0.4)
+        return softmax_rows(x)
+
+    assert judge(slowish, PROBLEM).mistake == "too-slow"
+    tracemalloc.start()
+    try:
+        assert judge(slowish, PROBLEM).passed  # charged 0.8 s / TRACED_DISCOUNT
+    finally:
+        tracemalloc.stop()
 
 
 def test_time_limit_is_skipped_outside_the_main_thread():
