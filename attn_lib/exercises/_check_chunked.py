@@ -281,21 +281,24 @@ def _memory_check(fn, run) -> Feedback | None:
 
 
 def _chunks_check(fn, run) -> Feedback | None:
-    """Fails an answer that holds a whole row of m scores at once (one query against all keys): its peak memory,
-    extrapolated to inputs of width 0 (copies of Q, K and V shrink with the width, a row of scores does not),
-    reaches half of m float64 numbers. Conversions of the inputs cannot hide it."""
+    """Fails an answer that computes a whole row of m scores at once (one query against all keys): its peak
+    memory, extrapolated to inputs of width 0 (copies of Q, K and V shrink with the width, a row of scores does
+    not), reaches one and a half rows of m float64 numbers, as the row, its shifted copy and its exponentials do.
+    Conversions of the inputs cannot hide it. The line sits above one row on purpose: an index of all m keys
+    (np.arange(m), for np.array_split) is a right answer of exactly that size, and memory cannot tell them apart,
+    so a single row updated wholly in place goes unseen rather than a right answer being refused."""
     n, m, c = _ROW_SHAPE
     peaks = [_peak(run, *_inputs(n, m, width), c)[1] for width in _WIDTHS]
     (w1, p1), (w2, p2) = zip(_WIDTHS, peaks)
     per_width = (p2 - p1) / (w2 - w1)
-    if p1 - per_width * w1 < m * 8 / 2:
+    if p1 - per_width * w1 < 1.5 * m * 8:
         return None
     return _fail(
         "keys-not-chunked",
         f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
-        f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at about a whole row of m = {m:,} scores "
-        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (an "
-        "index of all m keys, np.arange(m), and Python lists of all the keys, K.tolist(), weigh as much). The "
+        f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at more than a whole row of m = {m:,} scores "
+        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (Python lists "
+        "of all the keys, K.tolist(), weigh as much). The "
         "problem asks for chunks of chunk_size keys, with a running maximum, sum and weighted sum for each "
         "query, so that memory grows with chunk_size, not with m.",
         "Inside your loop over chunks, use only the keys and values of the current chunk, sliced: "
