@@ -30,10 +30,10 @@ _QUESTIONS = {
             "a": "The scaled run starts with soft rows (none above 0.99), so the gradient reaches every score. Its "
                  "steps under Adam do not depend on the size of its gradients either, so nothing slows it.",
             "b": "The unscaled rows start nearly one-hot, and a one-hot softmax row passes back almost no gradient "
-                 "(F8). Under plain gradient descent the missing division also made every step on the scores d_k "
-                 "times larger, which hid this. Adam divides each gradient by its own running size, so a larger "
-                 "gradient no longer makes a larger step: that part of the advantage is gone, and the saturation "
-                 "remains.",
+                 "(notebook 03). Under plain gradient descent the missing division also made every step on the "
+                 "scores d_k times larger, which hid this. Adam divides each gradient by its own running size, so "
+                 "a larger gradient no longer makes a larger step: that part of the advantage is gone, and the "
+                 "saturation remains.",
             "c": "At d_k = 512 the two runs start very differently: most unscaled rows are above 0.99 at step 0, "
                  "none of the scaled ones. Adam rescales gradients, but it cannot give a saturated row back the "
                  "gradient its softmax does not pass on.",

@@ -94,11 +94,11 @@ PROBLEM = FunctionProblem(
 def check_scores(fn) -> Feedback:
     """Check a learner's ``fn(Q, K) -> Q K^T`` (unscaled) for Q (..., n, d_k) and K (..., m, d_k).
 
-    Five seeded cases: 2-D with n != m, one with m = d_k (where ``Q @ K`` runs without error), one and two
-    leading batch axes, a batch of one where ``Q @ K.T`` runs. Mistakes: transpose-on-batch (``K.T`` reverses the batch axes too), dot-on-batch
-    (``np.dot`` pairs every batch with every other), no-transpose, keys-times-queries (K Q^T), scaled-too-early
-    (divided by sqrt(d_k), the next notebook's step), and the skeleton's no-batch (right in 2-D only) and
-    generic ones.
+    Five seeded cases: 2-D with n != m, one with m = d_k (where ``Q @ K`` runs without error), one and two leading batch
+    axes, a batch of one where ``Q @ K.T`` runs. Mistakes: transpose-on-batch (``K.T`` reverses the batch axes too),
+    dot-on-batch (``np.dot`` pairs every batch with every other), no-transpose, keys-times-queries (K Q^T),
+    scaled-too-early (divided by sqrt(d_k), the next notebook's step), and the skeleton's no-batch (right in 2-D
+    only) and generic ones.
 
     Parameters
     ----------

@@ -10,8 +10,8 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
    still passes, with a note saying so): an exception becomes ``exception`` (naming the
    learner's line); ``SystemExit`` becomes ``exit``; more than ``time_limit`` seconds in all becomes ``too-slow``;
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported), or passing
-   it as the answer (itself, a functools.partial or a wrapper of it), becomes ``used-attn-lib``; returning None, a tuple or a non-number becomes ``returned-none``, ``returned-tuple``,
-   ``not-an-array``.
+   it as the answer (itself, a functools.partial or a wrapper of it), becomes ``used-attn-lib``; returning None,
+   a tuple or a non-number becomes ``returned-none``, ``returned-tuple``, ``not-an-array``.
 4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32 answer
    right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the size of
    the numbers the computation goes through). Then ``after_pass`` may still fail it (too much memory, not
@@ -64,13 +64,13 @@ Not answered yet
 
 Writing one
 -----------
-- ``Case(label, inputs, expected, tags=(), scale=None, averaged=None)``: ``inputs`` maps each parameter name to its value
-  (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by you
-  (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
-  (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest
-  finite input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if
-  coarser: float16). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute tolerance grows
-  with it, so cancellation cannot make an output too small for its own rounding.
+- ``Case(label, inputs, expected, tags=(), scale=None, averaged=None)``: ``inputs`` maps each parameter name to its
+  value (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by
+  you (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
+  (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest finite
+  input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if coarser:
+  float16). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute tolerance grows with it, so
+  cancellation cannot make an output too small for its own rounding.
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
   keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
   raising the same exception with the same message, numbers aside). A case where the variant is
