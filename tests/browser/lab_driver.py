@@ -168,7 +168,9 @@ def open_and_run(page, lab, name, timeout_ms=120_000):
             const w = window.jupyterapp.shell.currentWidget;
             const code = w.content.widgets.filter(c => c.model.type === 'code');
             const busy = w.sessionContext.session.kernel.status !== 'idle';
-            return !busy && code.every(c => c.model.executionCount !== null && c.promptNode.textContent !== '[*]:');
+            // a cell JupyterLab has not rendered (out of view, or with its input collapsed) has no prompt node
+            const running = c => Boolean(c.promptNode) && c.promptNode.textContent === '[*]:';
+            return !busy && code.every(c => c.model.executionCount !== null && !running(c));
         }""", timeout=timeout_ms, polling=200)
 
 
