@@ -41,11 +41,16 @@ def minutes(path: Path) -> tuple[float, dict]:
     return total, counts
 
 
+def rounded_minutes(notebooks: Path = NOTEBOOKS) -> dict[str, int]:
+    """Each notebook's minutes by the rule, rounded to 5, keyed by its two-digit number."""
+    return {path.name[:2]: 5 * round(minutes(path)[0] / 5)
+            for path in sorted(notebooks.glob("[0-9][0-9]-*.ipynb"))}
+
+
 def main() -> None:
-    rounded = {}
+    rounded = rounded_minutes()
     for path in sorted(NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")):
         total, counts = minutes(path)
-        rounded[path.name[:2]] = 5 * round(total / 5)
         print(f"{path.stem:<36} {total:5.1f} -> {rounded[path.name[:2]]:3d} min  "
               + ", ".join(f"{value} {name}" for name, value in counts.items()))
     print(f"in all: {sum(rounded.values())} min")

@@ -1,0 +1,53 @@
+"""docs/teachers-guide.md against the notebooks it describes: its minutes follow its own rule
+(tools/notebook_minutes.py), and its table of problems names as many problems, and the checkers, each notebook has."""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import notebook_minutes  # noqa: E402
+
+GUIDE = (ROOT / "docs" / "teachers-guide.md").read_text(encoding="utf-8")
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+
+
+def guide_rows() -> dict[str, list[str]]:
+    """The rows of the table "How long each notebook takes", keyed by the notebook's two-digit number."""
+    section = GUIDE.split("## How long each notebook takes", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and re.fullmatch(r"\d\d .*", cells[0]):
+            rows[cells[0][:2]] = cells
+    return rows
+
+
+def test_the_guide_has_a_row_for_every_notebook():
+    assert sorted(guide_rows()) == [p.name[:2] for p in NOTEBOOKS]
+
+
+def test_the_minutes_in_the_guide_follow_its_rule():
+    computed = notebook_minutes.rounded_minutes()
+    in_guide = {number: int(cells[1]) for number, cells in guide_rows().items()}
+    assert in_guide == computed
+    total = re.search(r"About (\d+) minutes in all", GUIDE)
+    assert total and int(total.group(1)) == sum(computed.values())
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_the_guide_lists_each_problem_and_its_checkers(path):
+    nb = nbformat.read(path, as_version=4)
+    problems = [c for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("### Problem")]
+    checkers = {m for c in nb.cells if c.cell_type == "code" for m in re.findall(r"\b(check_\w+)\(", c.source)}
+    listed = guide_rows()[path.name[:2]][2]
+    numbers = [int(n) for n in re.findall(r"(?:^|; )(\d+) ", listed)]
+    assert numbers == list(range(1, len(problems) + 1)), listed
+    named = set(re.findall(r"`(check_\w+)`", listed))
+    assert named <= checkers, f"the guide names checkers {sorted(named - checkers)} that {path.name} does not call"
