@@ -9,7 +9,7 @@ compares the outputs of the cells that print taught facts), so after any change 
 Each notebook runs in its own fresh kernel with its own folder as the working directory (as nbval runs it).
 A cell may raise only if it is tagged ``raises-exception`` or starts with ``# NBVAL_RAISES_EXCEPTION``; any other
 error stops that notebook, leaves its file as it was, and makes the tool exit 1. The time per notebook and the
-total for the course (00-08 and the contents) and for the solutions are printed at the end.
+total for the course (00-10 and the contents) and for the solutions are printed at the end.
 """
 
 from __future__ import annotations
