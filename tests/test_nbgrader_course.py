@@ -295,3 +295,17 @@ def test_feedback_shows_the_checkers_reason_for_the_mistake_and_for_calling_attn
         assert " ".join(feedback.reason.split()) in page, feedback.mistake
     untouched = plain_text((root / "feedback" / "untouched" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8"))
     assert "Not answered yet" in untouched and "mask-after" not in untouched
+
+
+def test_the_audit_names_the_answer_cells_that_rebind_a_checker_and_nothing_else(graded_06):
+    root, _, _ = graded_06
+    assert course.audit(root) == [f"mistaken {GRADED} problem-2-answer: Feedback, check_choice, exercises",
+                                  f"mistaken {GRADED} problem-6-answer: Feedback, check_padding_mask, exercises"]
+
+
+def test_a_learner_reaching_into_the_grading_machinery_is_listed():
+    assert course.suspicious("import attn_lib.exercises as e\ne.assert_correct = lambda f: f") == [
+        "assert_correct", "exercises"]
+    assert course.suspicious("import sys\nsys.modules['attn_lib'] = None") == ["sys"]
+    assert course.suspicious("def softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e") == []
+    assert course.suspicious("def broken(:") == ["does not parse"]

@@ -4,10 +4,13 @@ Usage::
 
     PYTHONPATH=$PWD python tools/nbgrader_course.py DIR [--only 06 ...]
     PYTHONPATH=$PWD python tools/nbgrader_course.py --summary
+    PYTHONPATH=$PWD python tools/nbgrader_course.py DIR --audit
 
 writes ``DIR/nbgrader_config.py`` and one assignment per learner notebook, ``DIR/source/<name>/<name>.ipynb``
 (00 to 10; contents.ipynb is a map, not an assignment), then prints the points per notebook. ``--summary`` prints
-the points of the notebooks as they are and writes nothing. From DIR the teacher then runs nbgrader as usual
+the points of the notebooks as they are and writes nothing. ``--audit`` lists the answer cells of the collected
+submissions (DIR/submitted/) whose code touches the grading machinery (a checker's name, attn_lib.exercises,
+Feedback, sys, builtins, ...): the autograder cannot see such tampering, the teacher reads those cells. From DIR the teacher then runs nbgrader as usual
 (``nbgrader generate_assignment 06-masking``, ``nbgrader autograde 06-masking``, ``nbgrader generate_feedback
 06-masking``); docs/teachers-guide.md, "Grading with nbgrader", gives the whole round.
 
@@ -309,6 +312,49 @@ def hand_in(course: Path, student: str, name: str, answers: dict[str, str]) -> P
     return folder
 
 
+# What an answer cell has no business touching: the grading machinery (a checker, its Feedback, assert_correct),
+# and the ways to reach past a name into modules or the namespace.
+SUSPECT_NAMES = {"exercises", "Feedback", "CheckFailed", "assert_correct", "builtins", "__builtins__", "sys",
+                 "importlib", "globals", "setattr", "get_ipython", "exec", "eval"}
+
+
+def suspicious(source: str) -> list[str]:
+    """What in an answer cell's code reaches for the grading machinery: checker names, attn_lib.exercises,
+    Feedback, module and namespace surgery (sorted, each once)."""
+    try:
+        tree = ast.parse("\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()))
+    except SyntaxError:
+        return ["does not parse"]
+    found = set()
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            module = getattr(node, "module", None) or ""
+            names = [*module.split("."), *(part for a in node.names for part in a.name.split("."))]
+        found |= {n for n in names if n in SUSPECT_NAMES or n.startswith("check_")}
+    return sorted(found)
+
+
+def audit(directory: Path) -> list[str]:
+    """One line per answer cell of a collected submission (DIR/submitted/STUDENT/ASSIGNMENT/*.ipynb) whose code
+    reaches for the grading machinery; a teacher reads those cells before trusting their points."""
+    lines = []
+    for path in sorted((directory / "submitted").glob("*/*/*.ipynb")):
+        student, name = path.parent.parent.name, path.parent.name
+        for cell in nbformat.read(path, as_version=4).cells:
+            meta = cell.metadata.get("nbgrader", {})
+            found = suspicious(cell.source) if meta.get("solution") and cell.cell_type == "code" else []
+            if found:
+                lines.append(f"{student} {name} {meta.get('grade_id')}: {', '.join(found)}")
+    return lines
+
+
 def summary(course: dict[str, list[Graded]]) -> str:
     """A markdown table: problems, points and hidden checks per notebook."""
     lines = ["| notebook | problems | write code (2 points) | predict (1 point) | hidden checks | points |",
@@ -329,9 +375,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("directory", type=Path, nargs="?", help="the course folder to write (created if missing)")
     parser.add_argument("--only", nargs="+", metavar="NN", help="only these notebooks (number prefixes or names)")
     parser.add_argument("--summary", action="store_true", help="print the points per notebook; write nothing")
+    parser.add_argument("--audit", action="store_true",
+                        help="list the answer cells of DIR/submitted/ that touch the checkers; write nothing")
     args = parser.parse_args(argv)
     if args.directory is None and not args.summary:
         parser.error("give the course folder DIR (or --summary)")
+    if args.audit:
+        found = audit(args.directory)
+        print("\n".join(found) if found else "no answer cell touches the checkers")
+        return 0
     names = course_notebooks()
     if args.only:
         names = [n for n in names if any(n == o or n.startswith(f"{o}-") for o in args.only)]
