@@ -77,6 +77,12 @@ def test_a_new_problem_is_graded_without_changing_the_generator():
     assert len(after) == len(before) + 1
     assert (after[-1].grade_id, after[-1].checker, after[-1].points, after[-1].hidden) == (
         "problem-7-check", "check_number", 1, True)
+    function = ("### Problem 8: a function", "def f(x):\n    raise NotImplementedError", "check_softmax(f)")
+    learner.cells[-1:-1] = _notebook_with_problems(function).cells[1:]
+    solved.cells[-1:-1] = _notebook_with_problems(("## Problem 8: a function", "def f(x):\n    return x",
+                                                   function[2])).cells[1:]
+    _, more = course.assignment(GRADED, set(NAMES), learner, solved)
+    assert (more[-1].grade_id, more[-1].points, more[-1].hidden) == ("problem-8-check", 2, False)
     answer = next(c for c in source.cells if nbgrader_meta(c).get("grade_id") == "problem-7-answer")
     assert course.solutions(source)["problem-7-answer"] == "answer = 3" and answer.source.startswith(problem[1])
 
@@ -194,12 +200,12 @@ def test_release_shows_placeholders_locks_the_rest_and_hides_prediction_answers(
             assert problem.checker.source in test.source and "assert_correct(" in test.source
 
 
-def test_prediction_checkers_are_hidden_and_function_checkers_are_not(released):
+def test_predictions_are_hidden_tests_and_functions_are_checked_in_sight(released):
     _, graded = released
     everything = [g for name in NAMES for g in graded[name]]
     assert all(g.hidden for g in everything if g.checker in ("check_number", "check_choice"))
-    assert not any(g.hidden for g in everything if g.points == 2)
-    assert sum(g.hidden for g in everything) >= 20  # the course asks many predictions
+    assert [g.hidden for g in everything] == [g.points == 1 for g in everything]
+    assert {g.checker for g in everything if g.points == 1} >= {"check_shapes", "check_count", "check_learned"}
 
 
 def test_the_given_away_texts_of_a_hidden_call_are_its_reasons_and_its_expected_expression():

@@ -22,10 +22,12 @@ holds the notebooks to that shape) becomes two graded cells, so a new problem is
   so the released cell is the learner notebook's cell as it is.
 - the checker cell, a locked test cell: ``assert_correct(check_...(...))`` with the checker imported afresh (an
   answer cell that rebinds ``check_...`` changes nothing), which raises the checker's reason and hint when the
-  answer is wrong or missing. Where the call's arguments hold the expected answer (``check_number``,
-  ``check_choice``, a ``mistakes=`` list, or a cell the notebook collapses), the call sits between
-  ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``: the released cell says it is graded later and shows no
-  answer. Points: 2 for a problem that asks for a function, 1 for any other.
+  answer is wrong or missing. A problem that asks for a function keeps its call visible, so the learner gets the
+  checker's feedback while working, and is worth 2 points. Any other problem (a prediction: a number, a shape, a
+  choice) is worth 1 point and its call sits between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``: the
+  released cell says it is graded on hand-in, and shows neither the expected answer (``check_number`` and
+  ``check_choice`` hold it in their arguments) nor a checker a learner could call until a guess is right. So is any
+  call the notebook collapses or that carries a ``mistakes=`` list.
 
 Every other cell is locked (read-only). Links to another course notebook point at that assignment's folder
 (``../<name>/<name>.ipynb``, where nbgrader's fetch puts it); the link to contents.ipynb is dropped.
@@ -61,7 +63,7 @@ PROBLEM_NUMBER = re.compile(r"^(?:problem|exercise)\s+(\d+)", re.IGNORECASE)
 ANSWER_IN_ARGUMENTS = {"check_number", "check_choice"}
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
-HIDDEN_NOTE = "# Graded when you hand the notebook in; the expected answer is not shown here."
+HIDDEN_NOTE = "# Checked when you hand the notebook in; the checker's reason comes back with your feedback."
 GRADER_IMPORT = "from attn_lib.exercises import assert_correct, {checker}  # the course's own checker, imported afresh"
 NOTEBOOK_LINK = re.compile(r"\]\(([\w.-]+)\.ipynb\)")
 
@@ -142,11 +144,14 @@ def checker_call(cell, where: str) -> tuple[str, str]:
     return call.func.id, ast.get_source_segment(cell.source, call)
 
 
-def answer_is_hidden(name: str, call_source: str, cell) -> bool:
-    """Whether a checker call shows the expected answer: the notebook collapses it, or its arguments are the answer."""
+def hidden_check(name: str, call_source: str, cell, asks_for_function: bool) -> bool:
+    """Whether a checker call is graded out of sight: every problem not answered by a function (a visible checker
+    could be called again and again until a prediction is right), and any call that shows the expected answer (the
+    notebook collapses it, or its arguments are the answer)."""
     call = ast.parse(call_source).body[0].value
     collapsed = cell.metadata.get("jupyter", {}).get("source_hidden", False)
-    return collapsed or name in ANSWER_IN_ARGUMENTS or any(k.arg == "mistakes" for k in call.keywords)
+    shows_answer = collapsed or name in ANSWER_IN_ARGUMENTS or any(k.arg == "mistakes" for k in call.keywords)
+    return shows_answer or not asks_for_function
 
 
 def asks_for_a_function(cell) -> bool:
@@ -227,8 +232,9 @@ def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[n
         used_ids.add(label)
         where = f"{name}, {ours.heading!r}"
         checker, call = checker_call(ours.checker, where)
-        hidden = answer_is_hidden(checker, call, ours.checker)
-        points = 2 if asks_for_a_function(ours.answer) else 1
+        function = asks_for_a_function(ours.answer)
+        hidden = hidden_check(checker, call, ours.checker, function)
+        points = 2 if function else 1
         roles[ours.index + 1] = ("answer", label, solution_source(ours.answer.source, theirs.answer.source))
         roles[ours.index + 2] = ("test", label, test_source(checker, call, hidden), points)
         graded.append(Graded(ours.heading, f"{label}-check", checker, points, hidden))
@@ -356,16 +362,13 @@ def audit(directory: Path) -> list[str]:
 
 
 def summary(course: dict[str, list[Graded]]) -> str:
-    """A markdown table: problems, points and hidden checks per notebook."""
-    lines = ["| notebook | problems | write code (2 points) | predict (1 point) | hidden checks | points |",
-             "|---|---|---|---|---|---|"]
-    for name, graded in course.items():
+    """A markdown table: per notebook, the problems answered by a function and the others, and the points."""
+    lines = ["| notebook | write a function (2 points, visible test) | predict (1 point, hidden test) | points |",
+             "|---|---|---|---|"]
+    rows = [*course.items(), ("all", [g for graded in course.values() for g in graded])]
+    for name, graded in rows:
         code = sum(g.points == 2 for g in graded)
-        lines.append(f"| {name} | {len(graded)} | {code} | {len(graded) - code} | {sum(g.hidden for g in graded)} | "
-                     f"{sum(g.points for g in graded)} |")
-    total = [g for graded in course.values() for g in graded]
-    lines.append(f"| all | {len(total)} | {sum(g.points == 2 for g in total)} | {sum(g.points == 1 for g in total)} "
-                 f"| {sum(g.hidden for g in total)} | {sum(g.points for g in total)} |")
+        lines.append(f"| {name} | {code} | {len(graded) - code} | {sum(g.points for g in graded)} |")
     return "\n".join(lines)
 
 
