@@ -8,7 +8,7 @@ points possible, which must be full marks; then the totals and the load average.
 
 Notebook 10 reads the trained model's files: fetch them first with ``python -m attn_lib.minilm``.
 
-Run: PYTHONPATH=$PWD python benchmarks/autograde_course.py
+Run: python benchmarks/autograde_course.py
 """
 
 from __future__ import annotations

@@ -26,7 +26,8 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
 
-from attn_lib.exercises import CheckFailed, Feedback, assert_correct, check_causal_mask, check_masked_softmax  # noqa: E402
+from attn_lib.exercises import (  # noqa: E402
+    CheckFailed, Feedback, assert_correct, check_causal_mask, check_masked_softmax)
 
 NAMES = course.course_notebooks()
 GRADED = "06-masking"
@@ -118,9 +119,9 @@ def test_links_point_at_the_sibling_assignments_and_the_contents_link_is_dropped
     stems = {"05-weighted-average", "07-heads-and-cross-attention"}
     nav = ("[← 05 Weighted average](05-weighted-average.ipynb) | [Contents](contents.ipynb) | "
            "[07 Heads and cross-attention →](07-heads-and-cross-attention.ipynb)")
-    assert course.relink(nav, stems) == ("[← 05 Weighted average](../05-weighted-average/05-weighted-average.ipynb) | "
-                                         "[07 Heads and cross-attention →](../07-heads-and-cross-attention/"
-                                         "07-heads-and-cross-attention.ipynb)")
+    assert course.relink(nav, stems) == (
+        "[← 05 Weighted average](../05-weighted-average/05-weighted-average.ipynb) | "
+        "[07 Heads and cross-attention →](../07-heads-and-cross-attention/07-heads-and-cross-attention.ipynb)")
     assert course.relink("[Contents](contents.ipynb) | [next](05-weighted-average.ipynb)", stems) == (
         "[next](../05-weighted-average/05-weighted-average.ipynb)")
     with pytest.raises(course.CourseError, match="99-gone.ipynb"):

@@ -2,17 +2,18 @@
 
 Usage::
 
-    PYTHONPATH=$PWD python tools/nbgrader_course.py DIR [--only 06 ...]
-    PYTHONPATH=$PWD python tools/nbgrader_course.py --summary
-    PYTHONPATH=$PWD python tools/nbgrader_course.py DIR --audit
+    python tools/nbgrader_course.py DIR [--only 06 ...]
+    python tools/nbgrader_course.py --summary
+    python tools/nbgrader_course.py DIR --audit
 
 writes ``DIR/nbgrader_config.py`` and one assignment per learner notebook, ``DIR/source/<name>/<name>.ipynb``
 (00 to 10; contents.ipynb is a map, not an assignment), then prints the points per notebook. ``--summary`` prints
 the points of the notebooks as they are and writes nothing. ``--audit`` lists the answer cells of the collected
 submissions (DIR/submitted/) whose code touches the grading machinery (a checker's name, attn_lib.exercises,
-Feedback, sys, builtins, ...): the autograder cannot see such tampering, the teacher reads those cells. From DIR the teacher then runs nbgrader as usual
-(``nbgrader generate_assignment 06-masking``, ``nbgrader autograde 06-masking``, ``nbgrader generate_feedback
-06-masking``); docs/teachers-guide.md, "Grading with nbgrader", gives the whole round.
+Feedback, sys, builtins, ...): the autograder cannot see such tampering; the teacher reads those cells. From DIR
+the teacher runs nbgrader as usual (``nbgrader generate_assignment 06-masking``, ``nbgrader autograde
+06-masking``, ``nbgrader generate_feedback 06-masking``); docs/teachers-guide.md, "Grading with nbgrader", gives
+the whole round.
 
 Every problem of a notebook (a ``### Problem`` cell, its answer cell, its checker cell; tests/test_course_structure.py
 holds the notebooks to that shape) becomes two graded cells, so a new problem is graded without changing this file:
