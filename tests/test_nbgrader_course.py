@@ -134,8 +134,7 @@ def test_assert_correct_turns_a_failed_check_into_a_failing_cell():
         assert_correct(wrong)
     assert isinstance(failed.value, AssertionError) and failed.value.feedback is wrong
     assert str(failed.value) == str(wrong) and wrong.reason.split()[0] in str(failed.value)
-    right = Feedback(True, "Right.")
-    assert assert_correct(right) is right
+    assert assert_correct(Feedback(True, "Right.")) is None  # nbgrader would read a returned value as points
     with pytest.raises(TypeError, match="feedback: expected the Feedback"):
         assert_correct(True)
 
@@ -283,6 +282,15 @@ def test_the_solutions_score_full_marks_and_the_untouched_release_scores_nothing
     assert len(scores["solved"]) == len(learner_problems(GRADED))
     assert all(score == possible > 0 for score, possible in scores["solved"].values()), scores["solved"]
     assert all(score == 0 for score, _ in scores["untouched"].values()), scores["untouched"]
+
+
+def test_a_passing_test_cell_returns_nothing_nbgrader_could_read_as_partial_credit(graded_06):
+    root, _, _ = graded_06
+    tests = [c for c in read(root, "autograded/solved", GRADED).cells if nbgrader_meta(c).get("grade")]
+    shown = [o.output_type for c in tests for o in c.outputs]
+    assert tests and "execute_result" not in shown and "error" not in shown
+    visible = [c for c in tests if course.HIDDEN_NOTE not in c.source]
+    assert all("Correct" in c.outputs[0].data["text/plain"] for c in visible)
 
 
 def test_a_mistake_loses_exactly_its_own_problems_points(graded_06):
