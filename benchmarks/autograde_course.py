@@ -3,7 +3,7 @@
 A course is written by tools/nbgrader_course.py in a temporary folder and released; one learner hands in the
 solutions of every notebook (as notebooks/solutions/ answers them); then each assignment is autograded on its own,
 as a teacher grades one assignment at a time. Printed: the wall time of each ``nbgrader autograde`` (the
-notebook's run in a fresh kernel plus nbgrader's own start, about 3 s here) and the points scored out of the
+notebook's run in a fresh kernel plus nbgrader's own start, about 4 s here) and the points scored out of the
 points possible, which must be full marks; then the totals and the load average.
 
 Notebook 10 reads the trained model's files: fetch them first with ``python -m attn_lib.minilm``.
