@@ -2,7 +2,8 @@
 
 Every notebook is generated and released (``generate_assignment``); notebook 06 (three functions to write, three
 predictions) is also handed in by three learners, autograded and given feedback: the solutions, the released copy
-untouched, and a submission with a classic mistake, a call of attn_lib's own function and rebound checkers.
+untouched, and a submission with a classic mistake, a call of attn_lib's own function, rebound checkers and an
+emptied test cell.
 The other notebooks' solutions are autograded by benchmarks/autograde_course.py.
 """
 
@@ -264,10 +265,12 @@ def graded_06(released):
     root, _ = released
     right = course.solutions(read(root, "source", GRADED))
     wrong = {"problem-1-answer": MASK_AFTER_SOFTMAX, "problem-2-answer": REBINDS_PREDICTION_CHECKER,
-             "problem-5-answer": CALLS_ATTN_LIB, "problem-6-answer": REBINDS_FUNCTION_CHECKER}
+             "problem-4-answer": "answer = 1", "problem-5-answer": CALLS_ATTN_LIB,
+             "problem-6-answer": REBINDS_FUNCTION_CHECKER}
+    emptied_test = {"problem-4-check": "pass"}  # a locked cell edited outside JupyterLab: nbgrader restores it
     course.hand_in(root, "solved", GRADED, right)
     course.hand_in(root, "untouched", GRADED, {})
-    course.hand_in(root, "mistaken", GRADED, {**right, **wrong})
+    course.hand_in(root, "mistaken", GRADED, {**right, **wrong, **emptied_test})
     course.run_nbgrader(root, "autograde", GRADED, "--force")
     course.run_nbgrader(root, "generate_feedback", GRADED, "--force")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:

@@ -306,7 +306,8 @@ def solutions(source) -> dict[str, str]:
 
 def hand_in(course: Path, student: str, name: str, answers: dict[str, str]) -> Path:
     """Put a learner's submission where ``nbgrader collect`` would: the released notebook of assignment ``name``
-    with the answer cells named in ``answers`` (grade_id -> source) filled in, under submitted/STUDENT/NAME/."""
+    with the cells named in ``answers`` (grade_id -> source; answer cells, or any cell a test tampers with)
+    replaced, under submitted/STUDENT/NAME/."""
     released = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
     for cell in released.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
