@@ -327,3 +327,19 @@ def test_a_learner_reaching_into_the_grading_machinery_is_listed():
     assert course.suspicious("import sys\nsys.modules['attn_lib'] = None") == ["sys"]
     assert course.suspicious("def softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e") == []
     assert course.suspicious("def broken(:") == ["does not parse"]
+
+
+def test_files_the_prose_links_to_are_found_and_urls_anchors_and_notebooks_are_not(tmp_path, monkeypatch):
+    monkeypatch.setattr(course, "NOTEBOOKS", tmp_path)
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "heads.png").write_bytes(b"png")
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "solutions" / "06-masking-solutions.ipynb").write_text("{}")
+    nb = _notebook_with_problems()
+    nb.cells.append(nbformat.v4.new_markdown_cell(
+        "[web](https://arxiv.org/abs/1706.03762) [up](#top) [next](05-weighted-average.ipynb) ![x](mailto:a@b.c) "
+        "[the answers](solutions/06-masking-solutions.ipynb#problem-1) ![heads](figures/heads.png)"))
+    assert course.local_files(nb, "x") == [tmp_path / "figures" / "heads.png"]
+    nb.cells.append(nbformat.v4.new_markdown_cell("![figure](figures/missing.png)"))
+    with pytest.raises(course.CourseError, match="figures/missing.png, which is not a file under notebooks/"):
+        course.local_files(nb, "x")

@@ -31,7 +31,9 @@ holds the notebooks to that shape) becomes two graded cells, so a new problem is
   call the notebook collapses or that carries a ``mistakes=`` list.
 
 Every other cell is locked (read-only). Links to another course notebook point at that assignment's folder
-(``../<name>/<name>.ipynb``, where nbgrader's fetch puts it); the link to contents.ipynb is dropped.
+(``../<name>/<name>.ipynb``, where nbgrader's fetch puts it); the link to contents.ipynb is dropped; a file under
+notebooks/ that the prose links to or shows is copied beside the notebook (the notebooks have none today: notebook
+10's model files come from attn_lib's cache).
 
 The machine that autogrades needs the course's requirements and attn_lib installed (``pip install -r
 requirements-teacher.txt`` from the repository), and notebook 10 needs the model's files: run ``python -m
@@ -43,6 +45,7 @@ from __future__ import annotations
 import argparse
 import ast
 import re
+import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -67,6 +70,8 @@ BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 HIDDEN_NOTE = "# Checked when you hand the notebook in; the checker's reason comes back with your feedback."
 GRADER_IMPORT = "from attn_lib.exercises import assert_correct, {checker}  # the course's own checker, imported afresh"
 NOTEBOOK_LINK = re.compile(r"\]\(([\w.-]+)\.ipynb\)")
+LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")  # a markdown link's or image's target
+URL = re.compile(r"^[a-z][\w+.-]*:", re.IGNORECASE)
 
 CONFIG = '''\
 """nbgrader's configuration for the attention course; written by tools/nbgrader_course.py."""
@@ -210,6 +215,23 @@ def relink(source: str, stems: set[str]) -> str:
     return NOTEBOOK_LINK.sub(target, source).strip()
 
 
+def local_files(nb, where: str) -> list[Path]:
+    """Files under notebooks/ that the markdown of ``nb`` links to or shows; they are copied beside the assignment."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        for target in LINK_TARGET.findall(cell.source):
+            file = target.split("#")[0]
+            if not file or URL.match(target) or file.endswith(".ipynb"):
+                continue  # an anchor, a URL, a notebook (relink handles those; a solutions notebook never travels)
+            path = (NOTEBOOKS / file).resolve()
+            if not path.is_file() or NOTEBOOKS not in path.parents:
+                raise CourseError(f"{where}: it links to {target}, which is not a file under notebooks/")
+            found.append(path)
+    return found
+
+
 def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[nbformat.NotebookNode, list[Graded]]:
     """The source notebook of one assignment, and its graded problems; ``learner`` and ``solved`` default to
     notebooks/NAME.ipynb and notebooks/solutions/NAME-solutions.ipynb."""
@@ -276,6 +298,9 @@ def write_course(directory: Path, names: list[str] | None = None) -> dict[str, l
         folder = directory / "source" / name
         folder.mkdir(parents=True, exist_ok=True)
         nbformat.write(nb, folder / f"{name}.ipynb")
+        for path in local_files(nb, name):
+            (folder / path.relative_to(NOTEBOOKS)).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, folder / path.relative_to(NOTEBOOKS))
     return {name: graded for name, (_, graded) in built.items()}
 
 
