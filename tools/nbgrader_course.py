@@ -89,7 +89,7 @@ c.ClearSolutions.code_stub = {{"python": ""}}
 
 # Seconds per cell: notebook 09 trains small models, 10 reads a trained one; explorers run headless.
 c.Execute.timeout = 600
-# A learner's notebook that loops forever is stopped, scored as far as it ran, and grading goes on.
+# A cell that runs past that is interrupted and fails; the notebook's other cells still run and are scored.
 c.Execute.interrupt_on_timeout = True
 '''
 
