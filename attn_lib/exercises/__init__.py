@@ -16,7 +16,8 @@ Layout: one module per checker, ``_check_<name>.py`` (check_attention's table of
 (copies, time limit, ``SystemExit``, the guard against attn_lib's own function; ``_learner_code.py`` finds the
 learner's line), compares in ``_compare.py`` (tolerance, printed differences) and explains a wrong answer in
 ``_explain.py`` (mistake table, generic reasons); ``_pieces.py`` holds the learner-style numpy pieces and the texts
-several checkers share, ``_feedback.py`` the :class:`Feedback` itself.
+several checkers share, ``_feedback.py`` the :class:`Feedback` itself, ``_grading.py`` :func:`assert_correct`
+(a failed check raised as :class:`CheckFailed`, for nbgrader's test cells).
 
 Inputs are seeded, so the same answer always gets the same words (nbval compares them). Where a problem promises
 (..., n, m), the cases include leading batch axes and masks that broadcast; n != m and d_k != d_v throughout. A
@@ -164,10 +165,13 @@ from ._check_trained import check_footnote4_variance, check_previous_token, chec
 from ._check_variance import check_variance
 from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
+from ._grading import CheckFailed, assert_correct
 
 __all__ = [
     "Feedback",
     "NOT_ANSWERED",
+    "assert_correct",
+    "CheckFailed",
     "check_attention",
     "check_softmax",
     "check_shapes",

@@ -1,0 +1,62 @@
+"""Graded checking: a checker's verdict turned into a pass or an exception, for nbgrader's test cells.
+
+A notebook prints a checker's :class:`Feedback` and never fails. A graded copy of the course (built by
+``tools/nbgrader_course.py``) wraps the same call in :func:`assert_correct`: a right answer's feedback is
+displayed (the cell shows "Correct"), a wrong or missing one raises :class:`CheckFailed` whose message is the
+verdict, the reason and the hint, so the autograder scores the cell 0 and the learner's feedback shows why.
+nbgrader gives 0 points to a test cell that raises or writes to stderr, reads a value the cell returns as partial
+credit, and gives full points otherwise: so a right answer is displayed, not returned.
+"""
+
+from __future__ import annotations
+
+from ._feedback import Feedback
+
+
+class CheckFailed(AssertionError):
+    """A graded problem's answer is wrong or missing; ``feedback`` holds the checker's answer."""
+
+    def __init__(self, feedback: Feedback):
+        super().__init__(str(feedback))
+        self.feedback = feedback
+
+
+def assert_correct(feedback: Feedback) -> None:
+    """Show ``feedback`` if its answer passed; otherwise raise :class:`CheckFailed` with its reason and hint.
+
+    A passing feedback is displayed (``display`` in a notebook, printed elsewhere) rather than returned: nbgrader
+    reads a test cell's returned value as partial credit, and a cell that returns nothing and raises nothing scores
+    its full points.
+
+    Parameters
+    ----------
+    feedback : Feedback
+        What a checker returned.
+
+    Raises
+    ------
+    CheckFailed
+        An ``AssertionError`` whose message is the feedback's text, when ``feedback.passed`` is false.
+    TypeError
+        When ``feedback`` is not a :class:`Feedback` (a checker's name rebound to something else).
+
+    Examples
+    --------
+    >>> from attn_lib.exercises import check_number
+    >>> assert_correct(check_number(8, 8))
+    Correct: 8 is right.
+    >>> try:
+    ...     assert_correct(check_number(None, 8))
+    ... except CheckFailed as failed:
+    ...     print(failed.feedback.verdict)
+    Not answered yet
+    """
+    if not isinstance(feedback, Feedback):
+        raise TypeError(f"feedback: expected the Feedback a checker returns, got {type(feedback).__name__}")
+    if not feedback.passed:
+        raise CheckFailed(feedback)
+    try:
+        from IPython.display import display
+    except ImportError:  # attn_lib needs only numpy; without IPython the text is the display
+        display = print
+    display(feedback)

@@ -1,0 +1,345 @@
+"""The nbgrader course written by tools/nbgrader_course.py, run through nbgrader's own command line.
+
+Every notebook is generated and released (``generate_assignment``); notebook 06 (three functions to write, three
+predictions) is also handed in by three learners, autograded and given feedback: the solutions, the released copy
+untouched, and a submission with a classic mistake, a call of attn_lib's own function, rebound checkers and an
+emptied test cell.
+The other notebooks' solutions are autograded by benchmarks/autograde_course.py.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import html
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+pytest.importorskip("nbgrader", reason="nbgrader is a teacher's dependency: pip install -r requirements-teacher.txt")
+from nbgrader.api import Gradebook  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+
+from attn_lib.exercises import (  # noqa: E402
+    CheckFailed, Feedback, assert_correct, check_causal_mask, check_masked_softmax)
+
+NAMES = course.course_notebooks()
+GRADED = "06-masking"
+
+
+def nbgrader_meta(cell) -> dict:
+    return cell.metadata.get("nbgrader", {})
+
+
+def learner_problems(name):
+    return course.problems(nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4), name)
+
+
+# --- the generator alone -------------------------------------------------------------------------------------------
+
+
+def test_every_notebook_is_an_assignment_and_contents_is_not():
+    assert NAMES == [p.stem for p in sorted(course.NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))]
+    assert "contents" not in NAMES and len(NAMES) == 11
+
+
+def test_points_are_two_for_a_function_and_one_for_any_other_answer():
+    for name in NAMES:
+        _, graded = course.assignment(name, set(NAMES))
+        for problem, cell in zip(graded, learner_problems(name)):
+            expected = 2 if "def " in cell.answer.source else 1
+            assert problem.points == expected, (name, problem.heading)
+
+
+def _notebook_with_problems(*problems):
+    """A learner-style notebook: a setup cell, then (heading, answer, checker) triples."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells.append(nbformat.v4.new_code_cell("import numpy as np"))
+    for heading, answer, checker in problems:
+        nb.cells += [nbformat.v4.new_markdown_cell(heading), nbformat.v4.new_code_cell(answer),
+                     nbformat.v4.new_code_cell(checker)]
+    return nb
+
+
+def test_a_new_problem_is_graded_without_changing_the_generator():
+    learner = nbformat.read(course.NOTEBOOKS / f"{GRADED}.ipynb", as_version=4)
+    solved = nbformat.read(course.SOLUTIONS / f"{GRADED}-solutions.ipynb", as_version=4)
+    _, before = course.assignment(GRADED, set(NAMES), copy.deepcopy(learner), copy.deepcopy(solved))
+    problem = ("### Problem 7: a new one", "answer = None  # your answer here", "check_number(answer, 3)")
+    learner.cells[-1:-1] = _notebook_with_problems(problem).cells[1:]
+    solved.cells[-1:-1] = _notebook_with_problems(("## Problem 7: a new one", "answer = 3", problem[2])).cells[1:]
+    source, after = course.assignment(GRADED, set(NAMES), learner, solved)
+    assert len(after) == len(before) + 1
+    assert (after[-1].grade_id, after[-1].checker, after[-1].points, after[-1].hidden) == (
+        "problem-7-check", "check_number", 1, True)
+    function = ("### Problem 8: a function", "def f(x):\n    raise NotImplementedError", "check_softmax(f)")
+    learner.cells[-1:-1] = _notebook_with_problems(function).cells[1:]
+    solved.cells[-1:-1] = _notebook_with_problems(("## Problem 8: a function", "def f(x):\n    return x",
+                                                   function[2])).cells[1:]
+    _, more = course.assignment(GRADED, set(NAMES), learner, solved)
+    assert (more[-1].grade_id, more[-1].points, more[-1].hidden) == ("problem-8-check", 2, False)
+    answer = next(c for c in source.cells if nbgrader_meta(c).get("grade_id") == "problem-7-answer")
+    assert course.solutions(source)["problem-7-answer"] == "answer = 3" and answer.source.startswith(problem[1])
+
+
+@pytest.mark.parametrize("solutions, message", [
+    ([("## Problem 1: one", "answer = 1", "check_number(answer, 1)")], "problem 2 is 'Problem 2: two'"),
+    ([("## Problem 1: one", "answer = 1", "check_number(answer, 1)"),
+      ("## Problem 2: other", "answer = 2", "check_number(answer, 2)")], "but 'Problem 2: other'"),
+    ([("## Problem 1: one", "answer = 1", "check_number(answer, 1)"),
+      ("## Problem 2: two", "answer = 2", "check_choice(answer, 'a', {})")], "call different checkers"),
+    ([("## Problem 1: one", "answer = 1", "check_number(answer, 1)"),
+      ("## Problem 2: two", "answer = 2", "check_number(answer, 2)"),
+      ("## Problem 3: three", "answer = 3", "check_number(answer, 3)")], "1 problem(s) more, from 'Problem 3"),
+])
+def test_learner_and_solutions_notebooks_that_disagree_are_refused_by_name(solutions, message):
+    learner = _notebook_with_problems(("### Problem 1: one", "answer = None", "check_number(answer, 1)"),
+                                      ("### Problem 2: two", "answer = None", "check_number(answer, 2)"))
+    with pytest.raises(course.CourseError, match=re.escape(message)) as error:
+        course.assignment("99-made-up", set(NAMES), learner, _notebook_with_problems(*solutions))
+    assert str(error.value).startswith("99-made-up")
+
+
+@pytest.mark.parametrize("checker", ["print(check_number(answer, 1))", "x = 1\ncheck_number(answer, 1)",
+                                     "check_nothing(answer)", "check_number(answer,"])
+def test_a_checker_cell_that_is_not_one_checker_call_is_refused(checker):
+    learner = _notebook_with_problems(("### Problem 1: one", "answer = None", checker))
+    solved = _notebook_with_problems(("## Problem 1: one", "answer = 1", checker))
+    with pytest.raises(course.CourseError, match="99-made-up"):
+        course.assignment("99-made-up", set(NAMES), learner, solved)
+
+
+def test_links_point_at_the_sibling_assignments_and_the_contents_link_is_dropped():
+    stems = {"05-weighted-average", "07-heads-and-cross-attention"}
+    nav = ("[← 05 Weighted average](05-weighted-average.ipynb) | [Contents](contents.ipynb) | "
+           "[07 Heads and cross-attention →](07-heads-and-cross-attention.ipynb)")
+    assert course.relink(nav, stems) == (
+        "[← 05 Weighted average](../05-weighted-average/05-weighted-average.ipynb) | "
+        "[07 Heads and cross-attention →](../07-heads-and-cross-attention/07-heads-and-cross-attention.ipynb)")
+    assert course.relink("[Contents](contents.ipynb) | [next](05-weighted-average.ipynb)", stems) == (
+        "[next](../05-weighted-average/05-weighted-average.ipynb)")
+    with pytest.raises(course.CourseError, match="99-gone.ipynb"):
+        course.relink("see [it](99-gone.ipynb)", stems)
+
+
+def test_assert_correct_turns_a_failed_check_into_a_failing_cell():
+    wrong = check_masked_softmax(lambda scores, mask: np.where(mask, scores, 0.0))
+    with pytest.raises(CheckFailed) as failed:
+        assert_correct(wrong)
+    assert isinstance(failed.value, AssertionError) and failed.value.feedback is wrong
+    assert str(failed.value) == str(wrong) and wrong.reason.split()[0] in str(failed.value)
+    assert assert_correct(Feedback(True, "Right.")) is None  # nbgrader would read a returned value as points
+    with pytest.raises(TypeError, match="feedback: expected the Feedback"):
+        assert_correct(True)
+
+
+# --- every notebook generated and released by nbgrader ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def released(tmp_path_factory):
+    """The whole course, written and released once: (course folder, {name: graded problems})."""
+    root = tmp_path_factory.mktemp("course")
+    graded = course.write_course(root)
+    course.run_nbgrader(root, "generate_assignment", "*", "--force")
+    return root, graded
+
+
+def read(root, folder, name):
+    return nbformat.read(root / folder / name / f"{name}.ipynb", as_version=4)
+
+
+def hidden_answer_texts(call_source: str) -> tuple[list[str], str]:
+    """What a hidden checker call would give away: the reason strings in it, and check_number's expected value
+    written as an expression ("" when it is too short to search for: a bare "8" is in any notebook)."""
+    call = ast.parse(call_source).body[0].value
+    reasons = [n.value for n in ast.walk(call) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+               and len(n.value) >= 30]
+    expected = ast.get_source_segment(call_source, call.args[1]) if call.func.id == "check_number" else ""
+    return reasons, expected if len(expected) >= 6 else ""
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_release_shows_placeholders_locks_the_rest_and_hides_prediction_answers(released, name):
+    root, graded = released
+    source, release = read(root, "source", name), read(root, "release", name)
+    problems = learner_problems(name)
+    assert len(graded[name]) == len(problems)
+    assert len(release.cells) == len(source.cells)
+
+    answers = [c for c in release.cells if nbgrader_meta(c).get("solution")]
+    tests = [c for c in release.cells if nbgrader_meta(c).get("grade")]
+    assert len(answers) == len(tests) == len(problems)
+    assert [nbgrader_meta(c)["points"] for c in tests] == [g.points for g in graded[name]]
+    assert all(nbgrader_meta(c)["locked"] and nbgrader_meta(c)["points"] >= 1 for c in tests)
+    others = [c for c in release.cells if not nbgrader_meta(c).get("solution") and not nbgrader_meta(c).get("grade")]
+    assert all(nbgrader_meta(c)["locked"] for c in others)
+
+    text = "\n".join(c.source for c in release.cells)
+    assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
+    solution_code = course.solutions(source)
+    for problem, answer, test, info in zip(problems, answers, tests, graded[name]):
+        assert answer.source.rstrip() == problem.answer.source.rstrip(), (name, problem.heading)
+        own = solution_code[nbgrader_meta(answer)["grade_id"]]
+        assert own.strip() not in text, (name, problem.heading, "the solution is in the released notebook")
+        if info.hidden:
+            assert test.source == course.HIDDEN_NOTE, (name, problem.heading)
+            reasons, expected = hidden_answer_texts(course.checker_call(problem.checker, name)[1])
+            for reason in reasons:
+                assert reason not in text, (name, problem.heading, reason)
+            # The course measures the answer in a cell after the problem; nothing up to the problem may show it.
+            upto = "\n".join(c.source for c in release.cells[:release.cells.index(test) + 1])
+            assert not expected or expected not in upto, (name, problem.heading, expected)
+        else:
+            assert problem.checker.source in test.source and "assert_correct(" in test.source
+
+
+def test_predictions_are_hidden_tests_and_functions_are_checked_in_sight(released):
+    _, graded = released
+    everything = [g for name in NAMES for g in graded[name]]
+    assert all(g.hidden for g in everything if g.checker in ("check_number", "check_choice"))
+    assert [g.hidden for g in everything] == [g.points == 1 for g in everything]
+    assert {g.checker for g in everything if g.points == 1} >= {"check_shapes", "check_count", "check_learned"}
+
+
+def test_the_given_away_texts_of_a_hidden_call_are_its_reasons_and_its_expected_expression():
+    call = 'check_number(answer, 6 * 8 * 4, mistakes=[(2, "x", "A reason long enough to give the answer away.")])'
+    assert hidden_answer_texts(call) == (["A reason long enough to give the answer away."], "6 * 8 * 4")
+    assert hidden_answer_texts("check_number(answer, 8)") == ([], "")
+
+
+# --- notebook 06 handed in, autograded, given feedback ---------------------------------------------------------------
+
+MASK_AFTER_SOFTMAX = '''\
+def masked_softmax(scores, mask):
+    """Row-wise softmax of scores (..., n, m), with blocked entries (mask False) getting weight 0."""
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights = weights / weights.sum(axis=-1, keepdims=True)
+    return np.where(mask, weights, 0.0)  # the mask after the softmax
+'''
+CALLS_ATTN_LIB = '''\
+import attn_lib
+
+def causal(n, m):
+    """Boolean (n, m): True where query i may attend to key j, that is j <= i."""
+    return attn_lib.causal_mask(n, m)
+'''
+REBINDS_FUNCTION_CHECKER = '''\
+from attn_lib.exercises import Feedback
+
+def my_padding_mask(lengths, m):
+    raise NotImplementedError
+
+def check_padding_mask(fn):
+    return Feedback(True, "Looks right to me.")
+'''
+REBINDS_PREDICTION_CHECKER = '''\
+from attn_lib.exercises import Feedback
+
+answer = "A"
+check_choice = lambda *args, **kwargs: Feedback(True, "Looks right to me.")
+'''
+
+
+def _run(source: str, name: str):
+    namespace = {"np": np}
+    exec(compile(source, name, "exec"), namespace)  # noqa: S102  (the test's own learner code)
+    return namespace[name]
+
+
+def plain_text(page: str) -> str:
+    """An HTML page's text with tags dropped, entities decoded and whitespace collapsed."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+
+
+@pytest.fixture(scope="module")
+def graded_06(released):
+    """Notebook 06 handed in by three learners, autograded and given feedback: (course folder, {student: grades})."""
+    root, _ = released
+    right = course.solutions(read(root, "source", GRADED))
+    wrong = {"problem-1-answer": MASK_AFTER_SOFTMAX, "problem-2-answer": REBINDS_PREDICTION_CHECKER,
+             "problem-4-answer": "answer = 1", "problem-5-answer": CALLS_ATTN_LIB,
+             "problem-6-answer": REBINDS_FUNCTION_CHECKER}
+    emptied_test = {"problem-4-check": "pass"}  # a locked cell edited outside JupyterLab: nbgrader restores it
+    course.hand_in(root, "solved", GRADED, right)
+    course.hand_in(root, "untouched", GRADED, {})
+    course.hand_in(root, "mistaken", GRADED, {**right, **wrong, **emptied_test})
+    course.run_nbgrader(root, "autograde", GRADED, "--force")
+    course.run_nbgrader(root, "generate_feedback", GRADED, "--force")
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        scores = {student: {g.name: (g.score, g.max_score) for g in
+                            gradebook.find_submission_notebook(GRADED, GRADED, student).grades}
+                  for student in ("solved", "untouched", "mistaken")}
+    return root, scores, wrong
+
+
+def test_the_solutions_score_full_marks_and_the_untouched_release_scores_nothing(graded_06):
+    _, scores, _ = graded_06
+    assert len(scores["solved"]) == len(learner_problems(GRADED))
+    assert all(score == possible > 0 for score, possible in scores["solved"].values()), scores["solved"]
+    assert all(score == 0 for score, _ in scores["untouched"].values()), scores["untouched"]
+
+
+def test_a_passing_test_cell_returns_nothing_nbgrader_could_read_as_partial_credit(graded_06):
+    root, _, _ = graded_06
+    tests = [c for c in read(root, "autograded/solved", GRADED).cells if nbgrader_meta(c).get("grade")]
+    shown = [o.output_type for c in tests for o in c.outputs]
+    assert tests and "execute_result" not in shown and "error" not in shown
+    visible = [c for c in tests if course.HIDDEN_NOTE not in c.source]
+    assert all("Correct" in c.outputs[0].data["text/plain"] for c in visible)
+
+
+def test_a_mistake_loses_exactly_its_own_problems_points(graded_06):
+    _, scores, wrong = graded_06
+    lost = {grade_id.replace("-answer", "-check") for grade_id in wrong}
+    for grade_id, (score, possible) in scores["mistaken"].items():
+        assert score == (0 if grade_id in lost else possible), (grade_id, score, possible)
+
+
+def test_feedback_shows_the_checkers_reason_for_the_mistake_and_for_calling_attn_lib(graded_06):
+    root, _, wrong = graded_06
+    mask_after = check_masked_softmax(_run(wrong["problem-1-answer"], "masked_softmax"))
+    borrowed = check_causal_mask(_run(wrong["problem-5-answer"], "causal"))
+    assert (mask_after.mistake, borrowed.mistake) == ("mask-after-softmax", "used-attn-lib")
+    page = plain_text((root / "feedback" / "mistaken" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8"))
+    for feedback in (mask_after, borrowed):
+        assert " ".join(feedback.reason.split()) in page, feedback.mistake
+    untouched = plain_text((root / "feedback" / "untouched" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8"))
+    assert "Not answered yet" in untouched and "mask-after" not in untouched
+
+
+def test_the_audit_names_the_answer_cells_that_rebind_a_checker_and_nothing_else(graded_06):
+    root, _, _ = graded_06
+    assert course.audit(root) == [f"mistaken {GRADED} problem-2-answer: Feedback, check_choice, exercises",
+                                  f"mistaken {GRADED} problem-6-answer: Feedback, check_padding_mask, exercises"]
+
+
+def test_a_learner_reaching_into_the_grading_machinery_is_listed():
+    assert course.suspicious("import attn_lib.exercises as e\ne.assert_correct = lambda f: f") == [
+        "assert_correct", "exercises"]
+    assert course.suspicious("import sys\nsys.modules['attn_lib'] = None") == ["sys"]
+    assert course.suspicious("def softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e") == []
+    assert course.suspicious("def broken(:") == ["does not parse"]
+
+
+def test_files_the_prose_links_to_are_found_and_urls_anchors_and_notebooks_are_not(tmp_path, monkeypatch):
+    monkeypatch.setattr(course, "NOTEBOOKS", tmp_path)
+    (tmp_path / "figures").mkdir()
+    (tmp_path / "figures" / "heads.png").write_bytes(b"png")
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "solutions" / "06-masking-solutions.ipynb").write_text("{}")
+    nb = _notebook_with_problems()
+    nb.cells.append(nbformat.v4.new_markdown_cell(
+        "[web](https://arxiv.org/abs/1706.03762) [up](#top) [next](05-weighted-average.ipynb) ![x](mailto:a@b.c) "
+        "[the answers](solutions/06-masking-solutions.ipynb#problem-1) ![heads](figures/heads.png)"))
+    assert course.local_files(nb, "x") == [tmp_path / "figures" / "heads.png"]
+    nb.cells.append(nbformat.v4.new_markdown_cell("![figure](figures/missing.png)"))
+    with pytest.raises(course.CourseError, match="figures/missing.png, which is not a file under notebooks/"):
+        course.local_files(nb, "x")
