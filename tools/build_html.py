@@ -8,7 +8,7 @@ Usage::
 The notebooks are rendered as committed (run tools/build_notebooks.py first if they changed), with their figures
 embedded in the pages. Links between notebooks (``02-scores.ipynb``) become links between pages (``02-scores.html``);
 each figure gets its "Figure:" description as alt text; each page is titled by its notebook's first heading.
-nbconvert's lab template is made to meet WCAG 2.1 AA (tests/browser/test_reading_copy_a11y.py audits every page with
+nbconvert's lab template is made to meet WCAG 2.1 AA (tests/browser/test_reading_copy.py audits every page with
 axe): prompts at full opacity, code and traceback colours darkened to 4.5:1 on their backgrounds, links underlined.
 
 ``handout.html`` is one printable page: the "Lines worth keeping" section of every numbered notebook, in reading
