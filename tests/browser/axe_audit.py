@@ -13,6 +13,8 @@ def axe_violations(page, context=None, tags=WCAG_AA_TAGS, rules=None):
     if not page.evaluate("() => typeof window.axe !== 'undefined'"):
         page.evaluate(AXE_SCRIPT)
     run_only = {"type": "rule", "values": rules} if rules else {"type": "tag", "values": tags}
+    if context and not page.locator(context).count():
+        return []  # nothing to audit (axe refuses a context that matches no element)
     return page.evaluate(
         """([context, runOnly]) => axe.run(context ? {include: [[context]]} : document,
                                           {runOnly, resultTypes: ['violations']}).then(r => r.violations)""",
