@@ -5,6 +5,8 @@ Imports matplotlib; ``import attn_lib`` does not load this module until it is us
 
 from __future__ import annotations
 
+import html
+
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
@@ -165,3 +167,43 @@ def equation_figure(fontsize=28):
         ax.text(0.5, 0.03, "Q (n, d_k)    K (m, d_k)    V (m, d_v)    scores and weights (n, m)    output (n, d_v)",
                 ha="center", va="bottom", fontsize=label_size, color="#555555")
     return fig
+
+
+def show_figure(fig=None, *, alt):
+    """Show a static figure in the notebook with ``alt`` as its alternative text, then close it.
+
+    JupyterLab (4.6) draws an ``image/png`` output as an ``<img>`` without alt text, whatever the output's metadata
+    holds; a ``text/html`` output keeps its ``alt``, even when the notebook is untrusted and the HTML sanitised. So
+    the figure goes out as HTML (an ``<img alt=...>`` holding the PNG), with the PNG itself (``image/png``, with
+    ``alt`` in its metadata, which nbconvert reads) and the usual ``<Figure size ...>`` text beside it for other
+    front ends. The PNG is the one the inline backend would show. Outside IPython this is ``plt.show()``.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure, optional
+        The figure; by default the current one.
+    alt : str
+        What the figure shows, for a reader who cannot see it (a screen reader reads it out).
+
+    Raises
+    ------
+    ValueError
+        If ``alt`` is empty.
+    """
+    if not isinstance(alt, str) or not alt.strip():
+        raise ValueError(f"alt must be a non-empty description of the figure; got {alt!r}")
+    fig = plt.gcf() if fig is None else fig
+    try:
+        from IPython.core.pylabtools import print_figure
+        from IPython.display import display
+    except ImportError:
+        plt.show()
+        return
+    png = print_figure(fig, fmt="png", bbox_inches="tight", base64=True)
+    bundle = {
+        "text/html": f'<img alt="{html.escape(alt, quote=True)}" src="data:image/png;base64,{png}">',
+        "image/png": png,
+        "text/plain": repr(fig),
+    }
+    display(bundle, raw=True, metadata={"image/png": {"alt": alt}})
+    plt.close(fig)

@@ -41,3 +41,27 @@ def test_equation_figure_labels_its_four_pieces():
     labels = [text for text in fig.axes[0].texts if ":" in text.get_text()]
     assert len(labels) == 4
     plt.close(fig)
+
+
+def test_show_figure_sends_the_png_with_its_alt_text_and_closes_the_figure(monkeypatch):
+    import base64
+
+    import IPython.display
+
+    from attn_lib.plotting import show_figure
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *args, **kwargs: shown.append((args, kwargs)))
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.plot([0, 1])
+    show_figure(fig, alt='a "rising" line & nothing else')
+    (bundle,), kwargs = shown[0]
+    assert kwargs == {"raw": True, "metadata": {"image/png": {"alt": 'a "rising" line & nothing else'}}}
+    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
+    assert bundle["text/html"] == ('<img alt="a &quot;rising&quot; line &amp; nothing else" '
+                                   f'src="data:image/png;base64,{bundle["image/png"]}">')
+    assert bundle["text/plain"] == repr(fig)
+    assert not plt.fignum_exists(fig.number)
+    with pytest.raises(ValueError, match="alt must be a non-empty description"):
+        show_figure(plt.figure(), alt=" ")
+    plt.close("all")

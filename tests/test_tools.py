@@ -4,6 +4,7 @@ tools/build_notebooks.py (one test starts a kernel)."""
 from __future__ import annotations
 
 import copy
+import re
 import sys
 from pathlib import Path
 
@@ -15,6 +16,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import build_html  # noqa: E402
 import build_notebooks  # noqa: E402
 import nav  # noqa: E402
+from attn_lib._contrast import contrast_ratio  # noqa: E402
 
 COURSE = {
     "repository": {"slug": "someone/some-course", "ref": "HEAD"},
@@ -43,6 +45,9 @@ def executed_notebook(title: str, with_figure: bool = False):
         cells.append(nbformat.v4.new_code_cell("plot()", execution_count=3, outputs=[nbformat.v4.new_output(
             "display_data", data={"image/png": PNG, "text/plain": "<Figure size 10x10 with 1 Axes>"})]))
         cells.append(nbformat.v4.new_markdown_cell("Figure: one dark pixel."))
+    cells.append(nbformat.v4.new_markdown_cell(
+        f"## Lines worth keeping\n\n- {title} holds `one` line.\n- And a second,\n  on two lines.\n\n"
+        "## Read alongside\n\nNot kept."))
     nb.cells = cells
     return nb
 
@@ -187,11 +192,53 @@ def test_html_check_reports_missing_pages_figures_and_broken_links(course, tmp_p
     assert any("broken link 00-start-here.html" in p for p in problems)
 
 
+def test_handout_holds_every_numbered_notebooks_lines_in_order_with_links(course, tmp_path):
+    nav.write(course, COURSE)
+    out = tmp_path / "html"
+    build_html.build(course, out)
+    handout = (out / "handout.html").read_text()
+    starts = [handout.index(f'<section id="{stem}"') for stem in COURSE["notebooks"]]
+    assert starts == sorted(starts)
+    for stem, record in COURSE["notebooks"].items():
+        assert f'<a href="{stem}.html">{stem[:2]} {record["title"]}</a>' in handout
+        assert f"<li>{record['title']} holds <code>one</code> line.</li>" in handout  # rendered by nbconvert's mistune
+    assert handout.count("<li>And a second,\non two lines.</li>") == 3 and "Not kept" not in handout
+    assert "Shapes: solutions" not in handout
+    assert 'href="handout.html"' in (out / "index.html").read_text()
+    (out / "handout.html").unlink()
+    problems = build_html.check(course, out)
+    assert "handout.html: missing" in problems and "contents.html: broken link handout.html" in problems
+
+
+def test_a_notebook_without_lines_worth_keeping_stops_the_handout_and_is_named(course):
+    nb = nbformat.read(course / "01-shapes.ipynb", as_version=4)
+    nb.cells[-1].source = nb.cells[-1].source.replace("Lines worth keeping", "Lines to forget")
+    nbformat.write(nb, course / "01-shapes.ipynb")
+    with pytest.raises(ValueError, match=r"^01-shapes.ipynb has no '## Lines worth keeping' section"):
+        build_html.handout(course)
+
+
+def test_reading_copy_colours_are_darkened_to_aa_and_links_underlined():
+    page = ("<html><head><style>:root { --jp-mirror-editor-number-color: #080; --jp-mirror-editor-string-color: "
+            "#ba2121; }\n.jp-RenderedText pre .ansi-cyan-fg {\n  color: #60c6c8;\n}</style></head><body>"
+            '<span style="color: rgb(95,135,135)">#</span></body></html>')
+    fixed = build_html.accessible_colours(page)
+    overrides = fixed.split("<style>")[2]
+    number = re.search(r"--jp-mirror-editor-number-color: (#\w+);", overrides).group(1)
+    cyan = re.search(r"\.ansi-cyan-fg \{ color: (#\w+); \}", overrides).group(1)
+    inline = re.search(r'<span style="color: (#\w+)">', fixed).group(1)
+    assert contrast_ratio(number, build_html.CODE_BACKGROUND) >= 4.5 > contrast_ratio("#080", "#f5f5f5")
+    assert contrast_ratio(cyan, build_html.ERROR_BACKGROUND) >= 4.5
+    assert contrast_ratio(inline, build_html.ERROR_BACKGROUND) >= 4.5
+    assert "--jp-mirror-editor-string-color: #ba2121;" in overrides  # already 4.5:1: kept
+    assert "text-decoration: underline" in overrides and "--jp-cell-prompt-not-active-opacity: 1" in overrides
+
+
 def test_figure_description_is_found_in_the_cell_output_or_the_next_cell():
     nb = executed_notebook("x", with_figure=True)
-    i = len(nb.cells) - 2
+    i = next(k for k, cell in enumerate(nb.cells) if cell.source == "plot()")
     assert build_html.figure_description(nb, i) == "Figure: one dark pixel."
-    nb.cells[-1].source = "Some other remark."
+    nb.cells[i + 1].source = "Some other remark."
     assert build_html.figure_description(nb, i) is None
     nb.cells[i].outputs.append(nbformat.v4.new_output("stream", name="stdout", text="Figure: printed.\n"))
     assert build_html.figure_description(nb, i) == "Figure: printed."
@@ -238,9 +285,10 @@ def test_the_committed_course_renders_to_html_with_figures_and_working_links(tmp
     notebooks = ROOT / "notebooks"
     out = tmp_path / "html"
     written = build_html.build(notebooks, out)
-    assert len(written) == len(build_html.notebook_pages(notebooks)) >= 10
+    assert len(written) == len(build_html.notebook_pages(notebooks)) + 1 >= 11  # and the handout
     assert build_html.check(notebooks, out) == []
     assert 'href="00-start-here.html"' in (out / "index.html").read_text()
+    assert 'href="handout.html"' in (out / "index.html").read_text()
 
 
 def test_a_collapsed_checker_cell_shows_its_call_but_not_the_answer_it_holds():

@@ -7,8 +7,17 @@ Usage::
 
 The notebooks are rendered as committed (run tools/build_notebooks.py first if they changed), with their figures
 embedded in the pages. Links between notebooks (``02-scores.ipynb``) become links between pages (``02-scores.html``);
-each figure gets its "Figure:" description as alt text. The check fails (exit 1) if a notebook has no page, if a page
-holds fewer embedded images than its notebook has figure outputs, or if a relative link points to no file.
+each figure gets its "Figure:" description as alt text; each page is titled by its notebook's first heading.
+nbconvert's lab template is made to meet WCAG 2.1 AA (tests/browser/test_reading_copy.py audits every page with
+axe): prompts at full opacity, code and traceback colours darkened to 4.5:1 on their backgrounds, links underlined.
+
+``handout.html`` is one printable page: the "Lines worth keeping" section of every numbered notebook, in reading
+order, under its title and linked to its page; the contents page links to it. A numbered notebook without that
+section stops the build.
+
+The check fails (exit 1) if a notebook has no page, if a page holds fewer embedded images than its notebook has
+figure outputs, if a relative link points to no file, or if the handout is missing, lacks a notebook or is not linked
+from the contents.
 """
 
 from __future__ import annotations
@@ -22,8 +31,16 @@ from pathlib import Path
 
 import nbformat
 from nbconvert import HTMLExporter
+from nbconvert.filters.markdown_mistune import markdown2html_mistune
 
 ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(ROOT))
+import nav  # noqa: E402  (tools/nav.py, beside this file)
+from attn_lib._contrast import darken_to  # noqa: E402
+
+HANDOUT = "handout.html"
+KEEP_HEADING = re.compile(r"^##\s+Lines worth keeping\s*$", re.MULTILINE)
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml")
 RASTER_TYPES = ("image/png", "image/jpeg")
 LOCAL_IPYNB_LINK = re.compile(r'href="(?![a-z][a-z0-9+.-]*:|#|/)([^"#?]*?)\.ipynb((?:#[^"]*)?)"', re.IGNORECASE)
@@ -102,14 +119,155 @@ def hide_collapsed_sources(nb) -> None:
             cell.source = f"{name}(answer, ...)  # the other arguments hold the answer: run the cell to check yours"
 
 
+# --- WCAG 2.1 AA over nbconvert's lab template (light theme) -------------------------------------------------------
+
+CODE_BACKGROUND = "#f5f5f5"  # --jp-cell-editor-background (md-grey-100): behind highlighted code
+ERROR_BACKGROUND = "#ffdddd"  # --jp-rendermime-error-background: behind tracebacks and stderr
+HEX = r"(#[0-9a-fA-F]{6}|#[0-9a-fA-F]{3})"
+EDITOR_COLOUR = re.compile(r"(--jp-mirror-editor-[a-z-]+-color):\s*" + HEX + r"\s*;")
+ANSI_COLOUR = re.compile(r"(\.jp-RenderedText pre \.ansi-[a-z-]+-fg)\s*\{\s*color:\s*" + HEX + r"\s*;")
+INLINE_RGB = re.compile(r'style="color: rgb\((\d+),\s*(\d+),\s*(\d+)\)"')
+ACCESSIBLE_CSS = """
+/* Added by tools/build_html.py: WCAG 2.1 AA contrast and links that are more than a colour. */
+:root { --jp-cell-prompt-not-active-opacity: 1; }
+.jp-RenderedHTMLCommon a:link, .jp-RenderedHTMLCommon a:visited, .jp-RenderedText pre a:link,
+.jp-RenderedText pre a:visited { text-decoration: underline; }
+"""
+
+
+def accessible_colours(page: str) -> str:
+    """``page`` with a style sheet that darkens every code and terminal colour of the template to 4.5:1 on its
+    background, prompts at full opacity and underlined links; inline terminal colours (a traceback's) darkened too."""
+    editor = {name: darken_to(colour, [CODE_BACKGROUND]) for name, colour in EDITOR_COLOUR.findall(page)}
+    ansi = {rule: darken_to(colour, ["#ffffff", ERROR_BACKGROUND]) for rule, colour in ANSI_COLOUR.findall(page)}
+    css = ACCESSIBLE_CSS + ":root { " + " ".join(f"{name}: {colour};" for name, colour in editor.items()) + " }\n"
+    css += "".join(f"{rule} {{ color: {colour}; }}\n" for rule, colour in ansi.items())
+    page = INLINE_RGB.sub(
+        lambda m: f'style="color: {darken_to(tuple(map(int, m.groups())), ["#ffffff", ERROR_BACKGROUND])}"', page)
+    return page.replace("</head>", f"<style>{css}</style>\n</head>", 1)
+
+
+def notebook_title(nb, fallback: str) -> str:
+    """The text of the notebook's first level-1 heading, or ``fallback``."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            match = re.search(r"^#\s+(.+?)\s*#*\s*$", cell.source, re.MULTILINE)
+            if match:
+                return match.group(1).replace("`", "")
+    return fallback
+
+
 def render(nb_path: Path, exporter: HTMLExporter) -> str:
     """One notebook as a standalone HTML page: figures embedded, .ipynb links turned into .html links."""
     nb = nbformat.read(nb_path, as_version=4)
     hide_collapsed_sources(nb)
+    nb.metadata["title"] = notebook_title(nb, nb_path.stem)
     page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": nb_path.stem}})
     page = LOCAL_IPYNB_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2)}"', page)
     raster = [(i, out) for i, out in figure_outputs(nb) if any(t in out.get("data", {}) for t in RASTER_TYPES)]
-    return add_alt_text(page, [figure_description(nb, i) for i, _ in raster])
+    return accessible_colours(add_alt_text(page, [figure_description(nb, i) for i, _ in raster]))
+
+
+# --- the handout --------------------------------------------------------------------------------------------------
+
+
+def lines_worth_keeping(nb, name: str) -> str:
+    """The markdown of the notebook's "## Lines worth keeping" section, without its heading, up to the next heading.
+
+    Raises
+    ------
+    ValueError
+        If no markdown cell holds that heading (``name`` is the notebook named in the message).
+    """
+    for cell in nb.cells:
+        if cell.cell_type != "markdown":
+            continue
+        match = KEEP_HEADING.search(cell.source)
+        if match:
+            rest = cell.source[match.end():]
+            following = re.search(r"^#", rest, re.MULTILINE)
+            return (rest[:following.start()] if following else rest).strip()
+    raise ValueError(f"{name} has no '## Lines worth keeping' section: the handout is built from it")
+
+
+def learner_notebooks(notebooks_dir: Path) -> list[Path]:
+    """The numbered notebooks (00-..., 01-...), in reading order."""
+    return sorted(p for p in notebooks_dir.glob("*.ipynb") if nav.NUMBERED.match(p.name))
+
+
+HANDOUT_CSS = """
+body { font-family: system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif;
+       color: #1a1a1a; background: #ffffff; line-height: 1.4; margin: 1.5rem auto; max-width: 75rem; padding: 0 1rem; }
+h1 { font-size: 1.5rem; margin: 0 0 0.3rem; }
+.equation { font-family: Georgia, "Times New Roman", serif; font-size: 1.3rem; margin: 0.2rem 0; }
+.shapes, .about { color: #444444; margin: 0.2rem 0; }
+.blocks { columns: 22rem; column-gap: 2rem; margin-top: 1rem; }
+section { break-inside: avoid; page-break-inside: avoid; margin: 0 0 0.9rem; }
+h2 { font-size: 1.05rem; margin: 0 0 0.2rem; }
+ul { margin: 0; padding-left: 1.1rem; }
+li { margin: 0 0 0.15rem; }
+code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.92em; }
+a:link, a:visited { color: #0b57a4; text-decoration: underline; }
+@page { margin: 10mm; }
+@media print {
+  body { font-size: 6.9pt; line-height: 1.22; margin: 0; max-width: none; padding: 0; }
+  h1 { font-size: 11pt; }
+  .equation { font-size: 10pt; }
+  .blocks { columns: 3; column-gap: 4mm; margin-top: 1.5mm; }
+  section { margin: 0 0 1.6mm; }
+  h2 { font-size: 7.6pt; margin: 0 0 0.4mm; }
+  ul { padding-left: 3mm; }
+  li { margin: 0 0 0.3mm; }
+  a:link, a:visited { color: inherit; text-decoration: none; }
+}
+"""
+
+
+def handout(notebooks_dir: Path) -> str:
+    """The printable page of every numbered notebook's "Lines worth keeping", with links to the notebooks' pages."""
+    sections = []
+    for path in learner_notebooks(notebooks_dir):
+        nb = nbformat.read(path, as_version=4)
+        lines = markdown2html_mistune(lines_worth_keeping(nb, path.name))
+        title = html.escape(f"{path.name[:2]} {notebook_title(nb, path.stem)}")
+        sections.append(
+            f'<section id="{path.stem}" aria-labelledby="{path.stem}-title">\n'
+            f'<h2 id="{path.stem}-title"><a href="{path.stem}.html">{title}</a></h2>\n{lines}\n</section>')
+    contents = f'<a href="index.html">contents</a>' if (notebooks_dir / nav.CONTENTS).exists() else "contents"
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Lines worth keeping: the attention course on one page</title>
+<style>{HANDOUT_CSS}</style>
+</head>
+<body>
+<main>
+<header>
+<h1>Lines worth keeping</h1>
+<p class="equation">Attention(<i>Q</i>, <i>K</i>, <i>V</i>) =
+softmax(<i>Q</i> <i>K</i><sup>T</sup> / &radic;<i>d</i><sub>k</sub>) <i>V</i></p>
+<p class="shapes">Q (n, d_k) &middot; K (m, d_k) &middot; V (m, d_v) &middot; scores and weights (n, m) &middot;
+output (n, d_v)</p>
+<p class="about">From the end of each notebook; the titles link to the notebooks. The {contents} list them all.</p>
+</header>
+<div class="blocks">
+{chr(10).join(sections)}
+</div>
+</main>
+</body>
+</html>
+"""
+
+
+HANDOUT_LINK = (f'<p class="attn-handout-link"><a href="{HANDOUT}">The lines worth keeping of every notebook, on one '
+                'printable page</a></p>')
+
+
+def link_handout(contents_page: str) -> str:
+    """The contents page with a link to the handout after its first level-1 heading."""
+    return re.sub(r"(</h1>)", lambda m: m.group(1) + "\n" + HANDOUT_LINK, contents_page, count=1)
 
 
 def build(notebooks_dir: Path, out_dir: Path) -> list[Path]:
@@ -121,17 +279,25 @@ def build(notebooks_dir: Path, out_dir: Path) -> list[Path]:
     for nb_path, rel in notebook_pages(notebooks_dir):
         target = out_dir / rel
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(render(nb_path, exporter), encoding="utf-8")
+        page = render(nb_path, exporter)
+        if nb_path.name == nav.CONTENTS:
+            page = link_handout(page)
+        target.write_text(page, encoding="utf-8")
         written.append(target)
         print(f"wrote {target}")
     contents = out_dir / "contents.html"
     if contents.exists():
         shutil.copyfile(contents, out_dir / "index.html")
+    handout_path = out_dir / HANDOUT
+    handout_path.write_text(handout(notebooks_dir), encoding="utf-8")
+    written.append(handout_path)
+    print(f"wrote {handout_path}")
     return written
 
 
 def check(notebooks_dir: Path, out_dir: Path) -> list[str]:
-    """Problems with the build in ``out_dir``: missing pages, missing figures, broken relative links."""
+    """Problems with the build in ``out_dir``: missing pages, missing figures, broken relative links, a handout that
+    is missing, lacks a notebook or is not linked from the contents."""
     problems = []
     for nb_path, rel in notebook_pages(notebooks_dir):
         page_path = out_dir / rel
@@ -145,15 +311,32 @@ def check(notebooks_dir: Path, out_dir: Path) -> list[str]:
         if embedded < len(raster):
             problems.append(
                 f"{rel}: {len(raster)} figure(s) in {nb_path.name}, {embedded} embedded image(s) in the page")
-        for href in HREF.findall(page):
-            href = html.unescape(href)
-            if re.match(r"[a-z][a-z0-9+.-]*:", href, re.IGNORECASE) or href.startswith(("#", "/")) or not href:
-                continue
-            target = href.split("#")[0].split("?")[0]
-            if target.endswith(".ipynb"):
-                problems.append(f"{rel}: link to a notebook left unconverted: {href}")
-            elif not (page_path.parent / target).exists():
-                problems.append(f"{rel}: broken link {href}")
+        problems += broken_links(page, page_path, rel)
+        if nb_path.name == nav.CONTENTS and f'href="{HANDOUT}"' not in page:
+            problems.append(f"{rel}: no link to {HANDOUT}")
+    handout_path = out_dir / HANDOUT
+    if not handout_path.exists():
+        return problems + [f"{HANDOUT}: missing"]
+    page = handout_path.read_text(encoding="utf-8")
+    problems += broken_links(page, handout_path, Path(HANDOUT))
+    for path in learner_notebooks(notebooks_dir):
+        if f'<section id="{path.stem}"' not in page or f'href="{path.stem}.html"' not in page:
+            problems.append(f"{HANDOUT}: no lines of {path.name}, or no link to its page")
+    return problems
+
+
+def broken_links(page: str, page_path: Path, rel: Path) -> list[str]:
+    """Relative links of ``page`` (at ``page_path``) to no file, or to a notebook instead of its page."""
+    problems = []
+    for href in HREF.findall(page):
+        href = html.unescape(href)
+        if re.match(r"[a-z][a-z0-9+.-]*:", href, re.IGNORECASE) or href.startswith(("#", "/")) or not href:
+            continue
+        target = href.split("#")[0].split("?")[0]
+        if target.endswith(".ipynb"):
+            problems.append(f"{rel}: link to a notebook left unconverted: {href}")
+        elif not (page_path.parent / target).exists():
+            problems.append(f"{rel}: broken link {href}")
     return problems
 
 
@@ -172,7 +355,7 @@ def main(argv=None) -> int:
     for p in problems:
         print(f"problem: {p}", file=sys.stderr)
     pages = len(notebook_pages(args.notebooks))
-    print(f"{pages} page(s) in {args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
+    print(f"{pages} page(s) and {HANDOUT} in {args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
     return 1 if problems else 0
 
 

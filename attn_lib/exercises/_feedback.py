@@ -12,6 +12,13 @@ NOT_ANSWERED = "not-answered"
 
 _WIDTH = 100  # columns of the plain-text repr
 
+# The verdict's colour, its border, and (at opacity TINT_ALPHA) the block's background. Each passes WCAG AA for
+# normal text (4.5:1) on white and on its own tint; on JupyterLab's dark theme (#111) they reach 3.3:1, AA for
+# large text, which the verdict line is (14 pt bold). The word and the mark say the verdict without the colour.
+VERDICT_COLOURS = {"Correct": "#247b3d", "Not yet": "#c7302b", "Not answered yet": "#906300"}
+VERDICT_MARKS = {"Correct": "&#10004;", "Not yet": "&#10008;", "Not answered yet": "&#8230;"}
+TINT_ALPHA = 0x1A / 0xFF
+
 
 @dataclass(frozen=True, repr=False)
 class Feedback:
@@ -63,14 +70,13 @@ class Feedback:
 
     def _repr_html_(self) -> str:
         # Text keeps the theme's own colour; only the verdict and a translucent tint carry colour, so the
-        # block reads on JupyterLab's light and dark themes alike.
-        colour = {"Correct": "#2e9e4f", "Not yet": "#d9534f", "Not answered yet": "#c98a00"}[self.verdict]
-        mark = {"Correct": "&#10004;", "Not yet": "&#10008;", "Not answered yet": "&#8230;"}[self.verdict]
+        # block reads on JupyterLab's light and dark themes alike (see VERDICT_COLOURS).
+        colour, mark = VERDICT_COLOURS[self.verdict], VERDICT_MARKS[self.verdict]
         reason = html.escape(self.reason).replace("\n", "<br>")
         parts = [
             f'<div class="attn-feedback" style="border-left: 4px solid {colour}; '
-            f'background: {colour}1a; padding: 0.4em 0.8em; margin: 0.3em 0;">',
-            f'<div style="font-weight: bold; color: {colour};">{mark} {self.verdict}</div>',
+            f'background: {colour}{round(TINT_ALPHA * 255):02x}; padding: 0.4em 0.8em; margin: 0.3em 0;">',
+            f'<div style="font-weight: bold; font-size: 14pt; color: {colour};">{mark} {self.verdict}</div>',
             f'<div style="margin-top: 0.2em;">{reason}</div>',
         ]
         if self.hint:

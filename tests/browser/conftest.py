@@ -31,6 +31,18 @@ def lab():
 
 
 @pytest.fixture(scope="session")
+def chromium():
+    """Headless Chromium without a JupyterLab server, for static pages (the reading copy)."""
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = lab_driver.launch_chromium(playwright)
+        yield launched
+        launched.close()
+
+
+@pytest.fixture(scope="session")
 def browser(lab):
     from playwright.sync_api import sync_playwright
 

@@ -2,7 +2,9 @@
 
 import pytest
 
+from attn_lib._contrast import AA_LARGE, AA_NORMAL, contrast_ratio, over
 from attn_lib.exercises import Feedback, check_count, check_shapes, check_variance
+from attn_lib.exercises._feedback import TINT_ALPHA, VERDICT_COLOURS
 
 
 ANSWER_CHECKERS = {
@@ -39,6 +41,20 @@ def test_feedback_html_never_fixes_the_text_colour():
         declarations = style.split('"')[0]
         if "color:" in declarations.replace("background", ""):
             assert "font-weight: bold" in declarations  # the verdict line alone
+
+
+@pytest.mark.parametrize("verdict", sorted(VERDICT_COLOURS))
+def test_verdict_colours_pass_wcag_aa_on_light_and_large_text_aa_on_dark(verdict):
+    colour = VERDICT_COLOURS[verdict]
+    for page in ("#ffffff", "#111111"):  # JupyterLab's light and dark backgrounds (--jp-layout-color0)
+        tinted = over(colour, TINT_ALPHA, page)
+        needed = AA_NORMAL if page == "#ffffff" else AA_LARGE
+        assert contrast_ratio(colour, page) >= needed and contrast_ratio(colour, tinted) >= needed, (verdict, page)
+    passed, mistake = verdict == "Correct", "not-answered" if verdict == "Not answered yet" else "x"
+    html = Feedback(passed, "reason", "", mistake)._repr_html_()
+    # the dark theme's 3:1 holds only for large text: the verdict line is 14 pt bold
+    assert f"font-weight: bold; font-size: 14pt; color: {colour};" in html
+    assert f"background: {colour}{round(TINT_ALPHA * 255):02x};" in html
 
 
 def test_feedback_text_wraps_long_reasons_without_splitting_shapes():

@@ -1,0 +1,120 @@
+"""The static reading copy (tools/build_html.py) in headless Chromium: every page passes axe's WCAG 2 A and AA
+rules, every figure carries its description as alt text, and the handout holds every notebook's lines worth keeping
+and prints on one page (A4 and Letter).
+
+Run: python -m pytest tests/browser/test_reading_copy.py -q
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import nbformat
+import pytest
+from axe_audit import axe_violations, describe
+
+ROOT = Path(__file__).resolve().parents[2]
+NOTEBOOKS = ROOT / "notebooks"
+sys.path.insert(0, str(ROOT / "tools"))
+import build_html  # noqa: E402
+
+PAGES = ([rel.as_posix() for _, rel in build_html.notebook_pages(NOTEBOOKS)]
+         + ["index.html", build_html.HANDOUT])
+LEARNER = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if re.match(r"\d\d-", p.name))
+
+
+@pytest.fixture(scope="module")
+def reading_copy(tmp_path_factory):
+    out = tmp_path_factory.mktemp("reading-copy")
+    build_html.build(NOTEBOOKS, out)
+    return out
+
+
+@pytest.fixture
+def static_page(chromium):
+    context = chromium.new_context(viewport={"width": 1280, "height": 900})
+    yield context.new_page()
+    context.close()
+
+
+def words(text):
+    return " ".join(text.split())
+
+
+def figure_descriptions(nb):
+    """Every "Figure: ..." paragraph of a notebook, from its markdown cells and its printed outputs."""
+    texts = [cell.source for cell in nb.cells if cell.cell_type == "markdown"]
+    texts += [out.get("text", "") for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
+    return {words(re.split(r"\n\s*\n", text[m.start():])[0]).strip(" >*_")
+            for text in texts for m in re.finditer(r"^[\s>*_]*Figure:", text, re.MULTILINE)}
+
+
+def notebook_lines(nb):
+    """The bullets of the notebook's "## Lines worth keeping" section, as plain text (backticks dropped)."""
+    for cell in nb.cells:
+        match = re.search(r"^## Lines worth keeping\s*$(.*?)(?=^#|\Z)", cell.source, re.MULTILINE | re.DOTALL)
+        if cell.cell_type == "markdown" and match:
+            bullets = re.split(r"^- ", match.group(1).strip(), flags=re.MULTILINE)
+            return [words(b.replace("`", "")) for b in bullets if b.strip()]
+    raise AssertionError(f"{nb.metadata.get('name', 'a notebook')} has no '## Lines worth keeping' section")
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_page_passes_wcag_2_a_and_aa(reading_copy, static_page, rel):
+    static_page.goto((reading_copy / rel).as_uri())
+    violations = axe_violations(static_page)
+    assert not violations, f"{rel}: axe finds WCAG 2 A/AA violations:\n{describe(violations)}"
+    assert static_page.evaluate("() => document.documentElement.lang") == "en"
+    assert static_page.title().strip()
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_every_image_carries_a_figure_description_of_its_notebook_as_alt(reading_copy, static_page, rel):
+    static_page.goto((reading_copy / rel).as_uri())
+    images = static_page.evaluate("() => Array.from(document.images).map(i => i.getAttribute('alt'))")
+    svgs = static_page.evaluate("""() => Array.from(document.querySelectorAll('.jp-OutputArea-output svg'))
+        .filter(s => !s.parentElement.closest('.jp-OutputArea-output svg'))
+        .map(s => [s.getAttribute('role'), s.getAttribute('aria-label')])""")
+    notebook = {rel: nb for nb, rel in build_html.notebook_pages(NOTEBOOKS)}.get(Path(rel))
+    if notebook is None:  # the contents' copy and the handout hold no figure
+        assert images == [] and svgs == []
+        return
+    nb = nbformat.read(notebook, as_version=4)
+    descriptions = figure_descriptions(nb)
+    assert len(images) == len([o for _, o in build_html.figure_outputs(nb) if "image/svg+xml" not in o.data])
+    for alt in images:
+        assert alt and words(alt) in descriptions, f"{rel}: an image's alt is no Figure: line of the notebook: {alt!r}"
+    for role, label in svgs:
+        assert role == "img" and label and words(label) in descriptions
+
+
+def test_handout_holds_every_notebooks_lines_under_its_linked_title(reading_copy, static_page):
+    static_page.goto((reading_copy / build_html.HANDOUT).as_uri())
+    sections = static_page.evaluate("""() => Array.from(document.querySelectorAll('main section')).map(s => ({
+        id: s.id, title: s.querySelector('h2').innerText, href: s.querySelector('h2 a').href,
+        lines: Array.from(s.querySelectorAll('li')).map(li => li.innerText)}))""")
+    assert [s["id"] for s in sections] == [p.stem for p in LEARNER]
+    for section, path in zip(sections, LEARNER):
+        nb = nbformat.read(path, as_version=4)
+        assert [words(line) for line in section["lines"]] == notebook_lines(nb), path.name
+        heading = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# "))
+        assert words(section["title"]) == words(f"{path.name[:2]} {heading.splitlines()[0][2:]}".replace("`", ""))
+        assert Path(unquote(urlparse(section["href"]).path)) == reading_copy / f"{path.stem}.html"
+    links = static_page.evaluate("() => Array.from(document.links).map(a => a.href)")
+    assert links and all(Path(unquote(urlparse(href).path)).is_file() for href in links), links
+
+
+@pytest.mark.parametrize("paper", ["A4", "Letter"])
+def test_handout_prints_on_one_page(reading_copy, static_page, paper):
+    static_page.goto((reading_copy / build_html.HANDOUT).as_uri())
+    static_page.emulate_media(media="print")
+    pdf = static_page.pdf(format=paper, prefer_css_page_size=True)
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == 1
+
+
+def test_contents_links_to_the_handout(reading_copy, static_page):
+    static_page.goto((reading_copy / "index.html").as_uri())
+    assert static_page.locator(f'a[href="{build_html.HANDOUT}"]').count() == 1
