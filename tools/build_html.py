@@ -16,7 +16,7 @@ order, under its title and linked to its page; the contents page links to it. A 
 section stops the build.
 
 The check fails (exit 1) if a notebook has no page, if a page holds fewer embedded images than its notebook has
-figure outputs, if a relative link points to no file, or if the handout is missing, lacks a notebook or is not linked
+figures (an ``image/png`` output, or an ``<img src="data:...">`` inside a ``text/html`` output), if a relative link points to no file, or if the handout is missing, lacks a notebook or is not linked
 from the contents.
 """
 
@@ -37,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 import nav  # noqa: E402  (tools/nav.py, beside this file)
-from attn_lib._contrast import darken_to  # noqa: E402
+from contrast import darken_to  # noqa: E402  (tools/contrast.py)
 
 HANDOUT = "handout.html"
 KEEP_HEADING = re.compile(r"^##\s+Lines worth keeping\s*$", re.MULTILINE)
@@ -57,9 +57,20 @@ def notebook_pages(notebooks_dir: Path) -> list[tuple[Path, Path]]:
 
 
 def figure_outputs(nb) -> list[tuple[int, dict]]:
-    """(cell index, output) of every output that carries an image, in reading order."""
+    """(cell index, output) of every output that carries an image, in reading order: an ``image/*`` output, or a
+    ``text/html`` output holding an embedded image (how attn_lib.plotting.show_figure sends a figure with alt text)."""
     return [(i, out) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            for out in cell.get("outputs", []) if any(t in out.get("data", {}) for t in IMAGE_TYPES)]
+            for out in cell.get("outputs", []) if any(t in out.get("data", {}) for t in IMAGE_TYPES)
+            or DATA_IMG.search(out.get("data", {}).get("text/html", ""))]
+
+
+def raster_images(out) -> int:
+    """How many embedded raster images the page shows for ``out``: nbconvert shows an output's ``text/html`` before
+    its ``image/*``, so the images inside that HTML, else one for an ``image/png`` or ``image/jpeg``."""
+    data = out.get("data", {})
+    if "text/html" in data:
+        return len(DATA_IMG.findall(data["text/html"]))
+    return int(any(t in data for t in RASTER_TYPES))
 
 
 def _output_text(out) -> str:
@@ -164,8 +175,8 @@ def render(nb_path: Path, exporter: HTMLExporter) -> str:
     nb.metadata["title"] = notebook_title(nb, nb_path.stem)
     page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": nb_path.stem}})
     page = LOCAL_IPYNB_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2)}"', page)
-    raster = [(i, out) for i, out in figure_outputs(nb) if any(t in out.get("data", {}) for t in RASTER_TYPES)]
-    return accessible_colours(add_alt_text(page, [figure_description(nb, i) for i, _ in raster]))
+    descriptions = [figure_description(nb, i) for i, out in figure_outputs(nb) for _ in range(raster_images(out))]
+    return accessible_colours(add_alt_text(page, descriptions))
 
 
 # --- the handout --------------------------------------------------------------------------------------------------
@@ -306,11 +317,11 @@ def check(notebooks_dir: Path, out_dir: Path) -> list[str]:
             continue
         page = page_path.read_text(encoding="utf-8")
         nb = nbformat.read(nb_path, as_version=4)
-        raster = [o for _, o in figure_outputs(nb) if any(t in o.get("data", {}) for t in RASTER_TYPES)]
+        figures = sum(raster_images(out) for _, out in figure_outputs(nb))
         embedded = len(DATA_IMG.findall(page))
-        if embedded < len(raster):
+        if embedded < figures:
             problems.append(
-                f"{rel}: {len(raster)} figure(s) in {nb_path.name}, {embedded} embedded image(s) in the page")
+                f"{rel}: {figures} figure(s) in {nb_path.name}, {embedded} embedded image(s) in the page")
         problems += broken_links(page, page_path, rel)
         if nb_path.name == nav.CONTENTS and f'href="{HANDOUT}"' not in page:
             problems.append(f"{rel}: no link to {HANDOUT}")
