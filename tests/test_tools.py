@@ -200,11 +200,12 @@ def test_html_check_reports_missing_pages_figures_and_broken_links(course, tmp_p
     assert any("broken link 00-start-here.html" in p for p in problems)
 
 
-def test_handout_holds_every_numbered_notebooks_lines_in_order_with_links(course, tmp_path):
+@pytest.mark.parametrize("name", ["handout.html", "handout-large-print.html"])
+def test_handout_holds_every_numbered_notebooks_lines_in_order_with_links(course, tmp_path, name):
     nav.write(course, COURSE)
     out = tmp_path / "html"
     build_html.build(course, out)
-    handout = (out / "handout.html").read_text()
+    handout = (out / name).read_text()
     starts = [handout.index(f'<section id="{stem}"') for stem in COURSE["notebooks"]]
     assert starts == sorted(starts)
     for stem, record in COURSE["notebooks"].items():
@@ -212,10 +213,10 @@ def test_handout_holds_every_numbered_notebooks_lines_in_order_with_links(course
         assert f"<li>{record['title']} holds <code>one</code> line.</li>" in handout  # rendered by nbconvert's mistune
     assert handout.count("<li>And a second,\non two lines.</li>") == 3 and "Not kept" not in handout
     assert "Shapes: solutions" not in handout
-    assert 'href="handout.html"' in (out / "index.html").read_text()
-    (out / "handout.html").unlink()
+    assert f'href="{name}"' in (out / "index.html").read_text()
+    (out / name).unlink()
     problems = build_html.check(course, out)
-    assert "handout.html: missing" in problems and "contents.html: broken link handout.html" in problems
+    assert f"{name}: missing" in problems and f"contents.html: broken link {name}" in problems
 
 
 def test_a_notebook_without_lines_worth_keeping_stops_the_handout_and_is_named(course):
@@ -314,10 +315,11 @@ def test_the_committed_course_renders_to_html_with_figures_and_working_links(tmp
     notebooks = ROOT / "notebooks"
     out = tmp_path / "html"
     written = build_html.build(notebooks, out)
-    assert len(written) == len(build_html.notebook_pages(notebooks)) + 1 >= 11  # and the handout
+    assert len(written) == len(build_html.notebook_pages(notebooks)) + 2 >= 12  # and the two handouts
     assert build_html.check(notebooks, out) == []
     assert 'href="00-start-here.html"' in (out / "index.html").read_text()
     assert 'href="handout.html"' in (out / "index.html").read_text()
+    assert 'href="handout-large-print.html"' in (out / "index.html").read_text()
 
 
 def test_a_collapsed_checker_cell_shows_its_call_but_not_the_answer_it_holds():
