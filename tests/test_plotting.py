@@ -132,3 +132,17 @@ def test_show_figure_refuses_an_empty_alt(alt):
     with pytest.raises(ValueError, match="^alt must be a non-empty description of the figure; got "):
         show_figure(plt.figure(), alt=alt)
     plt.close("all")
+
+
+def test_in_kernel_only_when_ipython_runs_with_a_kernel(monkeypatch):
+    # plain python: no shell; a terminal IPython: a shell without a kernel; a Jupyter kernel: a shell with one
+    import types
+
+    import IPython
+
+    from attn_lib.plotting import _in_kernel
+
+    for shell, expected in ((None, False), (types.SimpleNamespace(), False),
+                            (types.SimpleNamespace(kernel=object()), True)):
+        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+        assert _in_kernel() is expected, shell
