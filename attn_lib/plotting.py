@@ -178,7 +178,8 @@ def show_figure(fig=None, *, alt):
     holds; a ``text/html`` output keeps its ``alt``, even when the notebook is untrusted and the HTML sanitised. So
     in a Jupyter kernel the figure goes out as HTML alone: an ``<img alt=...>`` holding the PNG the inline backend
     would show, with the usual ``<Figure size ...>`` text beside it for a front end that shows no HTML. The PNG is
-    stored once, inside the HTML (nbconvert's HTML export, nbval and GitHub's viewer all read it there).
+    stored once, inside the HTML: nbconvert's HTML export shows it from there (tools/build_html.py then sets the
+    "Figure:" description as its alt), and nbval compares the HTML with the PNG's bytes masked.
 
     Outside a kernel with a display (plain ``python``, or a terminal IPython) this is ``plt.show()``: the figure
     opens in a window if matplotlib's backend has one, and ``alt`` is not used.
