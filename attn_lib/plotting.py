@@ -10,6 +10,8 @@ import html
 import matplotlib as mpl
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
 
 # Opaque white figures with dark text read the same in JupyterLab's light and dark themes (a transparent
 # figure would put black labels on a dark background). Colormaps are perceptually uniform.
@@ -174,9 +176,13 @@ def show_figure(fig=None, *, alt):
 
     JupyterLab (4.6) draws an ``image/png`` output as an ``<img>`` without alt text, whatever the output's metadata
     holds; a ``text/html`` output keeps its ``alt``, even when the notebook is untrusted and the HTML sanitised. So
-    the figure goes out as HTML (an ``<img alt=...>`` holding the PNG), with the PNG itself (``image/png``, with
-    ``alt`` in its metadata, which nbconvert reads) and the usual ``<Figure size ...>`` text beside it for other
-    front ends. The PNG is the one the inline backend would show. Outside IPython this is ``plt.show()``.
+    in a Jupyter kernel the figure goes out as HTML alone: an ``<img alt=...>`` holding the PNG the inline backend
+    would show, with the usual ``<Figure size ...>`` text beside it for a front end that shows no HTML. The PNG is
+    stored once, inside the HTML: nbconvert's HTML export shows it from there (tools/build_html.py then sets the
+    "Figure:" description as its alt), and nbval compares the HTML with the PNG's bytes masked.
+
+    Outside a kernel with a display (plain ``python``, or a terminal IPython) this is ``plt.show()``: the figure
+    opens in a window if matplotlib's backend has one, and ``alt`` is not used.
 
     Parameters
     ----------
@@ -187,23 +193,39 @@ def show_figure(fig=None, *, alt):
 
     Raises
     ------
+    TypeError
+        If ``fig`` is not a matplotlib Figure (an Axes, say: pass ``ax.figure``), or ``alt`` is not a string.
     ValueError
-        If ``alt`` is empty.
+        If ``alt`` is empty or blank.
     """
-    if not isinstance(alt, str) or not alt.strip():
+    if not isinstance(alt, str):
+        raise TypeError(f"alt must be a str describing the figure; got {type(alt).__name__} {alt!r}")
+    if not alt.strip():
         raise ValueError(f"alt must be a non-empty description of the figure; got {alt!r}")
     fig = plt.gcf() if fig is None else fig
-    try:
-        from IPython.core.pylabtools import print_figure
-        from IPython.display import display
-    except ImportError:
+    if not isinstance(fig, Figure):
+        hint = " (pass ax.figure for an Axes)" if isinstance(fig, Axes) else ""
+        raise TypeError(f"fig must be a matplotlib.figure.Figure{hint}; got {type(fig).__name__}")
+    if not _in_kernel():
         plt.show()
         return
+    from IPython.core.pylabtools import print_figure
+    from IPython.display import display
+
     png = print_figure(fig, fmt="png", bbox_inches="tight", base64=True)
     bundle = {
         "text/html": f'<img alt="{html.escape(alt, quote=True)}" src="data:image/png;base64,{png}">',
-        "image/png": png,
         "text/plain": repr(fig),
     }
-    display(bundle, raw=True, metadata={"image/png": {"alt": alt}})
+    display(bundle, raw=True)
     plt.close(fig)
+
+
+def _in_kernel() -> bool:
+    """True inside a Jupyter kernel (IPython running with a front end that displays rich output)."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None

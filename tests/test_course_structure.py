@@ -12,6 +12,7 @@ import ast
 import re
 import subprocess
 import sys
+from html.parser import HTMLParser
 from pathlib import Path
 
 import nbformat
@@ -254,6 +255,65 @@ def test_every_figure_has_a_text_description(rel):
                if build_html.figure_description(nb, i) is None]
     assert not missing, (f"{rel}: figure(s) without a 'Figure: ...' line printed by the cell or opening the next "
                          f"markdown cell: {missing}")
+
+
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+IMAGE_TYPES = ("image/png", "image/jpeg", "image/gif", "image/svg+xml")
+
+
+class _Images(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.alts = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.alts.append(dict(attrs).get("alt"))
+
+
+def figures_without_alt(outputs) -> list[str]:
+    """Why each stored figure of ``outputs`` would reach JupyterLab without alt text (or be stored twice).
+
+    A figure must be a ``text/html`` output whose every ``<img>`` has a non-empty alt (attn_lib.plotting.show_figure):
+    JupyterLab draws an ``image/*`` output as an ``<img>`` without alt, so a bare image output is a problem, and an
+    image beside the HTML stores the same picture twice.
+    """
+    problems = []
+    for out in outputs:
+        data = out.get("data", {})
+        if WIDGET_VIEW in data:
+            # An explorer: a widget view (ipywidgets, and ipympl's canvas inside it), not a stored image. Its
+            # text/plain describes it; the live canvas is checked in JupyterLab by tests/browser/test_explorers.py.
+            continue
+        parser = _Images()
+        parser.feed(data.get("text/html", ""))
+        images = [t for t in IMAGE_TYPES if t in data]
+        if images and parser.alts:
+            problems.append(f"{images[0]} beside an HTML <img>: the figure is stored twice")
+        elif images:
+            problems.append(f"a bare {images[0]} output: JupyterLab shows it without alt text (use show_figure)")
+        problems += [f"an <img> with alt {alt!r}" for alt in parser.alts if not (alt or "").strip()]
+    return problems
+
+
+@pytest.mark.parametrize("rel", EXECUTED)
+def test_every_stored_figure_carries_alt_text_for_jupyterlab(rel):
+    nb = load(rel)
+    problems = [f"cell {i}: {problem}" for i, cell in enumerate(code_cells(nb))
+                for problem in figures_without_alt(cell.get("outputs", []))]
+    assert not problems, f"{rel}: figures without alt text in JupyterLab:\n" + "\n".join(problems)
+
+
+def test_the_alt_check_catches_what_it_should():
+    png, html_img = {"image/png": "iVBOR"}, {"text/html": '<img alt="a line" src="data:image/png;base64,iVBOR">'}
+    assert figures_without_alt([{"data": html_img}]) == []
+    assert figures_without_alt([{"data": {**png, "text/plain": "<Figure>"}}]) == [
+        "a bare image/png output: JupyterLab shows it without alt text (use show_figure)"]
+    assert figures_without_alt([{"data": {**png, **html_img}}]) == [
+        "image/png beside an HTML <img>: the figure is stored twice"]
+    assert figures_without_alt([{"data": {"text/html": '<p>x</p><img src="a.png"><img alt=" " src="b.png">'}}]) == [
+        "an <img> with alt None", "an <img> with alt ' '"]
+    assert figures_without_alt([{"data": {WIDGET_VIEW: {"model_id": "x"}, "text/plain": "explorer"}}]) == []
 
 
 @pytest.mark.parametrize("name", COURSE)

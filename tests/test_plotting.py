@@ -1,5 +1,9 @@
 """The course's figure style and the weights heatmap (attn_lib/plotting.py)."""
 
+import os
+import re
+from pathlib import Path
+
 import matplotlib
 import matplotlib.pyplot as plt
 import numpy as np
@@ -7,6 +11,8 @@ import pytest
 
 from attn_lib import causal_mask, softmax
 from attn_lib.plotting import STYLE, equation_figure, show_weights, use_style
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_use_style_sets_the_course_style():
@@ -43,25 +49,100 @@ def test_equation_figure_labels_its_four_pieces():
     plt.close(fig)
 
 
-def test_show_figure_sends_the_png_with_its_alt_text_and_closes_the_figure(monkeypatch):
-    import base64
-
+@pytest.fixture
+def kernel_display(monkeypatch):
+    """Pretend to be in a Jupyter kernel; collect what show_figure displays."""
     import IPython.display
+
+    from attn_lib import plotting
+
+    shown = []
+    monkeypatch.setattr(plotting, "_in_kernel", lambda: True)
+    monkeypatch.setattr(IPython.display, "display", lambda *args, **kwargs: shown.append((args, kwargs)))
+    return shown
+
+
+def test_show_figure_sends_the_png_once_inside_html_with_its_alt_text_and_closes_the_figure(kernel_display):
+    import base64
 
     from attn_lib.plotting import show_figure
 
-    shown = []
-    monkeypatch.setattr(IPython.display, "display", lambda *args, **kwargs: shown.append((args, kwargs)))
     fig, ax = plt.subplots(figsize=(2, 1))
     ax.plot([0, 1])
     show_figure(fig, alt='a "rising" line & nothing else')
-    (bundle,), kwargs = shown[0]
-    assert kwargs == {"raw": True, "metadata": {"image/png": {"alt": 'a "rising" line & nothing else'}}}
-    assert base64.b64decode(bundle["image/png"]).startswith(b"\x89PNG")
-    assert bundle["text/html"] == ('<img alt="a &quot;rising&quot; line &amp; nothing else" '
-                                   f'src="data:image/png;base64,{bundle["image/png"]}">')
+    (bundle,), kwargs = kernel_display[0]
+    assert kwargs == {"raw": True}
+    assert set(bundle) == {"text/html", "text/plain"}, "the PNG must be stored once, inside the HTML"
+    match = re.fullmatch(r'<img alt="a &quot;rising&quot; line &amp; nothing else" '
+                         r'src="data:image/png;base64,([A-Za-z0-9+/=]+)">', bundle["text/html"])
+    assert match and base64.b64decode(match.group(1)).startswith(b"\x89PNG")
     assert bundle["text/plain"] == repr(fig)
     assert not plt.fignum_exists(fig.number)
-    with pytest.raises(ValueError, match="alt must be a non-empty description"):
-        show_figure(plt.figure(), alt=" ")
+
+
+def test_show_figure_outside_a_kernel_is_plt_show_and_prints_nothing(monkeypatch, capsys):
+    from attn_lib import plotting
+
+    calls = []
+    monkeypatch.setattr(plotting.plt, "show", lambda *args, **kwargs: calls.append(args))
+    fig = plt.figure()
+    plotting.show_figure(fig, alt="an empty figure")
+    assert calls == [()] and capsys.readouterr().out == ""
+    plt.close(fig)
+
+
+def test_show_figure_in_plain_python_prints_no_bundle(tmp_path):
+    # A fresh interpreter, IPython importable but not running: nothing on stdout (no base64 dump).
+    import subprocess
+    import sys
+
+    code = ("import matplotlib; matplotlib.use('Agg'); import matplotlib.pyplot as plt\n"
+            "from attn_lib.plotting import show_figure\n"
+            "plt.plot([0, 1]); show_figure(alt='a line'); print('done')\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)}, cwd=tmp_path)
+    assert result.stdout == "done\n"
+
+
+def test_show_figure_names_a_wrong_fig():
+    from attn_lib.plotting import show_figure
+
+    fig, ax = plt.subplots()
+    with pytest.raises(TypeError, match=r"^fig must be a matplotlib.figure.Figure \(pass ax.figure for an Axes\); "
+                                        r"got Axes$"):
+        show_figure(ax, alt="x")
+    with pytest.raises(TypeError, match=r"^fig must be a matplotlib.figure.Figure; got str$"):
+        show_figure("figure", alt="x")
+    plt.close(fig)
+
+
+@pytest.mark.parametrize("alt", [None, 3, b"bytes"])
+def test_show_figure_refuses_an_alt_that_is_not_text(alt):
+    from attn_lib.plotting import show_figure
+
+    with pytest.raises(TypeError, match=rf"^alt must be a str describing the figure; got {type(alt).__name__} "):
+        show_figure(plt.figure(), alt=alt)
     plt.close("all")
+
+
+@pytest.mark.parametrize("alt", ["", " ", "\n\t"])
+def test_show_figure_refuses_an_empty_alt(alt):
+    from attn_lib.plotting import show_figure
+
+    with pytest.raises(ValueError, match="^alt must be a non-empty description of the figure; got "):
+        show_figure(plt.figure(), alt=alt)
+    plt.close("all")
+
+
+def test_in_kernel_only_when_ipython_runs_with_a_kernel(monkeypatch):
+    # plain python: no shell; a terminal IPython: a shell without a kernel; a Jupyter kernel: a shell with one
+    import types
+
+    import IPython
+
+    from attn_lib.plotting import _in_kernel
+
+    for shell, expected in ((None, False), (types.SimpleNamespace(), False),
+                            (types.SimpleNamespace(kernel=object()), True)):
+        monkeypatch.setattr(IPython, "get_ipython", lambda shell=shell: shell)
+        assert _in_kernel() is expected, shell

@@ -16,7 +16,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import build_html  # noqa: E402
 import build_notebooks  # noqa: E402
 import nav  # noqa: E402
-from attn_lib._contrast import contrast_ratio  # noqa: E402
+from contrast import contrast_ratio  # noqa: E402
 
 COURSE = {
     "repository": {"slug": "someone/some-course", "ref": "HEAD"},
@@ -45,6 +45,12 @@ def executed_notebook(title: str, with_figure: bool = False):
         cells.append(nbformat.v4.new_code_cell("plot()", execution_count=3, outputs=[nbformat.v4.new_output(
             "display_data", data={"image/png": PNG, "text/plain": "<Figure size 10x10 with 1 Axes>"})]))
         cells.append(nbformat.v4.new_markdown_cell("Figure: one dark pixel."))
+        # as attn_lib.plotting.show_figure sends a figure: the PNG once, inside HTML that carries its alt
+        cells.append(nbformat.v4.new_code_cell("show_figure(alt='a pixel')", execution_count=4, outputs=[
+            nbformat.v4.new_output("display_data", data={
+                "text/html": f'<img alt="a pixel" src="data:image/png;base64,{PNG}">',
+                "text/plain": "<Figure size 10x10 with 1 Axes>"})]))
+        cells.append(nbformat.v4.new_markdown_cell("Figure: the same pixel, sent as HTML."))
     cells.append(nbformat.v4.new_markdown_cell(
         f"## Lines worth keeping\n\n- {title} holds `one` line.\n- And a second,\n  on two lines.\n\n"
         "## Read alongside\n\nNot kept."))
@@ -174,6 +180,8 @@ def test_html_pages_embed_figures_with_alt_text_and_link_to_pages(course, tmp_pa
     assert build_html.check(course, out) == []
     page = (out / "02-scores.html").read_text()
     assert '<img alt="Figure: one dark pixel."' in page
+    assert '<img alt="Figure: the same pixel, sent as HTML." src="data:image/png;base64,' in page
+    assert 'alt="a pixel"' not in page, "the full Figure: description replaces show_figure's alt"
     assert 'href="01-shapes.html"' in page and ".ipynb\"" not in page
     assert 'href="../01-shapes.html"' in (out / "solutions" / "01-shapes-solutions.html").read_text()
     assert (out / "index.html").read_text() == (out / "contents.html").read_text()
@@ -188,15 +196,16 @@ def test_html_check_reports_missing_pages_figures_and_broken_links(course, tmp_p
     page.write_text(build_html.DATA_IMG.sub("<img src=\"gone.png", page.read_text()))
     problems = build_html.check(course, out)
     assert any("00-start-here.html: no page" in p for p in problems)
-    assert any("02-scores.html: 1 figure(s)" in p for p in problems)
+    assert any("02-scores.html: 2 figure(s) in 02-scores.ipynb, 0 embedded" in p for p in problems)
     assert any("broken link 00-start-here.html" in p for p in problems)
 
 
-def test_handout_holds_every_numbered_notebooks_lines_in_order_with_links(course, tmp_path):
+@pytest.mark.parametrize("name", ["handout.html", "handout-large-print.html"])
+def test_handout_holds_every_numbered_notebooks_lines_in_order_with_links(course, tmp_path, name):
     nav.write(course, COURSE)
     out = tmp_path / "html"
     build_html.build(course, out)
-    handout = (out / "handout.html").read_text()
+    handout = (out / name).read_text()
     starts = [handout.index(f'<section id="{stem}"') for stem in COURSE["notebooks"]]
     assert starts == sorted(starts)
     for stem, record in COURSE["notebooks"].items():
@@ -204,10 +213,10 @@ def test_handout_holds_every_numbered_notebooks_lines_in_order_with_links(course
         assert f"<li>{record['title']} holds <code>one</code> line.</li>" in handout  # rendered by nbconvert's mistune
     assert handout.count("<li>And a second,\non two lines.</li>") == 3 and "Not kept" not in handout
     assert "Shapes: solutions" not in handout
-    assert 'href="handout.html"' in (out / "index.html").read_text()
-    (out / "handout.html").unlink()
+    assert f'href="{name}"' in (out / "index.html").read_text()
+    (out / name).unlink()
     problems = build_html.check(course, out)
-    assert "handout.html: missing" in problems and "contents.html: broken link handout.html" in problems
+    assert f"{name}: missing" in problems and f"contents.html: broken link {name}" in problems
 
 
 def test_a_notebook_without_lines_worth_keeping_stops_the_handout_and_is_named(course):
@@ -231,7 +240,28 @@ def test_reading_copy_colours_are_darkened_to_aa_and_links_underlined():
     assert contrast_ratio(cyan, build_html.ERROR_BACKGROUND) >= 4.5
     assert contrast_ratio(inline, build_html.ERROR_BACKGROUND) >= 4.5
     assert "--jp-mirror-editor-string-color: #ba2121;" in overrides  # already 4.5:1: kept
-    assert "text-decoration: underline" in overrides and "--jp-cell-prompt-not-active-opacity: 1" in overrides
+    assert "--jp-cell-prompt-not-active-opacity: 1" in overrides
+    declarations = css_declarations(overrides)
+    for selector in (".jp-RenderedHTMLCommon a:link", ".jp-RenderedHTMLCommon a:visited",  # links in prose
+                     ".jp-RenderedText pre a:link", ".jp-RenderedText pre a:visited"):  # links in printed output
+        assert declarations.get(selector, {}).get("text-decoration") == "underline", selector
+
+
+def css_declarations(css: str) -> dict[str, dict[str, str]]:
+    """selector -> {property: value} of a flat style sheet (no @-rules), later rules overriding earlier ones."""
+    css = re.sub(r"/\*.*?\*/", "", css, flags=re.DOTALL)
+    found = {}
+    for selectors, body in re.findall(r"([^{}]+)\{([^{}]*)\}", css):
+        pairs = dict(tuple(part.strip() for part in d.split(":", 1)) for d in body.split(";") if ":" in d)
+        for selector in selectors.split(","):
+            found.setdefault(" ".join(selector.split()), {}).update(pairs)
+    return found
+
+
+def test_css_declarations_reads_each_selector_of_a_rule():
+    css = "/* c */ a, b c:link { color: red; text-decoration: underline }\nb c:link { color: blue; }"
+    assert css_declarations(css) == {"a": {"color": "red", "text-decoration": "underline"},
+                                     "b c:link": {"color": "blue", "text-decoration": "underline"}}
 
 
 def test_figure_description_is_found_in_the_cell_output_or_the_next_cell():
@@ -285,10 +315,11 @@ def test_the_committed_course_renders_to_html_with_figures_and_working_links(tmp
     notebooks = ROOT / "notebooks"
     out = tmp_path / "html"
     written = build_html.build(notebooks, out)
-    assert len(written) == len(build_html.notebook_pages(notebooks)) + 1 >= 11  # and the handout
+    assert len(written) == len(build_html.notebook_pages(notebooks)) + 2 >= 12  # and the two handouts
     assert build_html.check(notebooks, out) == []
     assert 'href="00-start-here.html"' in (out / "index.html").read_text()
     assert 'href="handout.html"' in (out / "index.html").read_text()
+    assert 'href="handout-large-print.html"' in (out / "index.html").read_text()
 
 
 def test_a_collapsed_checker_cell_shows_its_call_but_not_the_answer_it_holds():

@@ -12,12 +12,13 @@ nbconvert's lab template is made to meet WCAG 2.1 AA (tests/browser/test_reading
 axe): prompts at full opacity, code and traceback colours darkened to 4.5:1 on their backgrounds, links underlined.
 
 ``handout.html`` is one printable page: the "Lines worth keeping" section of every numbered notebook, in reading
-order, under its title and linked to its page; the contents page links to it. A numbered notebook without that
-section stops the build.
+order, under its title and linked to its page. ``handout-large-print.html`` holds the same lines at 12 pt on paper,
+on as many pages as they need. The contents page links to both, and each to the other. A numbered notebook without
+that section stops the build.
 
 The check fails (exit 1) if a notebook has no page, if a page holds fewer embedded images than its notebook has
-figure outputs, if a relative link points to no file, or if the handout is missing, lacks a notebook or is not linked
-from the contents.
+figures (an ``image/png`` output, or an ``<img src="data:...">`` inside a ``text/html`` output), if a relative link
+points to no file, or if a handout is missing, lacks a notebook or is not linked from the contents.
 """
 
 from __future__ import annotations
@@ -37,9 +38,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(ROOT))
 import nav  # noqa: E402  (tools/nav.py, beside this file)
-from attn_lib._contrast import darken_to  # noqa: E402
+from contrast import darken_to  # noqa: E402  (tools/contrast.py)
 
 HANDOUT = "handout.html"
+HANDOUT_LARGE = "handout-large-print.html"
 KEEP_HEADING = re.compile(r"^##\s+Lines worth keeping\s*$", re.MULTILINE)
 IMAGE_TYPES = ("image/png", "image/jpeg", "image/svg+xml")
 RASTER_TYPES = ("image/png", "image/jpeg")
@@ -57,9 +59,20 @@ def notebook_pages(notebooks_dir: Path) -> list[tuple[Path, Path]]:
 
 
 def figure_outputs(nb) -> list[tuple[int, dict]]:
-    """(cell index, output) of every output that carries an image, in reading order."""
+    """(cell index, output) of every output that carries an image, in reading order: an ``image/*`` output, or a
+    ``text/html`` output holding an embedded image (how attn_lib.plotting.show_figure sends a figure with alt text)."""
     return [(i, out) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            for out in cell.get("outputs", []) if any(t in out.get("data", {}) for t in IMAGE_TYPES)]
+            for out in cell.get("outputs", []) if any(t in out.get("data", {}) for t in IMAGE_TYPES)
+            or DATA_IMG.search(out.get("data", {}).get("text/html", ""))]
+
+
+def raster_images(out) -> int:
+    """How many embedded raster images the page shows for ``out``: nbconvert shows an output's ``text/html`` before
+    its ``image/*``, so the images inside that HTML, else one for an ``image/png`` or ``image/jpeg``."""
+    data = out.get("data", {})
+    if "text/html" in data:
+        return len(DATA_IMG.findall(data["text/html"]))
+    return int(any(t in data for t in RASTER_TYPES))
 
 
 def _output_text(out) -> str:
@@ -164,8 +177,8 @@ def render(nb_path: Path, exporter: HTMLExporter) -> str:
     nb.metadata["title"] = notebook_title(nb, nb_path.stem)
     page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": nb_path.stem}})
     page = LOCAL_IPYNB_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2)}"', page)
-    raster = [(i, out) for i, out in figure_outputs(nb) if any(t in out.get("data", {}) for t in RASTER_TYPES)]
-    return accessible_colours(add_alt_text(page, [figure_description(nb, i) for i, _ in raster]))
+    descriptions = [figure_description(nb, i) for i, out in figure_outputs(nb) for _ in range(raster_images(out))]
+    return accessible_colours(add_alt_text(page, descriptions))
 
 
 # --- the handout --------------------------------------------------------------------------------------------------
@@ -208,39 +221,72 @@ ul { margin: 0; padding-left: 1.1rem; }
 li { margin: 0 0 0.15rem; }
 code { font-family: "DejaVu Sans Mono", Menlo, Consolas, monospace; font-size: 0.92em; }
 a:link, a:visited { color: #0b57a4; text-decoration: underline; }
-@page { margin: 10mm; }
+"""
+
+# One page, A4 or Letter: three columns, tight spacing; the print size is as large as fits (a test keeps it above a
+# floor, tests/browser/test_reading_copy.py).
+ONE_PAGE_PRINT_CSS = """
+@page { margin: 8mm; }
 @media print {
-  body { font-size: 6.9pt; line-height: 1.22; margin: 0; max-width: none; padding: 0; }
-  h1 { font-size: 11pt; }
-  .equation { font-size: 10pt; }
-  .blocks { columns: 3; column-gap: 4mm; margin-top: 1.5mm; }
-  section { margin: 0 0 1.6mm; }
-  h2 { font-size: 7.6pt; margin: 0 0 0.4mm; }
+  body { font-size: 7.5pt; line-height: 1.15; margin: 0; max-width: none; padding: 0; }
+  h1 { font-size: 10pt; margin: 0; }
+  .equation { font-size: 9.5pt; margin: 0.3mm 0; }
+  .shapes, .about { margin: 0.3mm 0; }
+  .blocks { columns: 3; column-gap: 3mm; margin-top: 1mm; }
+  section { margin: 0 0 1.2mm; }
+  h2 { font-size: 1.08em; margin: 0 0 0.3mm; }
   ul { padding-left: 3mm; }
-  li { margin: 0 0 0.3mm; }
+  li { margin: 0; }
   a:link, a:visited { color: inherit; text-decoration: none; }
 }
 """
 
+# Large print: 14 pt on screen and 12 pt on paper, one column, as many pages as it needs.
+LARGE_PRINT_CSS = """
+body { font-size: 14pt; max-width: 48rem; line-height: 1.5; }
+.blocks { columns: auto; }
+h2 { font-size: 1.15em; }
+li { margin: 0 0 0.4rem; }
+@page { margin: 15mm; }
+@media print {
+  body { font-size: 12pt; margin: 0; max-width: none; padding: 0; }
+  h1 { font-size: 18pt; }
+  .equation { font-size: 16pt; }
+  h2 { break-after: avoid; page-break-after: avoid; }
+  section { break-inside: auto; page-break-inside: auto; }
+  li { break-inside: avoid; page-break-inside: avoid; }
+  a:link, a:visited { color: inherit; }
+}
+"""
 
-def handout(notebooks_dir: Path) -> str:
-    """The printable page of every numbered notebook's "Lines worth keeping", with links to the notebooks' pages."""
+HANDOUTS = {  # file -> (title, print style sheet, the sentence that links to the other one)
+    HANDOUT: ("Lines worth keeping: the attention course on one page", ONE_PAGE_PRINT_CSS,
+              f'<a href="{HANDOUT_LARGE}">Large print</a> (12 pt on paper, several pages).'),
+    HANDOUT_LARGE: ("Lines worth keeping, large print: the attention course", LARGE_PRINT_CSS,
+                    f'<a href="{HANDOUT}">On one page</a> (small print).'),
+}
+
+
+def handout(notebooks_dir: Path, name: str = HANDOUT) -> str:
+    """The printable page ``name`` (HANDOUT, on one page, or HANDOUT_LARGE, in large print) of every numbered
+    notebook's "Lines worth keeping", with links to the notebooks' pages."""
+    title, print_css, other = HANDOUTS[name]
     sections = []
     for path in learner_notebooks(notebooks_dir):
         nb = nbformat.read(path, as_version=4)
         lines = markdown2html_mistune(lines_worth_keeping(nb, path.name))
-        title = html.escape(f"{path.name[:2]} {notebook_title(nb, path.stem)}")
+        heading = html.escape(f"{path.name[:2]} {notebook_title(nb, path.stem)}")
         sections.append(
             f'<section id="{path.stem}" aria-labelledby="{path.stem}-title">\n'
-            f'<h2 id="{path.stem}-title"><a href="{path.stem}.html">{title}</a></h2>\n{lines}\n</section>')
+            f'<h2 id="{path.stem}-title"><a href="{path.stem}.html">{heading}</a></h2>\n{lines}\n</section>')
     contents = f'<a href="index.html">contents</a>' if (notebooks_dir / nav.CONTENTS).exists() else "contents"
     return f"""<!DOCTYPE html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Lines worth keeping: the attention course on one page</title>
-<style>{HANDOUT_CSS}</style>
+<title>{title}</title>
+<style>{HANDOUT_CSS}{print_css}</style>
 </head>
 <body>
 <main>
@@ -250,7 +296,8 @@ def handout(notebooks_dir: Path) -> str:
 softmax(<i>Q</i> <i>K</i><sup>T</sup> / &radic;<i>d</i><sub>k</sub>) <i>V</i></p>
 <p class="shapes">Q (n, d_k) &middot; K (m, d_k) &middot; V (m, d_v) &middot; scores and weights (n, m) &middot;
 output (n, d_v)</p>
-<p class="about">From the end of each notebook; the titles link to the notebooks. The {contents} list them all.</p>
+<p class="about">From the end of each notebook; the titles link to the notebooks. The {contents} list them all.
+{other}</p>
 </header>
 <div class="blocks">
 {chr(10).join(sections)}
@@ -262,11 +309,11 @@ output (n, d_v)</p>
 
 
 HANDOUT_LINK = (f'<p class="attn-handout-link"><a href="{HANDOUT}">The lines worth keeping of every notebook, on one '
-                'printable page</a></p>')
+                f'printable page</a> (or in <a href="{HANDOUT_LARGE}">large print</a>)</p>')
 
 
 def link_handout(contents_page: str) -> str:
-    """The contents page with a link to the handout after its first level-1 heading."""
+    """The contents page with a link to both handouts after its first level-1 heading."""
     return re.sub(r"(</h1>)", lambda m: m.group(1) + "\n" + HANDOUT_LINK, contents_page, count=1)
 
 
@@ -288,16 +335,17 @@ def build(notebooks_dir: Path, out_dir: Path) -> list[Path]:
     contents = out_dir / "contents.html"
     if contents.exists():
         shutil.copyfile(contents, out_dir / "index.html")
-    handout_path = out_dir / HANDOUT
-    handout_path.write_text(handout(notebooks_dir), encoding="utf-8")
-    written.append(handout_path)
-    print(f"wrote {handout_path}")
+    for name in HANDOUTS:
+        handout_path = out_dir / name
+        handout_path.write_text(handout(notebooks_dir, name), encoding="utf-8")
+        written.append(handout_path)
+        print(f"wrote {handout_path}")
     return written
 
 
 def check(notebooks_dir: Path, out_dir: Path) -> list[str]:
-    """Problems with the build in ``out_dir``: missing pages, missing figures, broken relative links, a handout that
-    is missing, lacks a notebook or is not linked from the contents."""
+    """Problems with the build in ``out_dir``: missing pages, missing figures, broken relative links, a handout (one
+    page or large print) that is missing, lacks a notebook or is not linked from the contents and the other one."""
     problems = []
     for nb_path, rel in notebook_pages(notebooks_dir):
         page_path = out_dir / rel
@@ -306,22 +354,26 @@ def check(notebooks_dir: Path, out_dir: Path) -> list[str]:
             continue
         page = page_path.read_text(encoding="utf-8")
         nb = nbformat.read(nb_path, as_version=4)
-        raster = [o for _, o in figure_outputs(nb) if any(t in o.get("data", {}) for t in RASTER_TYPES)]
+        figures = sum(raster_images(out) for _, out in figure_outputs(nb))
         embedded = len(DATA_IMG.findall(page))
-        if embedded < len(raster):
+        if embedded < figures:
             problems.append(
-                f"{rel}: {len(raster)} figure(s) in {nb_path.name}, {embedded} embedded image(s) in the page")
+                f"{rel}: {figures} figure(s) in {nb_path.name}, {embedded} embedded image(s) in the page")
         problems += broken_links(page, page_path, rel)
-        if nb_path.name == nav.CONTENTS and f'href="{HANDOUT}"' not in page:
-            problems.append(f"{rel}: no link to {HANDOUT}")
-    handout_path = out_dir / HANDOUT
-    if not handout_path.exists():
-        return problems + [f"{HANDOUT}: missing"]
-    page = handout_path.read_text(encoding="utf-8")
-    problems += broken_links(page, handout_path, Path(HANDOUT))
-    for path in learner_notebooks(notebooks_dir):
-        if f'<section id="{path.stem}"' not in page or f'href="{path.stem}.html"' not in page:
-            problems.append(f"{HANDOUT}: no lines of {path.name}, or no link to its page")
+        if nb_path.name == nav.CONTENTS:
+            problems += [f"{rel}: no link to {name}" for name in HANDOUTS if f'href="{name}"' not in page]
+    for name in HANDOUTS:
+        handout_path = out_dir / name
+        if not handout_path.exists():
+            problems.append(f"{name}: missing")
+            continue
+        page = handout_path.read_text(encoding="utf-8")
+        problems += broken_links(page, handout_path, Path(name))
+        problems += [f"{name}: no link to {other}" for other in HANDOUTS if other != name
+                     and f'href="{other}"' not in page]
+        for path in learner_notebooks(notebooks_dir):
+            if f'<section id="{path.stem}"' not in page or f'href="{path.stem}.html"' not in page:
+                problems.append(f"{name}: no lines of {path.name}, or no link to its page")
     return problems
 
 
@@ -355,7 +407,7 @@ def main(argv=None) -> int:
     for p in problems:
         print(f"problem: {p}", file=sys.stderr)
     pages = len(notebook_pages(args.notebooks))
-    print(f"{pages} page(s) and {HANDOUT} in {args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
+    print(f"{pages} page(s), {HANDOUT} and {HANDOUT_LARGE} in {args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
     return 1 if problems else 0
 
 

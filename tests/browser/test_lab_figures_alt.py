@@ -5,6 +5,9 @@ and each figure's <img> holds the alt that attn_lib.plotting.show_figure was giv
 Run: python -m pytest tests/browser/test_lab_figures_alt.py -q
 """
 
+import html
+import re
+
 import lab_driver
 import nbformat
 import pytest
@@ -14,10 +17,12 @@ FIGURE_NOTEBOOKS = ["notebooks/00-start-here.ipynb", "notebooks/06-masking.ipynb
 
 
 def stored_alts(path):
-    """(cell index, alt text) of every figure the committed notebook shows, from its outputs' metadata."""
+    """(cell index, alt text) of every figure the committed notebook shows: the alt of the <img> that
+    show_figure stores in a text/html output."""
     nb = nbformat.read(lab_driver.REPO / path, as_version=4)
-    return [(i, out.metadata["image/png"].get("alt")) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            for out in cell.get("outputs", []) if "image/png" in out.get("data", {})]
+    return [(i, html.unescape(match.group(1))) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for out in cell.get("outputs", [])
+            for match in re.finditer(r'<img alt="([^"]*)" src="data:', out.get("data", {}).get("text/html", ""))]
 
 
 def scroll_to(page, index):

@@ -1,6 +1,7 @@
 """The static reading copy (tools/build_html.py) in headless Chromium: every page passes axe's WCAG 2 A and AA
-rules, every figure carries its description as alt text, and the handout holds every notebook's lines worth keeping
-and prints on one page (A4 and Letter).
+rules, every figure carries its description as alt text, and both handouts hold every notebook's lines worth keeping:
+the one-page handout prints on one page (A4 and Letter) at no less than ONE_PAGE_MIN_PT, the large-print one at no
+less than 12 pt.
 
 Run: python -m pytest tests/browser/test_reading_copy.py -q
 """
@@ -22,7 +23,12 @@ sys.path.insert(0, str(ROOT / "tools"))
 import build_html  # noqa: E402
 
 PAGES = ([rel.as_posix() for _, rel in build_html.notebook_pages(NOTEBOOKS)]
-         + ["index.html", build_html.HANDOUT])
+         + ["index.html", *build_html.HANDOUTS])
+HANDOUTS = list(build_html.HANDOUTS)
+# The one-page handout's print size may not shrink below this (it prints at 7.5 pt): a new line that does not fit
+# must be shortened or go to the large-print copy, not make everyone's print smaller.
+ONE_PAGE_MIN_PT = 7.0
+LARGE_PRINT_MIN_PT = 12.0
 LEARNER = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if re.match(r"\d\d-", p.name))
 
 
@@ -91,8 +97,9 @@ def test_every_image_carries_a_figure_description_of_its_notebook_as_alt(reading
         assert role == "img" and label and words(label) in descriptions
 
 
-def test_handout_holds_every_notebooks_lines_under_its_linked_title(reading_copy, static_page):
-    static_page.goto((reading_copy / build_html.HANDOUT).as_uri())
+@pytest.mark.parametrize("name", HANDOUTS)
+def test_handout_holds_every_notebooks_lines_under_its_linked_title(reading_copy, static_page, name):
+    static_page.goto((reading_copy / name).as_uri())
     sections = static_page.evaluate("""() => Array.from(document.querySelectorAll('main section')).map(s => ({
         id: s.id, title: s.querySelector('h2').innerText, href: s.querySelector('h2 a').href,
         lines: Array.from(s.querySelectorAll('li')).map(li => li.innerText)}))""")
@@ -107,14 +114,37 @@ def test_handout_holds_every_notebooks_lines_under_its_linked_title(reading_copy
     assert links and all(Path(unquote(urlparse(href).path)).is_file() for href in links), links
 
 
+def print_font_sizes_pt(page, path):
+    """The computed print size (pt) of every line of the handout at ``path`` and of its notebook titles."""
+    page.goto(path.as_uri())
+    page.emulate_media(media="print")
+    return page.evaluate("""() => Array.from(document.querySelectorAll('main li, main h2, main p'))
+        .map(e => parseFloat(getComputedStyle(e).fontSize) * 0.75)""")
+
+
+def pages_printed(page, paper):
+    pdf = page.pdf(format=paper, prefer_css_page_size=True)
+    return len(re.findall(rb"/Type\s*/Page\b", pdf))
+
+
 @pytest.mark.parametrize("paper", ["A4", "Letter"])
-def test_handout_prints_on_one_page(reading_copy, static_page, paper):
-    static_page.goto((reading_copy / build_html.HANDOUT).as_uri())
-    static_page.emulate_media(media="print")
-    pdf = static_page.pdf(format=paper, prefer_css_page_size=True)
-    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == 1
+def test_handout_prints_on_one_page_no_smaller_than_its_floor(reading_copy, static_page, paper):
+    sizes = print_font_sizes_pt(static_page, reading_copy / build_html.HANDOUT)
+    assert sizes and min(sizes) >= ONE_PAGE_MIN_PT, f"the one-page handout prints at {min(sizes):.2f} pt"
+    assert pages_printed(static_page, paper) == 1
 
 
-def test_contents_links_to_the_handout(reading_copy, static_page):
+def test_large_print_handout_prints_at_12_pt_or_more(reading_copy, static_page):
+    sizes = print_font_sizes_pt(static_page, reading_copy / build_html.HANDOUT_LARGE)
+    assert sizes and min(sizes) >= LARGE_PRINT_MIN_PT, f"the large-print handout prints at {min(sizes):.2f} pt"
+    assert pages_printed(static_page, "A4") > 1  # larger than the one page, so it really is a different size
+
+
+def test_contents_links_to_both_handouts_and_each_handout_to_the_other(reading_copy, static_page):
     static_page.goto((reading_copy / "index.html").as_uri())
-    assert static_page.locator(f'a[href="{build_html.HANDOUT}"]').count() == 1
+    for name in HANDOUTS:
+        assert static_page.locator(f'a[href="{name}"]').count() == 1, name
+    for name in HANDOUTS:
+        static_page.goto((reading_copy / name).as_uri())
+        for other in set(HANDOUTS) - {name}:
+            assert static_page.locator(f'a[href="{other}"]').count() == 1, (name, other)

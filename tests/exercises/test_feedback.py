@@ -1,10 +1,15 @@
 """Feedback: its text and HTML, and a blank answer (None, ...) that is not answered yet."""
 
+import sys
+from pathlib import Path
+
 import pytest
 
-from attn_lib._contrast import AA_LARGE, AA_NORMAL, contrast_ratio, over
 from attn_lib.exercises import Feedback, check_count, check_shapes, check_variance
 from attn_lib.exercises._feedback import TINT_ALPHA, VERDICT_COLOURS
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+from contrast import AA_LARGE, AA_NORMAL, contrast_ratio, over  # noqa: E402  (tools/contrast.py)
 
 
 ANSWER_CHECKERS = {
