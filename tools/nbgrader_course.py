@@ -19,7 +19,8 @@ the teacher runs nbgrader as usual (``nbgrader generate_assignment 06-masking``,
 the whole round.
 
 Every problem of a notebook (a ``### Problem`` cell, its answer cell, its checker cell, as tools/problems.py
-defines it; tests/test_course_structure.py holds the notebooks to that shape) becomes two graded cells, so a new problem is graded without changing this file:
+defines it; tests/test_course_structure.py holds the notebooks to that shape) becomes two graded cells, so a new
+problem is graded without changing this file:
 
 - the answer cell, a solution cell: the learner's placeholder, then the answer from notebooks/solutions/ between
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``. The course's config sets ``ClearSolutions.code_stub`` to nothing,
