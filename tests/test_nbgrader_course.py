@@ -321,7 +321,8 @@ def test_an_inserted_cell_that_patches_the_checkers_earns_nothing_and_stderr_cos
     assert earned == {"problem-1-check"}, scores["inserted"]
     cells = read(root, "autograded/inserted", GRADED).cells
     check = next(c for c in cells if cell_grading(c).get("grade_id") == "problem-1-check")
-    assert "masked_softmax: called on" in "".join(o.get("text", "") for o in check.outputs)
+    streams = {o.name: o.text for o in check.outputs if o.output_type == "stream"}
+    assert "masked_softmax: called on" in streams.get("stdout", "") and "stderr" not in streams
 
 
 def test_a_mistake_loses_exactly_its_own_problems_points(graded_06):
