@@ -18,7 +18,7 @@ import nbgrader_course  # noqa: E402  (tools/nbgrader_course.py)
 import notebook_minutes  # noqa: E402
 
 GUIDE = (ROOT / "docs" / "teachers-guide.md").read_text(encoding="utf-8")
-NOTEBOOKS = [ROOT / "notebooks" / f"{stem}.ipynb" for stem in nbgrader_course.course_notebooks()]
+NOTEBOOKS = notebook_minutes.paths()  # the numbered notebooks, as tools/nav.py lists them
 
 
 def guide_rows() -> dict[str, list[str]]:
