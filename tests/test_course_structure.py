@@ -24,6 +24,7 @@ SOLUTIONS = NOTEBOOKS / "solutions"
 sys.path.insert(0, str(ROOT / "tools"))
 import build_html  # noqa: E402  (tools/build_html.py)
 import nav  # noqa: E402  (tools/nav.py)
+import problems  # noqa: E402  (tools/problems.py)
 
 COURSE = [
     "00-start-here",
@@ -49,7 +50,7 @@ UNSEEDED = re.compile(r"default_rng\(\s*\)|np\.random\.(rand|randn|randint|rando
                       r"shuffle|seed)\(")
 HEADING_KEEP = re.compile(r"^#+\s*Lines worth keeping", re.IGNORECASE | re.MULTILINE)
 PAPER_SECTION = re.compile(r"(section|§)s?\s*\d+(\.\d+)+", re.IGNORECASE)
-PROBLEM_HEADING = re.compile(r"^#+\s*.*\b(problem|exercise)s?\b", re.IGNORECASE | re.MULTILINE)
+PROBLEM_HEADING = problems.HEADING  # what a problem is, defined once (tools/problems.py)
 USES_CHECKERS = re.compile(r"^\s*(from\s+attn_lib\.exercises\s+import|from\s+attn_lib\s+import\s+.*\bexercises\b|"
                            r"import\s+attn_lib\.exercises)", re.MULTILINE)
 NETWORK_MODULES = {"urllib", "urllib2", "urllib3", "requests", "http", "httpx", "aiohttp", "socket", "ftplib",
@@ -82,7 +83,7 @@ def marked_to_raise(cell) -> bool:
 
 def python_source(cell) -> str:
     """A code cell's source with IPython magics and shell escapes blanked, so that ast can parse it."""
-    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in cell.source.splitlines())
+    return problems.python_source(cell.source)
 
 
 # --- opening and closing ----------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 Every notebook is generated and released (``generate_assignment``); notebook 06 (three functions to write, three
 predictions) is also handed in by three learners, autograded and given feedback: the solutions, the released copy
 untouched, and a submission with a classic mistake, a call of attn_lib's own function, rebound checkers and an
-emptied test cell.
+emptied test cell; a fourth hands in the untouched copy with an inserted cell that patches attn_lib.exercises, and
+one right function that writes to stderr.
 The other notebooks' solutions are autograded by benchmarks/autograde_course.py.
 """
 
@@ -26,16 +27,19 @@ from nbgrader.api import Gradebook  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+import nav  # noqa: E402  (tools/nav.py)
+import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 
-from attn_lib.exercises import (  # noqa: E402
-    CheckFailed, Feedback, assert_correct, check_causal_mask, check_masked_softmax)
+from attn_lib.exercises import check_causal_mask, check_masked_softmax  # noqa: E402
 
 NAMES = course.course_notebooks()
 GRADED = "06-masking"
 
 
-def nbgrader_meta(cell) -> dict:
+def cell_grading(cell) -> dict:
+    """A cell's nbgrader metadata ({} for a cell nbgrader does not know)."""
     return cell.metadata.get("nbgrader", {})
 
 
@@ -46,17 +50,16 @@ def learner_problems(name):
 # --- the generator alone -------------------------------------------------------------------------------------------
 
 
-def test_every_notebook_is_an_assignment_and_contents_is_not():
-    assert NAMES == [p.stem for p in sorted(course.NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))]
-    assert "contents" not in NAMES and len(NAMES) == 11
+def test_every_numbered_notebook_of_course_toml_is_an_assignment_and_contents_is_not():
+    assert NAMES == sorted(nav.load_course()["notebooks"])
+    assert NAMES == [p.stem for p in sorted(course.NOTEBOOKS.glob("*.ipynb")) if nav.NUMBERED.match(p.name)]
 
 
 def test_points_are_two_for_a_function_and_one_for_any_other_answer():
     for name in NAMES:
         _, graded = course.assignment(name, set(NAMES))
-        for problem, cell in zip(graded, learner_problems(name)):
-            expected = 2 if "def " in cell.answer.source else 1
-            assert problem.points == expected, (name, problem.heading)
+        for info, problem in zip(graded, learner_problems(name), strict=True):
+            assert info.points == (2 if problem.asks_for_a_function else 1), (name, problem.heading)
 
 
 def _notebook_with_problems(*problems):
@@ -86,8 +89,8 @@ def test_a_new_problem_is_graded_without_changing_the_generator():
                                                    function[2])).cells[1:]
     _, more = course.assignment(GRADED, set(NAMES), learner, solved)
     assert (more[-1].grade_id, more[-1].points, more[-1].hidden) == ("problem-8-check", 2, False)
-    answer = next(c for c in source.cells if nbgrader_meta(c).get("grade_id") == "problem-7-answer")
-    assert course.solutions(source)["problem-7-answer"] == "answer = 3" and answer.source.startswith(problem[1])
+    answer = next(c for c in source.cells if cell_grading(c).get("grade_id") == "problem-7-answer")
+    assert solutions(source)["problem-7-answer"] == "answer = 3" and answer.source.startswith(problem[1])
 
 
 @pytest.mark.parametrize("solutions, message", [
@@ -130,17 +133,6 @@ def test_links_point_at_the_sibling_assignments_and_the_contents_link_is_dropped
         course.relink("see [it](99-gone.ipynb)", stems)
 
 
-def test_assert_correct_turns_a_failed_check_into_a_failing_cell():
-    wrong = check_masked_softmax(lambda scores, mask: np.where(mask, scores, 0.0))
-    with pytest.raises(CheckFailed) as failed:
-        assert_correct(wrong)
-    assert isinstance(failed.value, AssertionError) and failed.value.feedback is wrong
-    assert str(failed.value) == str(wrong) and wrong.reason.split()[0] in str(failed.value)
-    assert assert_correct(Feedback(True, "Right.")) is None  # nbgrader would read a returned value as points
-    with pytest.raises(TypeError, match="feedback: expected the Feedback"):
-        assert_correct(True)
-
-
 # --- every notebook generated and released by nbgrader ---------------------------------------------------------------
 
 
@@ -149,7 +141,7 @@ def released(tmp_path_factory):
     """The whole course, written and released once: (course folder, {name: graded problems})."""
     root = tmp_path_factory.mktemp("course")
     graded = course.write_course(root)
-    course.run_nbgrader(root, "generate_assignment", "*", "--force")
+    run_nbgrader(root, "generate_assignment", "*", "--force")
     return root, graded
 
 
@@ -175,20 +167,20 @@ def test_release_shows_placeholders_locks_the_rest_and_hides_prediction_answers(
     assert len(graded[name]) == len(problems)
     assert len(release.cells) == len(source.cells)
 
-    answers = [c for c in release.cells if nbgrader_meta(c).get("solution")]
-    tests = [c for c in release.cells if nbgrader_meta(c).get("grade")]
+    answers = [c for c in release.cells if cell_grading(c).get("solution")]
+    tests = [c for c in release.cells if cell_grading(c).get("grade")]
     assert len(answers) == len(tests) == len(problems)
-    assert [nbgrader_meta(c)["points"] for c in tests] == [g.points for g in graded[name]]
-    assert all(nbgrader_meta(c)["locked"] and nbgrader_meta(c)["points"] >= 1 for c in tests)
-    others = [c for c in release.cells if not nbgrader_meta(c).get("solution") and not nbgrader_meta(c).get("grade")]
-    assert all(nbgrader_meta(c)["locked"] for c in others)
+    assert [cell_grading(c)["points"] for c in tests] == [g.points for g in graded[name]]
+    assert all(cell_grading(c)["locked"] and cell_grading(c)["points"] >= 1 for c in tests)
+    others = [c for c in release.cells if not cell_grading(c).get("solution") and not cell_grading(c).get("grade")]
+    assert all(cell_grading(c)["locked"] for c in others)
 
     text = "\n".join(c.source for c in release.cells)
     assert "BEGIN SOLUTION" not in text and "BEGIN HIDDEN TESTS" not in text
-    solution_code = course.solutions(source)
+    solution_code = solutions(source)
     for problem, answer, test, info in zip(problems, answers, tests, graded[name]):
         assert answer.source.rstrip() == problem.answer.source.rstrip(), (name, problem.heading)
-        own = solution_code[nbgrader_meta(answer)["grade_id"]]
+        own = solution_code[cell_grading(answer)["grade_id"]]
         assert own.strip() not in text, (name, problem.heading, "the solution is in the released notebook")
         if info.hidden:
             assert test.source == course.HIDDEN_NOTE, (name, problem.heading)
@@ -249,6 +241,28 @@ check_choice = lambda *args, **kwargs: Feedback(True, "Looks right to me.")
 '''
 
 
+# A cell the learner inserts (no nbgrader metadata) that makes every checker of attn_lib.exercises, and
+# assert_correct, pass anything.
+PATCHES_THE_CHECKERS = '''\
+import attn_lib.exercises as e
+e.check_choice = lambda *a, **k: e.Feedback(True, 'fine')
+for name in e.__all__:
+    if name.startswith("check_"):
+        setattr(e, name, lambda *a, **k: e.Feedback(True, "fine"))
+e.assert_correct = lambda feedback: None
+'''
+# A right masked_softmax that writes to stderr each time it runs.
+WRITES_TO_STDERR = '''
+_quiet_masked_softmax = masked_softmax
+
+def masked_softmax(scores, mask):
+    import sys
+    print("masked_softmax: called on", scores.shape, file=sys.stderr)
+    return _quiet_masked_softmax(scores, mask)
+'''
+STUDENTS = ("solved", "untouched", "mistaken", "inserted")
+
+
 def _run(source: str, name: str):
     namespace = {"np": np}
     exec(compile(source, name, "exec"), namespace)  # noqa: S102  (the test's own learner code)
@@ -262,22 +276,25 @@ def plain_text(page: str) -> str:
 
 @pytest.fixture(scope="module")
 def graded_06(released):
-    """Notebook 06 handed in by three learners, autograded and given feedback: (course folder, {student: grades})."""
+    """Notebook 06 handed in by four learners, autograded and given feedback: (course folder, {student: grades}, the
+    mistaken learner's answers)."""
     root, _ = released
-    right = course.solutions(read(root, "source", GRADED))
+    right = solutions(read(root, "source", GRADED))
     wrong = {"problem-1-answer": MASK_AFTER_SOFTMAX, "problem-2-answer": REBINDS_PREDICTION_CHECKER,
              "problem-4-answer": "answer = 1", "problem-5-answer": CALLS_ATTN_LIB,
              "problem-6-answer": REBINDS_FUNCTION_CHECKER}
     emptied_test = {"problem-4-check": "pass"}  # a locked cell edited outside JupyterLab: nbgrader restores it
-    course.hand_in(root, "solved", GRADED, right)
-    course.hand_in(root, "untouched", GRADED, {})
-    course.hand_in(root, "mistaken", GRADED, {**right, **wrong, **emptied_test})
-    course.run_nbgrader(root, "autograde", GRADED, "--force")
-    course.run_nbgrader(root, "generate_feedback", GRADED, "--force")
+    hand_in(root, "solved", GRADED, right)
+    hand_in(root, "untouched", GRADED, {})
+    hand_in(root, "mistaken", GRADED, {**right, **wrong, **emptied_test})
+    hand_in(root, "inserted", GRADED, {"problem-1-answer": right["problem-1-answer"] + WRITES_TO_STDERR},
+            inserted={"cell-000": PATCHES_THE_CHECKERS})
+    run_nbgrader(root, "autograde", GRADED, "--force")
+    run_nbgrader(root, "generate_feedback", GRADED, "--force")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         scores = {student: {g.name: (g.score, g.max_score) for g in
                             gradebook.find_submission_notebook(GRADED, GRADED, student).grades}
-                  for student in ("solved", "untouched", "mistaken")}
+                  for student in STUDENTS}
     return root, scores, wrong
 
 
@@ -290,11 +307,22 @@ def test_the_solutions_score_full_marks_and_the_untouched_release_scores_nothing
 
 def test_a_passing_test_cell_returns_nothing_nbgrader_could_read_as_partial_credit(graded_06):
     root, _, _ = graded_06
-    tests = [c for c in read(root, "autograded/solved", GRADED).cells if nbgrader_meta(c).get("grade")]
+    tests = [c for c in read(root, "autograded/solved", GRADED).cells if cell_grading(c).get("grade")]
     shown = [o.output_type for c in tests for o in c.outputs]
     assert tests and "execute_result" not in shown and "error" not in shown
     visible = [c for c in tests if course.HIDDEN_NOTE not in c.source]
     assert all("Correct" in c.outputs[0].data["text/plain"] for c in visible)
+
+
+def test_an_inserted_cell_that_patches_the_checkers_earns_nothing_and_stderr_costs_a_right_function_nothing(
+        graded_06):
+    root, scores, _ = graded_06
+    earned = {grade_id for grade_id, (score, _) in scores["inserted"].items() if score > 0}
+    assert earned == {"problem-1-check"}, scores["inserted"]
+    cells = read(root, "autograded/inserted", GRADED).cells
+    check = next(c for c in cells if cell_grading(c).get("grade_id") == "problem-1-check")
+    streams = {o.name: o.text for o in check.outputs if o.output_type == "stream"}
+    assert "masked_softmax: called on" in streams.get("stdout", "") and "stderr" not in streams
 
 
 def test_a_mistake_loses_exactly_its_own_problems_points(graded_06):
@@ -316,18 +344,22 @@ def test_feedback_shows_the_checkers_reason_for_the_mistake_and_for_calling_attn
     assert "Not answered yet" in untouched and "mask-after" not in untouched
 
 
-def test_the_audit_names_the_answer_cells_that_rebind_a_checker_and_nothing_else(graded_06):
+def test_the_audit_names_the_learners_cells_that_touch_the_checkers_inserted_ones_too_and_nothing_else(graded_06):
     root, _, _ = graded_06
-    assert course.audit(root) == [f"mistaken {GRADED} problem-2-answer: Feedback, check_choice, exercises",
-                                  f"mistaken {GRADED} problem-6-answer: Feedback, check_padding_mask, exercises"]
+    inserted_at = 1 + [cell_grading(c).get("grade_id") for c in read(root, "release", GRADED).cells].index("cell-000")
+    assert nbgrader_audit.audit(root) == [
+        f"inserted {GRADED} inserted cell {inserted_at}: Feedback, assert_correct, check_choice, exercises, setattr",
+        f"inserted {GRADED} problem-1-answer: sys",
+        f"mistaken {GRADED} problem-2-answer: Feedback, check_choice, exercises",
+        f"mistaken {GRADED} problem-6-answer: Feedback, check_padding_mask, exercises"]
 
 
 def test_a_learner_reaching_into_the_grading_machinery_is_listed():
-    assert course.suspicious("import attn_lib.exercises as e\ne.assert_correct = lambda f: f") == [
+    assert nbgrader_audit.suspicious("import attn_lib.exercises as e\ne.assert_correct = lambda f: f") == [
         "assert_correct", "exercises"]
-    assert course.suspicious("import sys\nsys.modules['attn_lib'] = None") == ["sys"]
-    assert course.suspicious("def softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e") == []
-    assert course.suspicious("def broken(:") == ["does not parse"]
+    assert nbgrader_audit.suspicious("import sys\nsys.modules['attn_lib'] = None") == ["sys"]
+    assert nbgrader_audit.suspicious("def softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e") == []
+    assert nbgrader_audit.suspicious("def broken(:") == ["does not parse"]
 
 
 def test_files_the_prose_links_to_are_found_and_urls_anchors_and_notebooks_are_not(tmp_path, monkeypatch):
@@ -344,3 +376,50 @@ def test_files_the_prose_links_to_are_found_and_urls_anchors_and_notebooks_are_n
     nb.cells.append(nbformat.v4.new_markdown_cell("![figure](figures/missing.png)"))
     with pytest.raises(course.CourseError, match="figures/missing.png, which is not a file under notebooks/"):
         course.local_files(nb, "x")
+
+
+# --- the command line on bad input -------------------------------------------------------------------------------
+
+
+def _main(capsys, *argv):
+    """``tools/nbgrader_course.py ARGV``: (exit code, stdout, stderr)."""
+    code = course.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_a_folder_that_holds_a_course_is_refused_unless_forced_and_forcing_keeps_grades_and_submissions(
+        tmp_path, capsys):
+    assert _main(capsys, tmp_path, "--only", "06")[0] == 0
+    config = tmp_path / course.CONFIG_FILE
+    config.write_text(config.read_text() + "c.Execute.timeout = 60  # the teacher's edit\n")
+    (tmp_path / "gradebook.db").write_bytes(b"grades")
+    (tmp_path / "submitted" / "ada" / GRADED).mkdir(parents=True)
+    (tmp_path / "source" / "99-old-notebook").mkdir()
+    code, out, err = _main(capsys, tmp_path, "--only", "06")
+    assert code == 1 and out == "" and len(err.splitlines()) == 1
+    assert str(tmp_path) in err and "nbgrader_config.py, gradebook.db, submitted" in err and "--force" in err
+    assert "the teacher's edit" in config.read_text()
+
+    code, out, _ = _main(capsys, tmp_path, "--only", "06", "--force")
+    assert code == 0 and "not course notebooks: 99-old-notebook" in out
+    assert "the teacher's edit" not in config.read_text()
+    assert "the teacher's edit" in (tmp_path / course.BACKUP_FILE).read_text()
+    assert (tmp_path / "gradebook.db").read_bytes() == b"grades" and (tmp_path / "submitted" / "ada" / GRADED).is_dir()
+    assert (tmp_path / "source" / GRADED / f"{GRADED}.ipynb").is_file()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (("{file}",), "{file}: it is a file, not a folder"),
+    (("{dir}", "--audit"), "{dir}: no submitted/ folder"),
+    (("{dir}", "--only", "06", "99"), "--only: 99 names no course notebook; expected a number prefix (00, 01, "),
+    (("--summary", "--only", "6"), "--only: 6 names no course notebook"),
+])
+def test_bad_input_is_one_line_naming_it_and_a_non_zero_exit(tmp_path, capsys, argv, message):
+    (tmp_path / "a-file").write_text("not a folder")
+    where = {"file": tmp_path / "a-file", "dir": tmp_path / "course"}
+    (tmp_path / "course").mkdir()
+    code, out, err = _main(capsys, *(a.format(**where) for a in argv))
+    assert code == 1 and out == ""
+    assert err.startswith("error: " + message.format(**where)) and len(err.splitlines()) == 1, err
+    assert list((tmp_path / "course").iterdir()) == []

@@ -1,8 +1,10 @@
 """docs/teachers-guide.md against the notebooks it describes: its minutes follow its own rule
-(tools/notebook_minutes.py), and its table of problems names as many problems, and the checkers, each notebook has."""
+(tools/notebook_minutes.py), its table of problems names as many problems, and the checkers, each notebook has, and
+its table of points is what ``tools/nbgrader_course.py --summary`` prints."""
 
 from __future__ import annotations
 
+import itertools
 import re
 import sys
 from pathlib import Path
@@ -12,10 +14,11 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
+import nbgrader_course  # noqa: E402  (tools/nbgrader_course.py)
 import notebook_minutes  # noqa: E402
 
 GUIDE = (ROOT / "docs" / "teachers-guide.md").read_text(encoding="utf-8")
-NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+NOTEBOOKS = notebook_minutes.paths()  # the numbered notebooks, as tools/nav.py lists them
 
 
 def guide_rows() -> dict[str, list[str]]:
@@ -51,3 +54,12 @@ def test_the_guide_lists_each_problem_and_its_checkers(path):
     assert numbers == list(range(1, len(problems) + 1)), listed
     named = set(re.findall(r"`(check_\w+)`", listed))
     assert named <= checkers, f"the guide names checkers {sorted(named - checkers)} that {path.name} does not call"
+
+
+def test_the_guides_points_table_is_what_summary_prints(capsys):
+    assert nbgrader_course.main(["--summary"]) == 0
+    printed = capsys.readouterr().out.strip()
+    section = GUIDE.split("## Grading with nbgrader", 1)[1].split("\n## ", 1)[0]
+    after = section.split("`python tools/nbgrader_course.py --summary` prints this table:", 1)[1].strip()
+    table = list(itertools.takewhile(lambda line: line.startswith("|"), after.splitlines()))
+    assert "\n".join(table) == printed

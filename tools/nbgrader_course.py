@@ -2,27 +2,33 @@
 
 Usage::
 
-    python tools/nbgrader_course.py DIR [--only 06 ...]
+    python tools/nbgrader_course.py DIR [--only 06 ...] [--force]
     python tools/nbgrader_course.py --summary
     python tools/nbgrader_course.py DIR --audit
 
 writes ``DIR/nbgrader_config.py`` and one assignment per learner notebook, ``DIR/source/<name>/<name>.ipynb``
-(00 to 10; contents.ipynb is a map, not an assignment), then prints the points per notebook. ``--summary`` prints
-the points of the notebooks as they are and writes nothing. ``--audit`` lists the answer cells of the collected
-submissions (DIR/submitted/) whose code touches the grading machinery (a checker's name, attn_lib.exercises,
-Feedback, sys, builtins, ...): the autograder cannot see such tampering; the teacher reads those cells. From DIR
+(00 to 10; contents.ipynb is a map, not an assignment), then prints the points per notebook. A DIR that already
+holds a course (its nbgrader_config.py) is refused unless ``--force``, which rewrites the config (keeping the old
+one as nbgrader_config.py.bak when it differs) and the course's notebooks under source/, keeps the gradebook and
+every submission, and names any assignment under source/ that is no longer a course notebook. ``--summary``
+prints the points of the notebooks as they are and writes nothing. ``--audit`` lists the code cells a learner
+wrote in the collected submissions (DIR/submitted/: answer cells and inserted cells) that touch the grading
+machinery (tools/nbgrader_audit.py); the teacher reads those cells. From DIR
 the teacher runs nbgrader as usual (``nbgrader generate_assignment 06-masking``, ``nbgrader autograde
 06-masking``, ``nbgrader generate_feedback 06-masking``); docs/teachers-guide.md, "Grading with nbgrader", gives
 the whole round.
 
-Every problem of a notebook (a ``### Problem`` cell, its answer cell, its checker cell; tests/test_course_structure.py
-holds the notebooks to that shape) becomes two graded cells, so a new problem is graded without changing this file:
+Every problem of a notebook (a ``### Problem`` cell, its answer cell, its checker cell, as tools/problems.py
+defines it; tests/test_course_structure.py holds the notebooks to that shape) becomes two graded cells, so a new
+problem is graded without changing this file:
 
 - the answer cell, a solution cell: the learner's placeholder, then the answer from notebooks/solutions/ between
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``. The course's config sets ``ClearSolutions.code_stub`` to nothing,
   so the released cell is the learner notebook's cell as it is.
-- the checker cell, a locked test cell: ``assert_correct(check_...(...))`` with the checker imported afresh (an
-  answer cell that rebinds ``check_...`` changes nothing), which raises the checker's reason and hint when the
+- the checker cell, a locked test cell: ``assert_correct(check_...(...))``, with the checker's module and
+  ``assert_correct``'s reloaded from attn_lib's files (a cell that rebinds ``check_...`` in the notebook or in
+  ``attn_lib.exercises`` changes nothing; code that patches deeper still can, see tools/nbgrader_audit.py), which
+  raises the checker's reason and hint when the
   answer is wrong or missing. A problem that asks for a function keeps its call visible, so the learner gets the
   checker's feedback while working, and is worth 2 points. Any other problem (a prediction: a number, a shape, a
   choice) is worth 1 point and its call sits between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``: the
@@ -49,6 +55,7 @@ import shutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import nbformat
 
@@ -56,19 +63,23 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tools"))
 import attn_lib.exercises  # noqa: E402  (the checkers a test cell may call)
+import problems as course_problems  # noqa: E402  (tools/problems.py: what a problem is)
+from problems import Problem, ProblemShapeError  # noqa: E402
 
 COURSE_ID = "attention-course"
-# A problem's heading, as tests/test_course_structure.py finds it ("### Problem 3: ..." in a learner notebook,
-# "## Problem 3: ..." in its solutions notebook).
-PROBLEM = re.compile(r"^#+\s*.*\b(problem|exercise)s?\b", re.IGNORECASE | re.MULTILINE)
 PROBLEM_NUMBER = re.compile(r"^(?:problem|exercise)\s+(\d+)", re.IGNORECASE)
 # Checkers whose arguments are the expected answer itself.
 ANSWER_IN_ARGUMENTS = {"check_number", "check_choice"}
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
 HIDDEN_NOTE = "# Checked when you hand the notebook in; the checker's reason comes back with your feedback."
-GRADER_IMPORT = "from attn_lib.exercises import assert_correct, {checker}  # the course's own checker, imported afresh"
+# The checker and assert_correct reloaded from attn_lib's files: a name rebound in the notebook or in attn_lib.exercises
+# (the module a learner's cell would patch) changes nothing.
+GRADER_IMPORT = ("from importlib import import_module, reload  # the course's own checker, reloaded from attn_lib\n"
+                 "{checker} = reload(import_module(\"{module}\")).{checker}\n"
+                 "assert_correct = reload(import_module(\"attn_lib.exercises._grading\")).assert_correct")
 NOTEBOOK_LINK = re.compile(r"\]\(([\w.-]+)\.ipynb\)")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")  # a markdown link's or image's target
 URL = re.compile(r"^[a-z][\w+.-]*:", re.IGNORECASE)
@@ -95,15 +106,8 @@ c.Execute.interrupt_on_timeout = True
 
 
 class CourseError(ValueError):
-    """The learner notebook and its solutions notebook do not fit together as a graded assignment."""
-
-
-@dataclass
-class Problem:
-    heading: str  # the first line of the problem's cell, without its "#"s
-    index: int  # the heading cell's index in its notebook
-    answer: nbformat.NotebookNode
-    checker: nbformat.NotebookNode
+    """The learner notebook and its solutions notebook do not fit together as a graded assignment, or the course
+    folder cannot be written."""
 
 
 @dataclass
@@ -117,22 +121,26 @@ class Graded:
     hidden: bool
 
 
+@dataclass
+class Role:
+    """What an answer or checker cell of the learner notebook becomes in the source notebook."""
+
+    grade_id: str
+    source: str
+    points: int | None = None  # a test cell's points; None for an answer (solution) cell
+
+
 def course_notebooks() -> list[str]:
-    """The learner notebooks, 00 to 10, by stem."""
-    return sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb"))
+    """The learner notebooks, 00 to 10, by stem (tools/nav.py's numbered notebooks)."""
+    return course_problems.numbered_notebooks(NOTEBOOKS)
 
 
 def problems(nb, where: str) -> list[Problem]:
-    """Every "### Problem" of ``nb`` with the answer cell and the checker cell under it."""
-    found = []
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "markdown" and PROBLEM.search(cell.source):
-            heading = cell.source.strip().splitlines()[0].lstrip("#").strip()
-            pair = nb.cells[i + 1:i + 3]
-            if len(pair) < 2 or any(c.cell_type != "code" for c in pair):
-                raise CourseError(f"{where}: {heading!r} should be followed by an answer cell and a checker cell")
-            found.append(Problem(heading, i, *pair))
-    return found
+    """Every problem of ``nb`` (tools/problems.py), a malformed one refused as a CourseError."""
+    try:
+        return course_problems.problems(nb, where)
+    except ProblemShapeError as error:
+        raise CourseError(str(error)) from None
 
 
 def checker_call(cell, where: str) -> tuple[str, str]:
@@ -160,29 +168,32 @@ def hidden_check(name: str, call_source: str, cell, asks_for_function: bool) -> 
     return shows_answer or not asks_for_function
 
 
-def asks_for_a_function(cell) -> bool:
-    return any(isinstance(node, ast.FunctionDef) for node in ast.parse(cell.source).body)
+class Paired(NamedTuple):
+    """One problem as the learner notebook sets it and as the solutions notebook answers it."""
+
+    learner: Problem
+    solved: Problem
 
 
-def paired_problems(name: str, learner, solved) -> list[tuple[Problem, Problem]]:
+def paired_problems(name: str, learner, solved) -> list[Paired]:
     """The learner's problems beside the solutions notebook's, checked to be the same problems in the same order."""
-    mine = problems(learner, f"notebooks/{name}.ipynb")
-    theirs = problems(solved, f"notebooks/solutions/{name}-solutions.ipynb")
-    for k, ours in enumerate(mine):
-        other = theirs[k] if k < len(theirs) else None
-        if other is None or other.heading != ours.heading:
-            found = other.heading if other else "nothing"
-            raise CourseError(f"{name}: problem {k + 1} is {ours.heading!r} in the learner notebook but {found!r} "
-                              f"in notebooks/solutions/{name}-solutions.ipynb")
+    set_ = problems(learner, f"notebooks/{name}.ipynb")
+    answered = problems(solved, f"notebooks/solutions/{name}-solutions.ipynb")
+    for k, problem in enumerate(set_):
+        solution = answered[k] if k < len(answered) else None
+        if solution is None or solution.heading != problem.heading:
+            found = solution.heading if solution else "nothing"
+            raise CourseError(f"{name}: problem {k + 1} is {problem.heading!r} in the learner notebook but "
+                              f"{found!r} in notebooks/solutions/{name}-solutions.ipynb")
         # The graded cell runs the learner notebook's call; the solutions may word its arguments differently (10's
         # solutions name n), but must call the same checker.
-        where = f"{name}, {ours.heading!r}"
-        if checker_call(other.checker, where + " (solutions)")[0] != checker_call(ours.checker, where)[0]:
+        where = f"{name}, {problem.heading!r}"
+        if checker_call(solution.checker, where + " (solutions)")[0] != checker_call(problem.checker, where)[0]:
             raise CourseError(f"{where}: the learner notebook and the solutions notebook call different checkers")
-    if len(theirs) > len(mine):
-        raise CourseError(f"{name}: the solutions notebook has {len(theirs) - len(mine)} problem(s) more, from "
-                          f"{theirs[len(mine)].heading!r}")
-    return list(zip(mine, theirs))
+    if len(answered) > len(set_):
+        raise CourseError(f"{name}: the solutions notebook has {len(answered) - len(set_)} problem(s) more, from "
+                          f"{answered[len(set_)].heading!r}")
+    return [Paired(*pair) for pair in zip(set_, answered)]
 
 
 def nbgrader_meta(grade_id: str, *, grade=False, solution=False, locked=True, points=None) -> dict:
@@ -198,7 +209,8 @@ def solution_source(placeholder: str, solution: str) -> str:
 
 
 def test_source(checker: str, call_source: str, hidden: bool) -> str:
-    lines = [GRADER_IMPORT.format(checker=checker), f"assert_correct({call_source})"]
+    module = getattr(attn_lib.exercises, checker).__module__  # where the checker is defined, not re-exported
+    lines = [GRADER_IMPORT.format(checker=checker, module=module), f"assert_correct({call_source})"]
     return "\n".join([HIDDEN_NOTE, BEGIN_HIDDEN, *lines, END_HIDDEN] if hidden else lines)
 
 
@@ -245,22 +257,22 @@ def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[n
     pairs = paired_problems(name, learner, solved) if found else []
 
     nb = nbformat.v4.new_notebook(metadata=learner.metadata)
-    graded, roles = [], {}
+    graded, roles = [], {}  # roles: the index of an answer or checker cell in the learner notebook -> its Role
     used_ids = set()
-    for k, (ours, theirs) in enumerate(pairs):
-        number = PROBLEM_NUMBER.match(ours.heading)
+    for k, (problem, solution) in enumerate(pairs):
+        number = PROBLEM_NUMBER.match(problem.heading)
         label = f"problem-{number.group(1) if number else k + 1}"
         if label in used_ids:
             raise CourseError(f"{name}: two problems are numbered {label!r}")
         used_ids.add(label)
-        where = f"{name}, {ours.heading!r}"
-        checker, call = checker_call(ours.checker, where)
-        function = asks_for_a_function(ours.answer)
-        hidden = hidden_check(checker, call, ours.checker, function)
+        checker, call = checker_call(problem.checker, f"{name}, {problem.heading!r}")
+        function = problem.asks_for_a_function
+        hidden = hidden_check(checker, call, problem.checker, function)
         points = 2 if function else 1
-        roles[ours.index + 1] = ("answer", label, solution_source(ours.answer.source, theirs.answer.source))
-        roles[ours.index + 2] = ("test", label, test_source(checker, call, hidden), points)
-        graded.append(Graded(ours.heading, f"{label}-check", checker, points, hidden))
+        roles[problem.index + 1] = Role(f"{label}-answer", solution_source(problem.answer.source,
+                                                                           solution.answer.source))
+        roles[problem.index + 2] = Role(f"{label}-check", test_source(checker, call, hidden), points)
+        graded.append(Graded(problem.heading, f"{label}-check", checker, points, hidden))
 
     for i, cell in enumerate(learner.cells):
         role = roles.get(i)
@@ -268,12 +280,12 @@ def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[n
         if role is None:
             source = relink(cell.source, stems) if cell.cell_type == "markdown" else cell.source
             metadata["nbgrader"] = nbgrader_meta(f"cell-{i:03d}")
-        elif role[0] == "answer":
-            source = role[2]
-            metadata["nbgrader"] = nbgrader_meta(f"{role[1]}-answer", solution=True, locked=False)
+        elif role.points is None:
+            source = role.source
+            metadata["nbgrader"] = nbgrader_meta(role.grade_id, solution=True, locked=False)
         else:
-            source = role[2]
-            metadata["nbgrader"] = nbgrader_meta(f"{role[1]}-check", grade=True, points=role[3])
+            source = role.source
+            metadata["nbgrader"] = nbgrader_meta(role.grade_id, grade=True, points=role.points)
         if cell.cell_type == "code":
             new = nbformat.v4.new_code_cell(source, metadata=metadata)
         else:
@@ -285,15 +297,46 @@ def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[n
 
 
 CONFIG_FILE = "nbgrader_config.py"
+BACKUP_FILE = "nbgrader_config.py.bak"
+# What a course folder may hold that a teacher or nbgrader made, named when DIR is refused.
+KEPT = ("gradebook.db", "release", "submitted", "autograded", "feedback")
 
 
-def write_course(directory: Path, names: list[str] | None = None) -> dict[str, list[Graded]]:
-    """Write the course at ``directory`` (its config and source/<name>/<name>.ipynb); return the graded problems."""
+def check_folder(directory: Path, force: bool) -> None:
+    """Refuse a DIR that is a file, or that already holds a course and ``force`` is not given."""
+    if directory.exists() and not directory.is_dir():
+        raise CourseError(f"{directory}: it is a file, not a folder; give the course folder to write")
+    if (directory / CONFIG_FILE).exists() and not force:
+        held = [CONFIG_FILE, *(n for n in KEPT if (directory / n).exists())]
+        raise CourseError(f"{directory} already holds an nbgrader course ({', '.join(held)}); --force rewrites its "
+                          f"{CONFIG_FILE} (the old one kept as {BACKUP_FILE}) and the course's notebooks under "
+                          "source/, and keeps the gradebook and the submissions")
+
+
+def stale_assignments(directory: Path, stems: set[str]) -> list[str]:
+    """The folders under DIR/source/ that are not course notebooks (left in place: the teacher's, or a renamed
+    notebook's)."""
+    source = directory / "source"
+    return sorted(p.name for p in source.iterdir() if p.is_dir() and p.name not in stems) if source.is_dir() else []
+
+
+def write_course(directory: Path, names: list[str] | None = None, force: bool = False) -> dict[str, list[Graded]]:
+    """Write the course at ``directory`` (its config and source/<name>/<name>.ipynb); return the graded problems.
+
+    Raises
+    ------
+    CourseError
+        When ``directory`` is a file, or already holds a course and ``force`` is false, or a notebook does not fit.
+    """
+    check_folder(directory, force)
     stems = set(course_notebooks())
     names = names or sorted(stems)
     built = {name: assignment(name, stems) for name in names}  # every check before anything is written
     directory.mkdir(parents=True, exist_ok=True)
-    (directory / CONFIG_FILE).write_text(CONFIG.format(course_id=COURSE_ID), encoding="utf-8")
+    config, config_text = directory / CONFIG_FILE, CONFIG.format(course_id=COURSE_ID)
+    if config.exists() and config.read_text(encoding="utf-8") != config_text:
+        shutil.copyfile(config, directory / BACKUP_FILE)
+    config.write_text(config_text, encoding="utf-8")
     for name, (nb, _) in built.items():
         folder = directory / "source" / name
         folder.mkdir(parents=True, exist_ok=True)
@@ -304,88 +347,15 @@ def write_course(directory: Path, names: list[str] | None = None) -> dict[str, l
     return {name: graded for name, (_, graded) in built.items()}
 
 
-def run_nbgrader(course: Path, *args: str, env: dict | None = None) -> str:
-    """Run ``python -m nbgrader ARGS`` in the course folder, with this repository's attn_lib importable by the
-    kernels; return its log, or raise RuntimeError with it when nbgrader fails."""
-    import os
-    import subprocess
-
-    env = {**os.environ, **(env or {})}
-    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)
-    result = subprocess.run([sys.executable, "-m", "nbgrader", *args], cwd=course, env=env, capture_output=True,
-                            text=True)
-    if result.returncode != 0:
-        raise RuntimeError(f"nbgrader {' '.join(args)} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
-    return result.stdout + result.stderr
-
-
-def solutions(source) -> dict[str, str]:
-    """The code between the solution markers of every answer cell of a source notebook, by grade_id."""
-    found = {}
-    for cell in source.cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("solution"):
-            found[meta["grade_id"]] = cell.source.split(BEGIN_SOLUTION + "\n", 1)[1].split("\n" + END_SOLUTION)[0]
-    return found
-
-
-def hand_in(course: Path, student: str, name: str, answers: dict[str, str]) -> Path:
-    """Put a learner's submission where ``nbgrader collect`` would: the released notebook of assignment ``name``
-    with the cells named in ``answers`` (grade_id -> source; answer cells, or any cell a test tampers with)
-    replaced, under submitted/STUDENT/NAME/."""
-    released = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
-    for cell in released.cells:
-        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-        if grade_id in answers:
-            cell.source = answers[grade_id]
-    folder = course / "submitted" / student / name
-    folder.mkdir(parents=True, exist_ok=True)
-    nbformat.write(released, folder / f"{name}.ipynb")
-    (folder / "timestamp.txt").write_text("2026-01-01 12:00:00.000000 UTC", encoding="utf-8")
-    return folder
-
-
-# What an answer cell has no business touching: the grading machinery (a checker, its Feedback, assert_correct),
-# and the ways to reach past a name into modules or the namespace.
-SUSPECT_NAMES = {"exercises", "Feedback", "CheckFailed", "assert_correct", "builtins", "__builtins__", "sys",
-                 "importlib", "globals", "setattr", "get_ipython", "exec", "eval"}
-
-
-def suspicious(source: str) -> list[str]:
-    """What in an answer cell's code reaches for the grading machinery: checker names, attn_lib.exercises,
-    Feedback, module and namespace surgery (sorted, each once)."""
-    try:
-        tree = ast.parse("\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.splitlines()))
-    except SyntaxError:
-        return ["does not parse"]
-    found = set()
-    for node in ast.walk(tree):
-        names = []
-        if isinstance(node, ast.Name):
-            names = [node.id]
-        elif isinstance(node, ast.Attribute):
-            names = [node.attr]
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [node.name]
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            module = getattr(node, "module", None) or ""
-            names = [*module.split("."), *(part for a in node.names for part in a.name.split("."))]
-        found |= {n for n in names if n in SUSPECT_NAMES or n.startswith("check_")}
-    return sorted(found)
-
-
-def audit(directory: Path) -> list[str]:
-    """One line per answer cell of a collected submission (DIR/submitted/STUDENT/ASSIGNMENT/*.ipynb) whose code
-    reaches for the grading machinery; a teacher reads those cells before trusting their points."""
-    lines = []
-    for path in sorted((directory / "submitted").glob("*/*/*.ipynb")):
-        student, name = path.parent.parent.name, path.parent.name
-        for cell in nbformat.read(path, as_version=4).cells:
-            meta = cell.metadata.get("nbgrader", {})
-            found = suspicious(cell.source) if meta.get("solution") and cell.cell_type == "code" else []
-            if found:
-                lines.append(f"{student} {name} {meta.get('grade_id')}: {', '.join(found)}")
-    return lines
+def selected(only: list[str] | None, names: list[str]) -> list[str]:
+    """The notebooks ``--only`` names (number prefixes or whole names); every value must name one."""
+    if not only:
+        return names
+    unknown = [o for o in only if not any(n == o or n.startswith(f"{o}-") for n in names)]
+    if unknown:
+        raise CourseError(f"--only: {', '.join(unknown)} names no course notebook; expected a number prefix "
+                          f"({', '.join(n[:2] for n in names)}) or a whole name")
+    return [n for n in names if any(n == o or n.startswith(f"{o}-") for o in only)]
 
 
 def summary(course: dict[str, list[Graded]]) -> str:
@@ -404,32 +374,35 @@ def main(argv: list[str] | None = None) -> int:
                                      formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__)
     parser.add_argument("directory", type=Path, nargs="?", help="the course folder to write (created if missing)")
     parser.add_argument("--only", nargs="+", metavar="NN", help="only these notebooks (number prefixes or names)")
+    parser.add_argument("--force", action="store_true",
+                        help="write into a folder that already holds the course (keeps gradebook and submissions)")
     parser.add_argument("--summary", action="store_true", help="print the points per notebook; write nothing")
     parser.add_argument("--audit", action="store_true",
-                        help="list the answer cells of DIR/submitted/ that touch the checkers; write nothing")
+                        help="list the learner-written cells of DIR/submitted/ that touch the checkers; write nothing")
     args = parser.parse_args(argv)
     if args.directory is None and not args.summary:
         parser.error("give the course folder DIR (or --summary)")
-    if args.audit:
-        found = audit(args.directory)
-        print("\n".join(found) if found else "no answer cell touches the checkers")
-        return 0
-    names = course_notebooks()
-    if args.only:
-        names = [n for n in names if any(n == o or n.startswith(f"{o}-") for o in args.only)]
-        if len(names) == 0:
-            parser.error(f"no notebook matches {args.only}")
     try:
+        if args.audit:
+            import nbgrader_audit  # noqa: PLC0415  (tools/nbgrader_audit.py)
+
+            found = nbgrader_audit.audit(args.directory)
+            print("\n".join(found) if found else "no cell a learner wrote touches the checkers")
+            return 0
+        names = selected(args.only, course_notebooks())
         if args.summary:
             stems = set(course_notebooks())
             course = {name: assignment(name, stems)[1] for name in names}
         else:
-            course = write_course(args.directory, names)
-    except CourseError as error:
+            course = write_course(args.directory, names, force=args.force)
+    except (CourseError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1
     if not args.summary:
         print(f"wrote {args.directory / CONFIG_FILE} and {len(course)} assignment(s) under {args.directory / 'source'}")
+        stale = stale_assignments(args.directory, set(course_notebooks()))
+        if stale:
+            print(f"left in place under {args.directory / 'source'}, not course notebooks: {', '.join(stale)}")
     print(summary(course))
     return 0
 

@@ -5,7 +5,10 @@ A notebook prints a checker's :class:`Feedback` and never fails. A graded copy o
 displayed (the cell shows "Correct"), a wrong or missing one raises :class:`CheckFailed` whose message is the
 verdict, the reason and the hint, so the autograder scores the cell 0 and the learner's feedback shows why.
 nbgrader gives 0 points to a test cell that raises or writes to stderr, reads a value the cell returns as partial
-credit, and gives full points otherwise: so a right answer is displayed, not returned.
+credit, and gives full points otherwise: so a right answer is displayed, not returned (and what a learner's function
+writes to stderr while it is checked goes to stdout, see ``_running``). The graded test cell reloads this module and
+its checker's module before calling them, so a learner's cell that replaces ``attn_lib.exercises.assert_correct`` or
+a checker there changes nothing; a patch deeper in the kernel still can, which is what the course's audit is for.
 """
 
 from __future__ import annotations

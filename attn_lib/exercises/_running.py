@@ -7,13 +7,15 @@ where it happened), or a final verdict that ends the check (``NotImplementedErro
 functions the problem asks the learner to write -> ``used-attn-lib``; so is passing that function itself, see
 :func:`_forbidden_original`). While tracemalloc traces, ``Runner.peak`` is the peak memory of the learner's own
 call alone, and the call is charged only ``1/TRACED_DISCOUNT`` of its time. An interval timer the caller had
-armed is paused during the check and re-armed with what is left of it. Also: whether the learner's function can
+armed is paused during the check and re-armed with what is left of it. What the learner's function writes to
+``sys.stderr`` is written to ``sys.stdout`` instead (nbgrader scores 0 a test cell that writes to stderr). Also: whether the learner's function can
 be called with given arguments, and its return value as an array (or a :class:`Bad`). Which lines are the
 learner's: ``_learner_code``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import signal
@@ -258,7 +260,9 @@ class Runner:
     def _call(self, args, kwargs):
         self._patch()
         try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
+            # What the learner's function writes to stderr goes to stdout: the learner still reads it, and a graded
+            # test cell (nbgrader scores 0 a cell that writes to stderr) keeps its points for a right function.
+            with warnings.catch_warnings(), np.errstate(all="ignore"), contextlib.redirect_stderr(sys.stdout):
                 warnings.simplefilter("ignore")
                 result = self._run(args, kwargs)
         except NotImplementedError:

@@ -308,3 +308,17 @@ def test_an_answer_that_leaves_its_inputs_alone_gets_no_note():
 
     feedback = check_masked_softmax(masked_copy)
     assert feedback.passed and "in place" not in feedback.reason, feedback
+
+
+def test_what_the_learners_function_writes_to_stderr_is_shown_on_stdout_and_a_right_function_passes(capsys):
+    def chatty_softmax(x):
+        print("debugging: rows of", x.shape[-1], file=sys.stderr)
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+
+    stderr = sys.stderr
+    feedback = check_softmax(chatty_softmax)
+    out, err = capsys.readouterr()
+    assert feedback.passed, feedback
+    assert "debugging: rows of" in out and err == ""
+    assert sys.stderr is stderr  # the redirection ends with the check

@@ -1,0 +1,87 @@
+"""The audit of collected submissions: the code cells a learner could write (answer cells and inserted cells) that
+reach for the grading machinery, for the teacher to read before trusting their points.
+
+nbgrader puts every locked cell of the source notebook back before it autogrades; any other code cell of a
+submission runs as the learner wrote it: an answer cell, or a cell the learner inserted (it has no nbgrader id).
+Run it through ``python tools/nbgrader_course.py DIR --audit``.
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import nbformat
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from problems import python_source  # noqa: E402  (tools/problems.py)
+
+# What a learner's cell has no business touching: the grading machinery (a checker, its Feedback, assert_correct),
+# and the ways to reach past a name into modules or the namespace.
+SUSPECT_NAMES = {"exercises", "Feedback", "CheckFailed", "assert_correct", "builtins", "__builtins__", "sys",
+                 "importlib", "globals", "setattr", "get_ipython", "exec", "eval"}
+
+
+def suspicious(source: str) -> list[str]:
+    """What in a cell's code reaches for the grading machinery: checker names, attn_lib.exercises, Feedback, module
+    and namespace surgery (sorted, each once)."""
+    try:
+        tree = ast.parse(python_source(source))
+    except SyntaxError:
+        return ["does not parse"]
+    found = set()
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Name):
+            names = [node.id]
+        elif isinstance(node, ast.Attribute):
+            names = [node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names = [node.name]
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            module = getattr(node, "module", None) or ""
+            names = [*module.split("."), *(part for a in node.names for part in a.name.split("."))]
+        found |= {n for n in names if n in SUSPECT_NAMES or n.startswith("check_")}
+    return sorted(found)
+
+
+def locked_ids(source_notebook: Path) -> set[str]:
+    """The grade_ids of the cells nbgrader restores from the source notebook (locked, not solution cells)."""
+    if not source_notebook.is_file():
+        return set()
+    ids = set()
+    for cell in nbformat.read(source_notebook, as_version=4).cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("locked") and not meta.get("solution"):
+            ids.add(meta["grade_id"])
+    return ids
+
+
+def audit(directory: Path) -> list[str]:
+    """One line per learner-written code cell of a collected submission (DIR/submitted/STUDENT/ASSIGNMENT/*.ipynb)
+    that reaches for the grading machinery: answer cells by grade_id, inserted cells (and any cell whose nbgrader id
+    is not a locked cell of DIR/source/) by position.
+
+    Raises
+    ------
+    FileNotFoundError
+        When DIR/submitted/ does not exist (not a course folder, or nothing collected yet).
+    """
+    submitted = directory / "submitted"
+    if not submitted.is_dir():
+        raise FileNotFoundError(f"{directory}: no submitted/ folder (is it the course folder, and have you "
+                                "collected the submissions?)")
+    lines = []
+    for path in sorted(submitted.glob("*/*/*.ipynb")):
+        student, name = path.parent.parent.name, path.parent.name
+        restored = locked_ids(directory / "source" / name / path.name)
+        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+            if cell.cell_type != "code" or grade_id in restored:
+                continue
+            found = suspicious(cell.source)
+            if found:
+                where = grade_id if grade_id else f"inserted cell {index}"
+                lines.append(f"{student} {name} {where}: {', '.join(found)}")
+    return lines

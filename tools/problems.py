@@ -1,0 +1,83 @@
+"""What "a problem" is in a course notebook, defined once for the tools and the tests that read problems.
+
+A problem is a markdown cell whose heading names a problem ("### Problem 3: ..." in a learner notebook, "## Problem
+3: ..." in its solutions notebook), then the answer cell, then the checker cell ``check_...(...)``. It asks for a
+function when its answer cell defines one (``def ...`` at the top of the cell); otherwise it asks for a prediction
+(a number, a shape, a choice). The numbered notebooks are the ones tools/nav.py lists from course.toml.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nav  # noqa: E402  (tools/nav.py)
+
+HEADING = re.compile(r"^#+\s*.*\b(problem|exercise)s?\b", re.IGNORECASE | re.MULTILINE)
+
+
+class ProblemShapeError(ValueError):
+    """A problem heading that is not followed by an answer cell and a checker cell."""
+
+
+@dataclass
+class Problem:
+    heading: str  # the first line of the problem's cell, without its "#"s
+    index: int  # the heading cell's index in its notebook
+    answer: nbformat.NotebookNode
+    checker: nbformat.NotebookNode
+
+    @property
+    def asks_for_a_function(self) -> bool:
+        return asks_for_a_function(self.answer)
+
+
+def is_problem_heading(cell) -> bool:
+    return cell.cell_type == "markdown" and bool(HEADING.search(cell.source))
+
+
+def python_source(source: str) -> str:
+    """A code cell's source with IPython magics and shell escapes blanked, so that ast can parse it."""
+    return "\n".join("" if line.lstrip().startswith(("%", "!")) else line for line in source.splitlines())
+
+
+def asks_for_a_function(answer_cell) -> bool:
+    """Whether a problem's answer cell defines a function (the learner writes it) rather than a value."""
+    try:
+        body = ast.parse(python_source(answer_cell.source)).body
+    except SyntaxError:
+        return False
+    return any(isinstance(node, ast.FunctionDef) for node in body)
+
+
+def problems(nb, where: str) -> list[Problem]:
+    """Every problem of ``nb``: its heading cell with the answer cell and the checker cell under it.
+
+    Raises
+    ------
+    ProblemShapeError
+        When a heading is not followed by two code cells; the message starts with ``where``.
+    """
+    found = []
+    for i, cell in enumerate(nb.cells):
+        if is_problem_heading(cell):
+            heading = cell.source.strip().splitlines()[0].lstrip("#").strip()
+            pair = nb.cells[i + 1:i + 3]
+            if len(pair) < 2 or any(c.cell_type != "code" for c in pair):
+                raise ProblemShapeError(f"{where}: {heading!r} should be followed by an answer cell and a checker "
+                                        "cell")
+            found.append(Problem(heading, i, *pair))
+    return found
+
+
+def numbered_notebooks(notebooks: Path = NOTEBOOKS) -> list[str]:
+    """The course's numbered notebooks (00 to 10), by stem, in reading order, as tools/nav.py lists them."""
+    return [entry.stem for entry in nav.course_entries(notebooks, nav.load_course())]
