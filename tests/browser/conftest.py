@@ -32,7 +32,8 @@ def lab():
 
 @pytest.fixture(scope="session")
 def chromium():
-    """Headless Chromium without a JupyterLab server, for static pages (the reading copy)."""
+    """The session's one headless Chromium: static pages (the reading copy) use it alone, JupyterLab's tests through
+    ``browser``. Playwright's sync API runs one instance per thread, so a second ``sync_playwright()`` would fail."""
     require_browser()
     from playwright.sync_api import sync_playwright
 
@@ -43,13 +44,9 @@ def chromium():
 
 
 @pytest.fixture(scope="session")
-def browser(lab):
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = lab_driver.launch_chromium(playwright)
-        yield chromium
-        chromium.close()
+def browser(lab, chromium):
+    """Chromium with the session's JupyterLab server running."""
+    return chromium
 
 
 @pytest.fixture
