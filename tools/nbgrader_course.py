@@ -53,6 +53,7 @@ import ast
 import re
 import shutil
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -80,6 +81,9 @@ HIDDEN_NOTE = "# Checked when you hand the notebook in; the checker's reason com
 GRADER_IMPORT = ("from importlib import import_module, reload  # the course's own checker, reloaded from attn_lib\n"
                  "{checker} = reload(import_module(\"{module}\")).{checker}\n"
                  "assert_correct = reload(import_module(\"attn_lib.exercises._grading\")).assert_correct")
+# A prediction's answer variable, and the line that empties it after its check.
+ANSWER = "answer"
+ANSWER_RESET = f"    {ANSWER} = None  # the next problem's check reads that problem's answer, never this one's"
 NOTEBOOK_LINK = re.compile(r"\]\(([\w.-]+)\.ipynb\)")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")  # a markdown link's or image's target
 URL = re.compile(r"^[a-z][\w+.-]*:", re.IGNORECASE)
@@ -209,8 +213,14 @@ def solution_source(placeholder: str, solution: str) -> str:
 
 
 def test_source(checker: str, call_source: str, hidden: bool) -> str:
+    """A test cell's source; a call that reads ``answer`` is wrapped so that ``answer`` is None after it whatever
+    happens: an answer cell that raises before it assigns then reads as not answered at the next problem, instead
+    of leaving that problem's check to judge the previous problem's answer."""
     module = getattr(attn_lib.exercises, checker).__module__  # where the checker is defined, not re-exported
-    lines = [GRADER_IMPORT.format(checker=checker, module=module), f"assert_correct({call_source})"]
+    check = f"assert_correct({call_source})"
+    if any(isinstance(node, ast.Name) and node.id == ANSWER for node in ast.walk(ast.parse(call_source))):
+        check = "\n".join(["try:", textwrap.indent(check, "    "), "finally:", ANSWER_RESET])
+    lines = [GRADER_IMPORT.format(checker=checker, module=module), check]
     return "\n".join([HIDDEN_NOTE, BEGIN_HIDDEN, *lines, END_HIDDEN] if hidden else lines)
 
 
