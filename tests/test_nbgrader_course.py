@@ -2,8 +2,8 @@
 
 Every notebook is generated and released (``generate_assignment``); notebook 06 (three functions to write, three
 predictions) is also handed in by three learners, autograded and given feedback: the solutions, the released copy
-untouched, and a submission with a classic mistake, a call of attn_lib's own function, rebound checkers and an
-emptied test cell; a fourth hands in the untouched copy with an inserted cell that patches attn_lib.exercises, and
+untouched, and a submission with a classic mistake, a call of attn_lib's own function, rebound checkers, a
+prediction's answer cell that raises and an emptied test cell; a fourth hands in the untouched copy with an inserted cell that patches attn_lib.exercises, and
 one right function that writes to stderr.
 The other notebooks' solutions are autograded by benchmarks/autograde_course.py.
 """
@@ -32,7 +32,7 @@ import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
 from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 
-from attn_lib.exercises import check_causal_mask, check_masked_softmax  # noqa: E402
+from attn_lib.exercises import CheckFailed, check_causal_mask, check_masked_softmax  # noqa: E402
 
 NAMES = course.course_notebooks()
 GRADED = "06-masking"
@@ -233,6 +233,8 @@ def my_padding_mask(lengths, m):
 def check_padding_mask(fn):
     return Feedback(True, "Looks right to me.")
 '''
+# A prediction's answer cell that fails before it assigns: the answer it leaves is the previous problem's.
+RAISES_BEFORE_ANSWERING = 'answer = int("two")'
 REBINDS_PREDICTION_CHECKER = '''\
 from attn_lib.exercises import Feedback
 
@@ -281,7 +283,7 @@ def graded_06(released):
     root, _ = released
     right = solutions(read(root, "source", GRADED))
     wrong = {"problem-1-answer": MASK_AFTER_SOFTMAX, "problem-2-answer": REBINDS_PREDICTION_CHECKER,
-             "problem-4-answer": "answer = 1", "problem-5-answer": CALLS_ATTN_LIB,
+             "problem-4-answer": RAISES_BEFORE_ANSWERING, "problem-5-answer": CALLS_ATTN_LIB,
              "problem-6-answer": REBINDS_FUNCTION_CHECKER}
     emptied_test = {"problem-4-check": "pass"}  # a locked cell edited outside JupyterLab: nbgrader restores it
     hand_in(root, "solved", GRADED, right)
@@ -344,11 +346,34 @@ def test_feedback_shows_the_checkers_reason_for_the_mistake_and_for_calling_attn
     assert "Not answered yet" in untouched and "mask-after" not in untouched
 
 
+def test_a_failed_test_cell_scores_nothing_and_shows_only_the_checkers_words(graded_06):
+    root, scores, wrong = graded_06
+    assert scores["mistaken"]["problem-1-check"][0] == 0
+    cells = {cell_grading(c).get("grade_id"): c for c in read(root, "autograded/mistaken", GRADED).cells}
+    errors = [o for o in cells["problem-1-check"].outputs if o.output_type == "error"]
+    assert len(errors) == 1 and errors[0].ename == "CheckFailed"
+    expected = CheckFailed(check_masked_softmax(_run(wrong["problem-1-answer"], "masked_softmax")))
+    assert errors[0].traceback == expected._render_traceback_()  # no test source, no frame of _grading.py
+    page = (root / "feedback" / "mistaken" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8")
+    hidden = sum(course.BEGIN_HIDDEN in c.source for c in cells.values())
+    assert "_grading.py" not in page and page.count(course.BEGIN_HIDDEN) == hidden  # each hidden test's source once
+
+
+def test_a_prediction_whose_answer_cell_fails_is_not_judged_on_the_previous_answer(graded_06):
+    root, scores, _ = graded_06
+    assert scores["mistaken"]["problem-3-check"][0] > 0  # the previous problem's answer was right (and is 1 / 6)
+    check = next(c for c in read(root, "autograded/mistaken", GRADED).cells
+                 if cell_grading(c).get("grade_id") == "problem-4-check")
+    error = next(o for o in check.outputs if o.output_type == "error")
+    assert error.traceback[0].startswith("Not answered yet:"), error.traceback
+
+
 def test_the_audit_names_the_learners_cells_that_touch_the_checkers_inserted_ones_too_and_nothing_else(graded_06):
     root, _, _ = graded_06
     inserted_at = 1 + [cell_grading(c).get("grade_id") for c in read(root, "release", GRADED).cells].index("cell-000")
     assert nbgrader_audit.audit(root) == [
-        f"inserted {GRADED} inserted cell {inserted_at}: Feedback, assert_correct, check_choice, exercises, setattr",
+        f"inserted {GRADED} inserted cell {inserted_at}: Feedback, assert_correct, check_choice, exercises, "
+        "setattr, sets e.assert_correct, sets e.check_choice",
         f"inserted {GRADED} problem-1-answer: sys",
         f"mistaken {GRADED} problem-2-answer: Feedback, check_choice, exercises",
         f"mistaken {GRADED} problem-6-answer: Feedback, check_padding_mask, exercises"]
@@ -356,8 +381,30 @@ def test_the_audit_names_the_learners_cells_that_touch_the_checkers_inserted_one
 
 def test_a_learner_reaching_into_the_grading_machinery_is_listed():
     assert nbgrader_audit.suspicious("import attn_lib.exercises as e\ne.assert_correct = lambda f: f") == [
-        "assert_correct", "exercises"]
-    assert nbgrader_audit.suspicious("import sys\nsys.modules['attn_lib'] = None") == ["sys"]
+        "assert_correct", "exercises", "sets e.assert_correct"]
+    assert nbgrader_audit.suspicious("import sys\nsys.modules['attn_lib'] = None") == ["sys", "sys.modules"]
+    assert nbgrader_audit.suspicious("import sys\nprint('here', file=sys.stderr)") == ["sys"]  # a debug print
+
+
+@pytest.mark.parametrize(("source", "named"), [
+    ('g = __import__("attn_lib." + "exer" + "cises")\nvars(g)["assert_" + "correct"] = print', ["__import__", "vars"]),
+    ('globals()["check_" + "number"] = print', ["globals"]),
+    ('import attn_lib\ngetattr(attn_lib, "exer" + "cises").assert_correct = print', ["assert_correct", "getattr"]),
+    ('delattr(e, "x")', ["delattr"]),
+    ("import importlib\nm = importlib.import_module('attn_lib')", ["importlib"]),
+    ('exec("x = 1")\neval("1")\ncompile("1", "x", "eval")', ["compile", "eval", "exec"]),
+    ("numpy.isclose = lambda *a, **k: True", ["sets numpy.isclose"]),
+    ("import numpy as n\nn.allclose, n.isfinite = print, print\ndel n.array_equal",
+     ["deletes n.array_equal", "sets n.allclose", "sets n.isfinite"]),
+    ("import math\nmath.isfinite = lambda x: True", ["sets math.isfinite"]),
+    ("np.testing.assert_allclose += 1", ["sets np.testing.assert_allclose"]),
+])
+def test_the_audit_names_dodges_and_patched_modules(source, named):
+    assert nbgrader_audit.suspicious(source) == named
+
+
+def test_setting_an_attribute_of_a_learners_own_object_is_not_listed():
+    assert nbgrader_audit.suspicious("x = np.zeros(6)\nx.shape = (2, 3)\nclass A: pass\na = A()\na.b = 1") == []
     assert nbgrader_audit.suspicious("def softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e") == []
     assert nbgrader_audit.suspicious("def broken(:") == ["does not parse"]
 

@@ -37,3 +37,27 @@ def test_a_heading_without_its_two_code_cells_is_refused_by_name():
                                          nbformat.v4.new_code_cell("answer = None")])
     with pytest.raises(problems.ProblemShapeError, match="here: 'Problem 1: one' should be followed"):
         problems.problems(nb, "here")
+
+
+def _problem_then(*after):
+    """A notebook of one prediction problem, then the cells ``after`` (("code", has_output) or ("markdown", text))."""
+    md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
+    cells = [md("### Problem 1: a guess"), code("answer = None"), code("check_number(answer, 2)")]
+    for kind, what in after:
+        cell = code("print(2)") if kind == "code" else md(what)
+        if kind == "code" and what:
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout", text="2\n")]
+        cells.append(cell)
+    nb = nbformat.v4.new_notebook(cells=cells)
+    return nb, problems.problems(nb, "test")[0]
+
+
+@pytest.mark.parametrize("after, follows", [
+    ([("code", True)], True),
+    ([("markdown", "Prose first."), ("code", False), ("code", True)], True),
+    ([("markdown", "## The next idea"), ("code", True)], False),
+    ([("code", False)], False),
+    ([], False),
+])
+def test_a_code_cell_with_output_before_the_next_heading_follows_the_checker(after, follows):
+    assert problems.output_follows(*_problem_then(*after)) is follows

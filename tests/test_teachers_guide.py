@@ -16,6 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import nbgrader_course  # noqa: E402  (tools/nbgrader_course.py)
 import notebook_minutes  # noqa: E402
+import problems  # noqa: E402  (tools/problems.py)
 
 GUIDE = (ROOT / "docs" / "teachers-guide.md").read_text(encoding="utf-8")
 NOTEBOOKS = notebook_minutes.paths()  # the numbered notebooks, as tools/nav.py lists them
@@ -60,6 +61,40 @@ def test_the_guides_points_table_is_what_summary_prints(capsys):
     assert nbgrader_course.main(["--summary"]) == 0
     printed = capsys.readouterr().out.strip()
     section = GUIDE.split("## Grading with nbgrader", 1)[1].split("\n## ", 1)[0]
-    after = section.split("`python tools/nbgrader_course.py --summary` prints this table:", 1)[1].strip()
+    after = section.split("`python ~/REPO/tools/nbgrader_course.py --summary` prints this table:", 1)[1].strip()
     table = list(itertools.takewhile(lambda line: line.startswith("|"), after.splitlines()))
     assert "\n".join(table) == printed
+
+
+def grading_section() -> str:
+    return " ".join(GUIDE.split("## Grading with nbgrader", 1)[1].split("\n## ", 1)[0].split())
+
+
+def test_the_guides_timeout_per_cell_is_the_configs():
+    timeout = re.search(r"c\.Execute\.timeout = (\d+)", nbgrader_course.CONFIG).group(1)
+    assert f"{timeout} s per cell" in grading_section()
+
+
+def test_the_guides_nbgrader_pin_for_the_hub_image_is_requirements_teachers():
+    pin = next(line for line in (ROOT / "requirements-teacher.txt").read_text(encoding="utf-8").splitlines()
+               if line.startswith("nbgrader"))
+    assert f'python -m pip install "{pin}"' in grading_section()
+
+
+def test_the_guides_count_of_predictions_measured_after_their_checker_is_the_notebooks():
+    followed, predictions, in_06 = 0, 0, []
+    for path in NOTEBOOKS:
+        nb = nbformat.read(path, as_version=4)
+        for problem in problems.problems(nb, path.name):
+            if problem.asks_for_a_function:
+                continue
+            predictions += 1
+            followed += problems.output_follows(nb, problem)
+            if path.name.startswith("06-"):  # the guide says: printed by the code cell right after the checker
+                after = nb.cells[problem.index + 3]
+                in_06.append(after.cell_type == "code" and bool(after.outputs))
+    words = {3: "three"}
+    assert in_06 and all(in_06)
+    text = grading_section()
+    assert f"in 06 each of the {words.get(len(in_06), len(in_06))} predictions" in text
+    assert f"{followed} of the {predictions} predictions have a code cell with output after the checker" in text

@@ -18,18 +18,54 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from problems import python_source  # noqa: E402  (tools/problems.py)
 
 # What a learner's cell has no business touching: the grading machinery (a checker, its Feedback, assert_correct),
-# and the ways to reach past a name into modules or the namespace.
+# and the ways to reach past a name into modules, attributes or the namespace. "sys" is reported on its own: an
+# honest debug print (`print(..., file=sys.stderr)`) uses it, so a cell whose only hit is "sys" is usually that.
 SUSPECT_NAMES = {"exercises", "Feedback", "CheckFailed", "assert_correct", "builtins", "__builtins__", "sys",
-                 "importlib", "globals", "setattr", "get_ipython", "exec", "eval"}
+                 "importlib", "__import__", "globals", "locals", "vars", "getattr", "setattr", "delattr",
+                 "get_ipython", "exec", "eval", "compile"}
+# Modules whose attributes a learner's cell should never set, imported in the cell or not.
+PATCHED_MODULES = {"np", "numpy", "attn_lib", "math"}
+
+
+def _root(node: ast.expr) -> str | None:
+    """The name an attribute chain starts from (``np`` for ``np.linalg.norm``), or None."""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def _targets(node: ast.AST) -> list[ast.expr]:
+    """What an assignment or del statement writes to, tuples unpacked."""
+    if isinstance(node, ast.Assign):
+        found = list(node.targets)
+    elif isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+        found = [node.target]
+    elif isinstance(node, ast.Delete):
+        found = list(node.targets)
+    else:
+        return []
+    flat = []
+    while found:
+        target = found.pop()
+        if isinstance(target, (ast.Tuple, ast.List)):
+            found.extend(target.elts)
+        else:
+            flat.append(target)
+    return flat
 
 
 def suspicious(source: str) -> list[str]:
     """What in a cell's code reaches for the grading machinery: checker names, attn_lib.exercises, Feedback, module
-    and namespace surgery (sorted, each once)."""
+    and namespace surgery (``sys.modules``, ``__import__``, ``vars(``, ``setattr`` ...), and an attribute set or
+    deleted on a module the cell imports or on numpy, math or attn_lib (``sets np.isclose``); sorted, each once."""
     try:
         tree = ast.parse(python_source(source))
     except SyntaxError:
         return ["does not parse"]
+    imported = set(PATCHED_MODULES)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            imported |= {(a.asname or a.name).split(".")[0] for a in node.names}
     found = set()
     for node in ast.walk(tree):
         names = []
@@ -37,12 +73,18 @@ def suspicious(source: str) -> list[str]:
             names = [node.id]
         elif isinstance(node, ast.Attribute):
             names = [node.attr]
+            if node.attr == "modules" and _root(node) == "sys":
+                found.add("sys.modules")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names = [node.name]
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             module = getattr(node, "module", None) or ""
             names = [*module.split("."), *(part for a in node.names for part in a.name.split("."))]
         found |= {n for n in names if n in SUSPECT_NAMES or n.startswith("check_")}
+        verb = "deletes" if isinstance(node, ast.Delete) else "sets"
+        for target in _targets(node):
+            if isinstance(target, ast.Attribute) and _root(target) in imported:
+                found.add(f"{verb} {ast.unparse(target)}")
     return sorted(found)
 
 

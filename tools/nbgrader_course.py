@@ -53,6 +53,7 @@ import ast
 import re
 import shutil
 import sys
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -80,6 +81,9 @@ HIDDEN_NOTE = "# Checked when you hand the notebook in; the checker's reason com
 GRADER_IMPORT = ("from importlib import import_module, reload  # the course's own checker, reloaded from attn_lib\n"
                  "{checker} = reload(import_module(\"{module}\")).{checker}\n"
                  "assert_correct = reload(import_module(\"attn_lib.exercises._grading\")).assert_correct")
+# A prediction's answer variable, and the line that empties it after its check.
+ANSWER = "answer"
+ANSWER_RESET = f"    {ANSWER} = None  # the next problem's check reads that problem's answer, never this one's"
 NOTEBOOK_LINK = re.compile(r"\]\(([\w.-]+)\.ipynb\)")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")  # a markdown link's or image's target
 URL = re.compile(r"^[a-z][\w+.-]*:", re.IGNORECASE)
@@ -98,8 +102,10 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 # released cell is the placeholder the course's own notebook shows (not nbgrader's `raise NotImplementedError()`).
 c.ClearSolutions.code_stub = {{"python": ""}}
 
-# Seconds per cell: notebook 09 trains small models, 10 reads a trained one; explorers run headless.
-c.Execute.timeout = 600
+# Seconds per cell. The slowest cell of any notebook takes under 3 s (09's training sweep); 120 s leaves a wide margin
+# for a loaded machine and costs a learner's endless loop in a top-level cell 2 minutes, not 10. A learner's function
+# that loops is stopped by its checker after 10 s.
+c.Execute.timeout = 120
 # A cell that runs past that is interrupted and fails; the notebook's other cells still run and are scored.
 c.Execute.interrupt_on_timeout = True
 '''
@@ -209,8 +215,14 @@ def solution_source(placeholder: str, solution: str) -> str:
 
 
 def test_source(checker: str, call_source: str, hidden: bool) -> str:
+    """A test cell's source; a call that reads ``answer`` is wrapped so that ``answer`` is None after it whatever
+    happens: an answer cell that raises before it assigns then reads as not answered at the next problem, instead
+    of leaving that problem's check to judge the previous problem's answer."""
     module = getattr(attn_lib.exercises, checker).__module__  # where the checker is defined, not re-exported
-    lines = [GRADER_IMPORT.format(checker=checker, module=module), f"assert_correct({call_source})"]
+    check = f"assert_correct({call_source})"
+    if any(isinstance(node, ast.Name) and node.id == ANSWER for node in ast.walk(ast.parse(call_source))):
+        check = "\n".join(["try:", textwrap.indent(check, "    "), "finally:", ANSWER_RESET])
+    lines = [GRADER_IMPORT.format(checker=checker, module=module), check]
     return "\n".join([HIDDEN_NOTE, BEGIN_HIDDEN, *lines, END_HIDDEN] if hidden else lines)
 
 

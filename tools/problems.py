@@ -81,3 +81,14 @@ def problems(nb, where: str) -> list[Problem]:
 def numbered_notebooks(notebooks: Path = NOTEBOOKS) -> list[str]:
     """The course's numbered notebooks (00 to 10), by stem, in reading order, as tools/nav.py lists them."""
     return [entry.stem for entry in nav.course_entries(notebooks, nav.load_course())]
+
+
+def output_follows(nb, problem: Problem) -> bool:
+    """Whether a code cell with output follows ``problem``'s checker before the next heading: usually the cell that
+    measures a prediction's answer, which a learner who runs ahead can read before answering."""
+    for cell in nb.cells[problem.index + 3:]:
+        if cell.cell_type == "markdown" and cell.source.lstrip().startswith("#"):
+            return False
+        if cell.cell_type == "code" and cell.get("outputs"):
+            return True
+    return False

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..attention import attention as _attention
 from ._check_attention import _diagnose_output
-from ._compare import first_difference, is_right
+from ._compare import allclose, first_difference, is_right
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, Mistake, judge
 from ._running import Runner, _has_parameter
@@ -265,7 +265,7 @@ def _memory_check(fn, run) -> Feedback | None:
     out, peak = _peak(run, Q, K, V, c)
     if peak - (Q.nbytes + K.nbytes + V.nbytes) < 0.75 * n * m * 4:
         return None
-    right = isinstance(out, np.ndarray) and out.shape == (n, 1) and np.allclose(
+    right = isinstance(out, np.ndarray) and out.shape == (n, 1) and allclose(
         np.asarray(out, float), _attention(Q, K, V), rtol=1e-3, atol=1e-5)
     return _fail(
         "full-score-matrix",

@@ -10,6 +10,7 @@ import numpy as np
 from .._checks import check_size
 from ..cost import attention_cost
 from ._check_answers import _check_mistakes, _how_far
+from ._compare import isclose, isfinite
 from ._feedback import Feedback, _blank, _fail, _not_answered
 
 
@@ -22,7 +23,7 @@ def _as_number(answer):
     if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
         return None
     value = float(answer)
-    return value if np.isfinite(value) else None
+    return value if isfinite(value) else None
 
 
 def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
@@ -187,13 +188,13 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
             "not-a-number",
             f"Your answer should be a number, like 64_000_000 or 6.4e7; got {type(answer).__name__} {answer!r}.",
         )
-    if np.isclose(value, right, rtol=1e-9, atol=0):
+    if isclose(value, right, rtol=1e-9, atol=0):
         return Feedback(True, f"{_fmt_int(right)} is right.")
     for wrong, mid, reason, hint in own:
-        if np.isclose(value, wrong, rtol=1e-9, atol=0):
+        if isclose(value, wrong, rtol=1e-9, atol=0):
             return _fail(mid, reason, _count_hint(quantity) if hint is None else hint)
     for mid, wrong, reason, *rounded in candidates:  # a unit conversion may be rounded to 3 or 4 digits
-        if wrong != right and np.isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
+        if wrong != right and isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
             return _fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))
     return _fail("wrong-count", _how_far(value, right), _count_hint(quantity))
 

@@ -10,6 +10,11 @@ import numpy as np
 if TYPE_CHECKING:
     from ._judge import Case
 
+# The numpy functions a verdict rests on, bound when attn_lib.exercises is first imported (a notebook's setup cell,
+# before any learner code): a learner's cell that later rebinds ``numpy.isclose`` does not change a verdict. The
+# graded test cell reloads a checker's module, not this one, so the checkers that import these keep them too.
+isclose, allclose, isfinite, array_equal = np.isclose, np.allclose, np.isfinite, np.array_equal
+
 
 def tolerance(dtype, case: Case) -> tuple[float, float]:
     """(rtol, atol) for a learner's answer of ``dtype`` on ``case``: 64 roundings at the case's scale, of that
@@ -26,20 +31,20 @@ def tolerance(dtype, case: Case) -> tuple[float, float]:
 
 def close(got, want, tol) -> np.ndarray:
     rtol, atol = tol
-    return np.isclose(got, want, rtol=rtol, atol=atol)
+    return isclose(got, want, rtol=rtol, atol=atol)
 
 
 def is_right(got, case: Case, tol) -> bool:
     return (
         isinstance(got, np.ndarray)
         and got.shape == case.expected.shape
-        and bool(np.isfinite(got).all())
+        and bool(isfinite(got).all())
         and bool(close(got, case.expected, tol).all())
     )
 
 
 def nonfinite(got) -> bool:
-    return isinstance(got, np.ndarray) and got.size > 0 and not np.isfinite(got).all()
+    return isinstance(got, np.ndarray) and got.size > 0 and not isfinite(got).all()
 
 
 def fmt(x: float, digits: int = 4) -> str:
@@ -85,7 +90,7 @@ def two_numbers(a: float, b: float) -> tuple[str, str]:
 def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=None) -> str:
     """Where ``got`` first differs from ``want`` (same shape), how much at most, and whether rounding may explain
     it (when the two agree to several digits)."""
-    bad = ~close(got, want, tol) | ~np.isfinite(got)
+    bad = ~close(got, want, tol) | ~isfinite(got)
     where = np.argwhere(bad)
     first = tuple(where[0])
     g, w = float(got[first]), float(want[first])

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ._compare import close, first_difference, index, is_right, nonfinite, tolerance
+from ._compare import close, first_difference, index, is_right, isfinite, nonfinite, tolerance
 from ._feedback import Feedback, _fail
 from ._pieces import _OVERFLOW
 from ._running import Bad, Raised, _copy
@@ -40,14 +40,14 @@ def _agree(got, want, tol, strict: bool):
         return isinstance(got, Raised) and type(got.exc) is type(want.exc) and _gist(got.exc) == _gist(want.exc)
     if isinstance(got, (Raised, Bad)):
         return False
-    finite = np.isfinite(want)
+    finite = isfinite(want)
     if not strict and want.size and finite.mean() < 0.5:
         return None
     if got.shape != want.shape:
         return False
-    if strict and (np.isfinite(got) != finite).any():
+    if strict and (isfinite(got) != finite).any():
         return False
-    return bool(np.isfinite(got[finite]).all() and close(got[finite], want[finite], tol).all())
+    return bool(isfinite(got[finite]).all() and close(got[finite], want[finite], tol).all())
 
 
 def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset(), ignore=frozenset()) -> bool:
@@ -64,7 +64,7 @@ def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset(), i
         if verdict:
             agreed = True
             if isinstance(want, Raised) or want.shape != case.expected.shape or not (
-                np.isfinite(want).all() and close(want, case.expected, tolerance(np.float64, case)).all()
+                isfinite(want).all() and close(want, case.expected, tolerance(np.float64, case)).all()
             ):
                 differs = True
     return agreed and differs
@@ -87,7 +87,7 @@ def report_mistake(mistake: Mistake, variant, results, cases, overflow) -> Feedb
     for i in sorted(overflow):
         want = variant_outcome(variant, cases[i])
         got = results[i]
-        if isinstance(want, np.ndarray) and want.shape == got.shape and np.isfinite(want[~np.isfinite(got)]).all():
+        if isinstance(want, np.ndarray) and want.shape == got.shape and isfinite(want[~isfinite(got)]).all():
             reason += f" Also, on {cases[i].label} your answer has NaN or inf. " + _OVERFLOW
             break
     return _fail(mistake.id, reason, mistake.hint)
@@ -213,7 +213,7 @@ def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None
             return _fail(
                 "non-finite-output",
                 f"For {case.label}, your {problem.what} has NaN or inf (first at "
-                f"{index(np.argwhere(~np.isfinite(got))[0])}); the right {problem.what} is finite.",
+                f"{index(np.argwhere(~isfinite(got))[0])}); the right {problem.what} is finite.",
                 "Look for exp of large numbers, 0/0 (a row whose exponentials are all 0), or -inf reaching a "
                 "product.",
             )

@@ -93,18 +93,18 @@ class Feedback:
 _UNBREAKABLE = re.compile(r"\[[^\[\]]{0,40}\]|\([^()]{0,40}\)|\w+ (?:<=|>=|!=|==|<|>) \w+")
 
 
-def _wrap(text: str) -> list[str]:
+def _wrap(text: str, width: int = _WIDTH) -> list[str]:
     text = _UNBREAKABLE.sub(lambda match: match.group(0).replace(" ", "\0"), text)
-    return [line.replace("\0", " ") for line in _wrap_paragraphs(text)]
+    return [line.replace("\0", " ") for line in _wrap_paragraphs(text, width)]
 
 
-def _wrap_paragraphs(text: str) -> list[str]:
+def _wrap_paragraphs(text: str, width: int = _WIDTH) -> list[str]:
     lines = []
     for paragraph in text.split("\n"):
         indent = "  " if paragraph.startswith("- ") else ""
         lines.extend(
             textwrap.wrap(
-                paragraph, width=_WIDTH, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
+                paragraph, width=width, subsequent_indent=indent, break_long_words=False, break_on_hyphens=False
             )
             or [""]
         )

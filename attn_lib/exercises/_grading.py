@@ -3,7 +3,8 @@
 A notebook prints a checker's :class:`Feedback` and never fails. A graded copy of the course (built by
 ``tools/nbgrader_course.py``) wraps the same call in :func:`assert_correct`: a right answer's feedback is
 displayed (the cell shows "Correct"), a wrong or missing one raises :class:`CheckFailed` whose message is the
-verdict, the reason and the hint, so the autograder scores the cell 0 and the learner's feedback shows why.
+verdict, the reason and the hint (wrapped for ``nbgrader validate``, and all that IPython shows of it), so the
+autograder scores the cell 0 and the learner's feedback shows why.
 nbgrader gives 0 points to a test cell that raises or writes to stderr, reads a value the cell returns as partial
 credit, and gives full points otherwise: so a right answer is displayed, not returned (and what a learner's function
 writes to stderr while it is checked goes to stdout, see ``_running``). The graded test cell reloads this module and
@@ -13,15 +14,35 @@ a checker there changes nothing; a patch deeper in the kernel still can, which i
 
 from __future__ import annotations
 
-from ._feedback import Feedback
+from ._feedback import NOT_ANSWERED, Feedback, _wrap
+
+# Columns of CheckFailed's text: `nbgrader validate` (the learner's Validate button) cuts lines at about 88.
+WIDTH = 76
+# A missing answer's hint in a graded cell, which a learner reads while working and in the hand-in feedback alike
+# (the notebook's own hint, "run that cell, then run this one again", means nothing in the feedback).
+NOT_ANSWERED_HINT = ("Write your answer in the answer cell above, in place of `None`, `...` or "
+                     "`raise NotImplementedError`.")
 
 
 class CheckFailed(AssertionError):
-    """A graded problem's answer is wrong or missing; ``feedback`` holds the checker's answer."""
+    """A graded problem's answer is wrong or missing; ``feedback`` holds the checker's answer.
+
+    Its text is the verdict, the reason and the hint wrapped at :data:`WIDTH` columns, and it is also what IPython
+    shows for it (``_render_traceback_``): the failing cell's output is the checker's words, not a traceback that
+    repeats the test cell's hidden source and this file's path.
+    """
 
     def __init__(self, feedback: Feedback):
-        super().__init__(str(feedback))
+        hint = NOT_ANSWERED_HINT if feedback.mistake == NOT_ANSWERED else feedback.hint
+        lines = _wrap(f"{feedback.verdict}: {feedback.reason}", WIDTH)
+        if hint:
+            lines += _wrap(f"Hint: {hint}", WIDTH)
+        super().__init__("\n".join(lines))
         self.feedback = feedback
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows in place of a traceback (and nbgrader's feedback with them)."""
+        return str(self).split("\n")
 
 
 def assert_correct(feedback: Feedback) -> None:

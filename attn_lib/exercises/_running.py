@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from ._compare import array_equal
 from ._feedback import NOT_ANSWERED, Feedback, _fail, _not_answered
 from ._learner_code import _learner_line
 
@@ -85,7 +86,7 @@ def _copy(value):
 
 def _same(a: np.ndarray, b) -> bool:
     try:
-        return a.shape == np.shape(b) and bool(np.array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
+        return a.shape == np.shape(b) and bool(array_equal(a, b, equal_nan=a.dtype.kind in "fc"))
     except Exception:  # an array numpy cannot compare: say nothing
         return True
 

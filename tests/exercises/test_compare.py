@@ -1,7 +1,10 @@
 """Comparing with the right answer: the tolerance of the answer's dtype, and differences printed so that the
 two numbers differ."""
 
+import importlib
+
 import numpy as np
+import pytest
 
 from attn_lib.exercises._compare import agreeing_digits, two_numbers
 from attn_lib.exercises._judge import judge
@@ -33,3 +36,17 @@ def test_digits_agree_and_differ():
 def test_wrong_value_close_to_right_names_rounding():
     feedback = judge(lambda x: softmax_rows(x) * (1 + 3e-4 * (np.arange(x.shape[-1]) == 0)), PROBLEM)
     assert "significant digits" in feedback.reason and "rounding" in feedback.reason
+
+
+@pytest.mark.parametrize("patched", ["isclose", "allclose", "isfinite", "array_equal"])
+def test_a_numpy_function_patched_after_import_does_not_pass_a_wrong_answer(monkeypatch, patched):
+    """A learner's cell that rebinds numpy.isclose (or another function a verdict rests on) to always say yes, then
+    the graded test cell's reload of the checker's module: the verdicts still use the functions bound when
+    attn_lib.exercises was imported."""
+    elementwise = patched in ("isclose", "isfinite")  # these answer per entry: all True, in the input's shape
+    monkeypatch.setattr(np, patched, lambda a, *args, **kwargs: np.ones(np.shape(a), bool) if elementwise else True)
+    count = importlib.reload(importlib.import_module("attn_lib.exercises._check_count")).check_count
+    masked = importlib.reload(importlib.import_module("attn_lib.exercises._check_masked_softmax")).check_masked_softmax
+    assert not count("scores", 12345, n=4).passed
+    assert not masked(lambda scores, mask: np.where(mask, scores, 0.0)).passed
+    assert not judge(lambda x: softmax_rows(x) * 1.01, PROBLEM).passed

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from attn_lib.exercises import CheckFailed, Feedback, assert_correct, check_masked_softmax
+from attn_lib.exercises import CheckFailed, Feedback, assert_correct, check_masked_softmax, check_number
+from attn_lib.exercises._grading import WIDTH
 
 
 def test_a_failed_check_raises_an_assertion_error_carrying_its_feedback():
@@ -11,7 +12,29 @@ def test_a_failed_check_raises_an_assertion_error_carrying_its_feedback():
     with pytest.raises(CheckFailed) as failed:
         assert_correct(wrong)
     assert isinstance(failed.value, AssertionError) and failed.value.feedback is wrong
-    assert str(failed.value) == str(wrong) and wrong.reason.split()[0] in str(failed.value)
+    text = str(failed.value)
+    assert text.startswith("Not yet: ") and " ".join(text.split()) == " ".join(str(wrong).split())
+
+
+@pytest.mark.parametrize("feedback", [
+    check_masked_softmax(lambda scores, mask: np.where(mask, scores, 0.0)),
+    check_number(None, 8),
+    Feedback(False, "A reason of many words, " * 12, "A hint of many words, " * 9, "some-mistake"),
+])
+def test_the_failure_text_fits_nbgraders_validate_lines_and_is_all_ipython_shows(feedback):
+    failed = CheckFailed(feedback)
+    lines = str(failed).split("\n")
+    assert max(map(len, lines)) <= WIDTH <= 80  # `nbgrader validate` cuts its lines at about 88 columns
+    assert failed._render_traceback_() == lines  # IPython shows these lines in place of a traceback
+    assert " ".join(feedback.reason.split()) in " ".join(lines)
+
+
+def test_a_missing_answer_is_told_where_to_write_it_not_to_run_the_cell_again():
+    missing = check_number(None, 8)
+    assert "run this one again" in missing.hint  # the notebook's own hint, for a learner working in it
+    text = " ".join(str(CheckFailed(missing)).split())
+    assert text.startswith("Not answered yet: ") and "run this one again" not in text
+    assert "Write your answer in the answer cell above" in text
 
 
 def test_a_passed_check_is_shown_and_nothing_is_returned(capsys):
