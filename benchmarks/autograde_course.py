@@ -6,12 +6,12 @@ single empty code cell; one learner hands in the solutions of every notebook (as
 and the empty one; then each assignment is autograded on its own, as a teacher grades one assignment at a time.
 
 The empty assignment's autograde is nbgrader's own cost: its start, the gradebook, a fresh kernel. One ``nbgrader
-autograde ASSIGNMENT`` grades every submission of the class in one process, so that cost is paid once per
-assignment and each further learner costs the rest (the notebook's own run). Printed per notebook: the wall time of
-its autograde, the same minus the empty assignment's (the notebook's own run), the estimate for a class of 30
-(start-up + 30 x own run: a lower bound, since nbgrader starts a fresh kernel for each submission and the empty
-assignment's time counts that once; 30 x the autograde time is an upper one), and the points scored out of the points possible, which must be full marks; then the
-totals and the load average.
+autograde ASSIGNMENT`` grades every submission of the class in one process, so that cost is paid once per assignment
+and each further learner costs the rest (the notebook's own run). Printed per notebook: the wall time of its
+autograde, the same minus the empty assignment's (the notebook's own run), the estimate for a class of 30 (start-up
++ 30 x own run: a lower bound, since nbgrader starts a fresh kernel for each submission and the empty assignment's
+time counts that once; 30 x the autograde time is an upper one), and the points scored out of the points possible,
+which must be full marks; then the totals and the load average.
 
 Notebook 10 reads the trained model's files: fetch them first with ``python -m attn_lib.minilm``.
 

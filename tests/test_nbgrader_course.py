@@ -3,8 +3,8 @@
 Every notebook is generated and released (``generate_assignment``); notebook 06 (three functions to write, three
 predictions) is also handed in by three learners, autograded and given feedback: the solutions, the released copy
 untouched, and a submission with a classic mistake, a call of attn_lib's own function, rebound checkers, a
-prediction's answer cell that raises and an emptied test cell; a fourth hands in the untouched copy with an inserted cell that patches attn_lib.exercises, and
-one right function that writes to stderr.
+prediction's answer cell that raises and an emptied test cell; a fourth hands in the untouched copy with an inserted
+cell that patches attn_lib.exercises, and one right function that writes to stderr.
 The other notebooks' solutions are autograded by benchmarks/autograde_course.py.
 """
 
@@ -405,7 +405,8 @@ def test_the_audit_names_dodges_and_patched_modules(source, named):
 
 def test_setting_an_attribute_of_a_learners_own_object_is_not_listed():
     assert nbgrader_audit.suspicious("x = np.zeros(6)\nx.shape = (2, 3)\nclass A: pass\na = A()\na.b = 1") == []
-    assert nbgrader_audit.suspicious("def softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e") == []
+    softmax = "def softmax(x):\n    e = np.exp(x - x.max(-1, keepdims=True))\n    return e"
+    assert nbgrader_audit.suspicious(softmax) == []
     assert nbgrader_audit.suspicious("def broken(:") == ["does not parse"]
 
 

@@ -407,7 +407,8 @@ def main(argv=None) -> int:
     for p in problems:
         print(f"problem: {p}", file=sys.stderr)
     pages = len(notebook_pages(args.notebooks))
-    print(f"{pages} page(s), {HANDOUT} and {HANDOUT_LARGE} in {args.out}: {'OK' if not problems else f'{len(problems)} problem(s)'}")
+    verdict = "OK" if not problems else f"{len(problems)} problem(s)"
+    print(f"{pages} page(s), {HANDOUT} and {HANDOUT_LARGE} in {args.out}: {verdict}")
     return 1 if problems else 0
 
 

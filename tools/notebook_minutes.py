@@ -7,7 +7,8 @@ Usage (from the repository's top folder)::
 The rule: prose at 120 words a minute (the words of every markdown cell but the navigation), half a minute per
 code cell (not counting a problem's answer and checker cells, nor an explorer's cell), 3.5 minutes per prediction
 problem (the guide says 3 to 4), 10 per problem that asks for a function (its answer cell defines one; what a
-problem is and when it asks for a function is tools/problems.py's), 5 per explorer. Each notebook's minutes are rounded to 5; sessions add the rounded minutes.
+problem is and when it asks for a function is tools/problems.py's), 5 per explorer. Each notebook's minutes are
+rounded to 5; sessions add the rounded minutes.
 """
 
 from __future__ import annotations
@@ -63,7 +64,8 @@ def main() -> None:
               + ", ".join(f"{value} {name}" for name, value in counts.items()))
     print(f"in all: {sum(rounded.values())} min")
     for session in SESSIONS:
-        print(f"session {' to '.join(dict.fromkeys((session[0], session[-1])))}: {sum(rounded[n] for n in session)} min")
+        name = " to ".join(dict.fromkeys((session[0], session[-1])))
+        print(f"session {name}: {sum(rounded[n] for n in session)} min")
 
 
 if __name__ == "__main__":

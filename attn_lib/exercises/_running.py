@@ -8,9 +8,9 @@ functions the problem asks the learner to write -> ``used-attn-lib``; so is pass
 :func:`_forbidden_original`). While tracemalloc traces, ``Runner.peak`` is the peak memory of the learner's own
 call alone, and the call is charged only ``1/TRACED_DISCOUNT`` of its time. An interval timer the caller had
 armed is paused during the check and re-armed with what is left of it. What the learner's function writes to
-``sys.stderr`` is written to ``sys.stdout`` instead (nbgrader scores 0 a test cell that writes to stderr). Also: whether the learner's function can
-be called with given arguments, and its return value as an array (or a :class:`Bad`). Which lines are the
-learner's: ``_learner_code``.
+``sys.stderr`` is written to ``sys.stdout`` instead (nbgrader scores 0 a test cell that writes to stderr). Also:
+whether the learner's function can be called with given arguments, and its return value as an array (or a
+:class:`Bad`). Which lines are the learner's: ``_learner_code``.
 """
 
 from __future__ import annotations
