@@ -289,8 +289,11 @@ def graded_06(released):
     hand_in(root, "solved", GRADED, right)
     hand_in(root, "untouched", GRADED, {})
     hand_in(root, "mistaken", GRADED, {**right, **wrong, **emptied_test})
-    hand_in(root, "inserted", GRADED, {"problem-1-answer": right["problem-1-answer"] + WRITES_TO_STDERR},
-            inserted={"cell-000": PATCHES_THE_CHECKERS})
+    # The inserted learner also deletes the check of the one problem they answered rightly (nbgrader must put it
+    # back, and score it), and their first prediction's answer cell raises before anything assigned `answer`.
+    hand_in(root, "inserted", GRADED, {"problem-1-answer": right["problem-1-answer"] + WRITES_TO_STDERR,
+                                       "problem-2-answer": RAISES_BEFORE_ANSWERING},
+            inserted={"cell-000": PATCHES_THE_CHECKERS}, deleted=frozenset({"problem-1-check"}))
     run_nbgrader(root, "autograde", GRADED, "--force")
     run_nbgrader(root, "generate_feedback", GRADED, "--force")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
@@ -366,6 +369,24 @@ def test_a_prediction_whose_answer_cell_fails_is_not_judged_on_the_previous_answ
                  if cell_grading(c).get("grade_id") == "problem-4-check")
     error = next(o for o in check.outputs if o.output_type == "error")
     assert error.traceback[0].startswith("Not answered yet:"), error.traceback
+
+
+def test_a_first_prediction_whose_answer_cell_fails_reads_as_not_answered_not_as_a_name_error(graded_06):
+    root, _, _ = graded_06
+    _, graded = course.assignment(GRADED, set(NAMES))
+    first = next(info for info, problem in zip(graded, learner_problems(GRADED), strict=True)
+                 if not problem.asks_for_a_function)
+    check = next(c for c in read(root, "autograded/inserted", GRADED).cells
+                 if cell_grading(c).get("grade_id") == first.grade_id)
+    errors = [o for o in check.outputs if o.output_type == "error"]
+    assert len(errors) == 1 and errors[0].ename == "CheckFailed", errors
+    assert errors[0].traceback[0].startswith("Not answered yet:"), errors[0].traceback
+
+
+def test_a_deleted_test_cell_is_put_back_and_scored(graded_06):
+    root, scores, _ = graded_06
+    assert "c.OverwriteCells.add_missing_cells = True" in (root / course.CONFIG_FILE).read_text(encoding="utf-8")
+    assert scores["inserted"]["problem-1-check"][0] == scores["inserted"]["problem-1-check"][1] > 0
 
 
 def test_the_audit_names_the_learners_cells_that_touch_the_checkers_inserted_ones_too_and_nothing_else(graded_06):
@@ -451,6 +472,7 @@ def test_a_folder_that_holds_a_course_is_refused_unless_forced_and_forcing_keeps
 
     code, out, _ = _main(capsys, tmp_path, "--only", "06", "--force")
     assert code == 0 and "not course notebooks: 99-old-notebook" in out
+    assert f"{course.BACKUP_FILE} and no longer in effect" in out  # the teacher learns where their edit went
     assert "the teacher's edit" not in config.read_text()
     assert "the teacher's edit" in (tmp_path / course.BACKUP_FILE).read_text()
     assert (tmp_path / "gradebook.db").read_bytes() == b"grades" and (tmp_path / "submitted" / "ada" / GRADED).is_dir()

@@ -84,6 +84,9 @@ GRADER_IMPORT = ("from importlib import import_module, reload  # the course's ow
 # A prediction's answer variable, and the line that empties it after its check.
 ANSWER = "answer"
 ANSWER_RESET = f"    {ANSWER} = None  # the next problem's check reads that problem's answer, never this one's"
+# Before a notebook's first prediction nothing has assigned ``answer``: an answer cell that raised then reads as not
+# answered, not as a NameError whose traceback shows the hidden test.
+ANSWER_DEFAULT = f'{ANSWER} = globals().get("{ANSWER}")  # None when the answer cell stopped before it assigned'
 NOTEBOOK_LINK = re.compile(r"\]\(([\w.-]+)\.ipynb\)")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")  # a markdown link's or image's target
 URL = re.compile(r"^[a-z][\w+.-]*:", re.IGNORECASE)
@@ -108,6 +111,10 @@ c.ClearSolutions.code_stub = {{"python": ""}}
 c.Execute.timeout = 120
 # A cell that runs past that is interrupted and fails; the notebook's other cells still run and are scored.
 c.Execute.interrupt_on_timeout = True
+
+# A graded cell the learner deleted is put back from the source notebook and run (nbgrader's default drops it, and
+# its points with it, without a word in the log).
+c.OverwriteCells.add_missing_cells = True
 '''
 
 
@@ -221,7 +228,7 @@ def test_source(checker: str, call_source: str, hidden: bool) -> str:
     module = getattr(attn_lib.exercises, checker).__module__  # where the checker is defined, not re-exported
     check = f"assert_correct({call_source})"
     if any(isinstance(node, ast.Name) and node.id == ANSWER for node in ast.walk(ast.parse(call_source))):
-        check = "\n".join(["try:", textwrap.indent(check, "    "), "finally:", ANSWER_RESET])
+        check = "\n".join([ANSWER_DEFAULT, "try:", textwrap.indent(check, "    "), "finally:", ANSWER_RESET])
     lines = [GRADER_IMPORT.format(checker=checker, module=module), check]
     return "\n".join([HIDDEN_NOTE, BEGIN_HIDDEN, *lines, END_HIDDEN] if hidden else lines)
 
@@ -406,7 +413,12 @@ def main(argv: list[str] | None = None) -> int:
             stems = set(course_notebooks())
             course = {name: assignment(name, stems)[1] for name in names}
         else:
+            config = args.directory / CONFIG_FILE
+            old_config = config.read_text(encoding="utf-8") if config.is_file() else None
             course = write_course(args.directory, names, force=args.force)
+            if old_config is not None and old_config != config.read_text(encoding="utf-8"):
+                print(f"your edited {CONFIG_FILE} is now {args.directory / BACKUP_FILE} and no longer in effect: "
+                      f"copy the settings you need back into {config}")
     except (CourseError, FileNotFoundError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 1

@@ -37,16 +37,18 @@ def solutions(source) -> dict[str, str]:
     return found
 
 
-def hand_in(course: Path, student: str, name: str, answers: dict[str, str], inserted: dict[str, str] | None = None
-            ) -> Path:
+def hand_in(course: Path, student: str, name: str, answers: dict[str, str], inserted: dict[str, str] | None = None,
+            deleted: frozenset[str] = frozenset()) -> Path:
     """Put a learner's submission where ``nbgrader collect`` would: the released notebook of assignment ``name``
     with the cells named in ``answers`` (grade_id -> source; answer cells, or any cell a test tampers with)
-    replaced, and a new code cell without nbgrader metadata after each cell named in ``inserted`` (grade_id ->
-    source), under submitted/STUDENT/NAME/."""
+    replaced, a new code cell without nbgrader metadata after each cell named in ``inserted`` (grade_id ->
+    source), and the cells named in ``deleted`` left out, under submitted/STUDENT/NAME/."""
     released = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
     cells = []
     for cell in released.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in deleted:
+            continue
         if grade_id in answers:
             cell.source = answers[grade_id]
         cells.append(cell)

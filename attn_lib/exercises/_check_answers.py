@@ -168,7 +168,7 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
             "not-a-number",
             f"{what[:1].upper() + what[1:]} should be a number, like 64 or 0.25; got {type(answer).__name__} "
             f"{answer!r}.",
-            "Write the number itself, without quotes.",
+            "Write the number itself: not in quotes, not inside a list or a tuple.",
         )
     if _near(value, expected, rel, abs_tol):
         return Feedback(True, explain or f"{_number_text(value)} is right.")

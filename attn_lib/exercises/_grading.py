@@ -21,7 +21,8 @@ WIDTH = 76
 # A missing answer's hint in a graded cell, which a learner reads while working and in the hand-in feedback alike
 # (the notebook's own hint, "run that cell, then run this one again", means nothing in the feedback).
 NOT_ANSWERED_HINT = ("Write your answer in the answer cell above, in place of `None`, `...` or "
-                     "`raise NotImplementedError`.")
+                     "`raise NotImplementedError`. If you did, that cell stopped with an error before it set your "
+                     "answer: run it and read the error.")
 
 
 class CheckFailed(AssertionError):

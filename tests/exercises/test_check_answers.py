@@ -36,6 +36,11 @@ def test_number_non_number_says_a_number_is_wanted(answer):
     assert "should be a number" in feedback.reason
 
 
+@pytest.mark.parametrize("answer, named", [("0.87", "quotes"), ((0.87,), "tuple"), ([0.87], "list")])
+def test_number_hint_names_what_wraps_the_number(answer, named):
+    assert named in check_number(answer, 0.87).hint
+
+
 def test_number_named_mistake_gets_its_id_reason_and_own_hint():
     mistakes = [(8, "std-not-variance", "8 is the standard deviation.", "Square it."),
                 (1, "one", "1 is one product's variance.")]

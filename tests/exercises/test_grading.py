@@ -35,6 +35,7 @@ def test_a_missing_answer_is_told_where_to_write_it_not_to_run_the_cell_again():
     text = " ".join(str(CheckFailed(missing)).split())
     assert text.startswith("Not answered yet: ") and "run this one again" not in text
     assert "Write your answer in the answer cell above" in text
+    assert "stopped with an error" in text  # an answer cell that raised leaves the answer unset, too
 
 
 def test_a_passed_check_is_shown_and_nothing_is_returned(capsys):
