@@ -61,3 +61,74 @@ def _problem_then(*after):
 ])
 def test_a_code_cell_with_output_before_the_next_heading_follows_the_checker(after, follows):
     assert problems.output_follows(*_problem_then(*after)) is follows
+
+
+# --- what kind of thinking each problem asks for ------------------------------------------------------------------
+
+def _course_problems(folder=""):
+    """(notebook, problem) for every problem of the numbered notebooks, or of their solutions with folder="solutions"."""
+    found = []
+    for name in problems.numbered_notebooks():
+        rel = f"{folder}/{name}-solutions.ipynb" if folder else f"{name}.ipynb"
+        nb = nbformat.read(problems.NOTEBOOKS / rel, as_version=4)
+        found += [(rel, problem) for problem in problems.problems(nb, rel)]
+    return found
+
+
+@pytest.mark.parametrize("folder", ["", "solutions"])
+def test_every_problem_names_exactly_one_kind(folder):
+    wrong = [f"{rel}: {p.heading!r} has kinds {p.kinds}" for rel, p in _course_problems(folder) if len(p.kinds) != 1]
+    assert not wrong, "tag each problem's heading cell with one of " + ", ".join(
+        problems.KIND_TAG.format(k) for k in problems.KINDS) + ":\n" + "\n".join(wrong)
+
+
+def test_a_problem_has_the_same_kind_in_the_learner_and_the_solutions_notebook():
+    learner = [(p.heading, p.kinds) for _, p in _course_problems()]
+    solutions = [(p.heading.replace("## ", ""), p.kinds) for _, p in _course_problems("solutions")]
+    assert [k for _, k in learner] == [k for _, k in solutions], list(zip(learner, solutions))
+
+
+def test_at_most_one_problem_per_notebook_only_recalls():
+    by_notebook = {}
+    for rel, p in _course_problems():
+        if p.kinds == ["recall"]:
+            by_notebook.setdefault(rel, []).append(p.heading)
+    assert all(len(h) <= 1 for h in by_notebook.values()), {rel: h for rel, h in by_notebook.items() if len(h) > 1}
+
+
+def test_most_problems_ask_for_transfer():
+    found = _course_problems()
+    transfer = sum(p.kinds == ["transfer"] for _, p in found)
+    assert transfer >= 0.6 * len(found), f"{transfer} of {len(found)} problems ask for transfer; at least 60 % should"
+
+
+def _checker_call(problem):
+    """The checker cell's call, without the author's texts: the checker's name and its arguments as written."""
+    import ast
+    try:
+        tree = ast.parse(problems.python_source(problem.checker.source))
+    except SyntaxError:
+        return None
+    calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+             and node.func.id.startswith("check_")]
+    if not calls:
+        return None
+    call = calls[0]
+    args = [ast.dump(a) for a in call.args]
+    kwargs = sorted((k.arg, ast.dump(k.value)) for k in call.keywords if k.arg not in {"mistakes", "explain", "hint"})
+    return call.func.id, tuple(args), tuple(kwargs)
+
+
+def test_no_two_problems_make_the_same_check():
+    """A problem asked twice (the same checker with the same arguments) asks nothing new the second time. Choice
+    problems differ by their reasons, which this cannot read, so they are left out."""
+    seen = {}
+    repeats = []
+    for rel, p in _course_problems():
+        call = _checker_call(p)
+        if call is None or call[0] == "check_choice":
+            continue
+        if call in seen:
+            repeats.append(f"{rel} {p.heading!r} repeats {seen[call]}")
+        seen.setdefault(call, f"{rel} {p.heading!r}")
+    assert not repeats, "\n".join(repeats)

@@ -4,6 +4,11 @@ A problem is a markdown cell whose heading names a problem ("### Problem 3: ..."
 3: ..." in its solutions notebook), then the answer cell, then the checker cell ``check_...(...)``. It asks for a
 function when its answer cell defines one (``def ...`` at the top of the cell); otherwise it asks for a prediction
 (a number, a shape, a choice). The numbered notebooks are the ones tools/nav.py lists from course.toml.
+
+Every problem says what kind of thinking it asks for, as one tag on its heading cell (``KINDS``):
+``problem-transfer`` (the idea under a changed condition, or code the learner writes or repairs),
+``problem-computation`` (a number from a formula just taught, with the numbers given) or ``problem-recall`` (a fact
+or a shape read off what was taught). The course asks mostly for transfer; tests/test_problems.py holds the bounds.
 """
 
 from __future__ import annotations
@@ -24,6 +29,10 @@ import nav  # noqa: E402  (tools/nav.py)
 HEADING = re.compile(r"^#+\s*.*\b(problem|exercise)s?\b", re.IGNORECASE | re.MULTILINE)
 
 
+KINDS = ("transfer", "computation", "recall")
+KIND_TAG = "problem-{}"
+
+
 class ProblemShapeError(ValueError):
     """A problem heading that is not followed by an answer cell and a checker cell."""
 
@@ -35,9 +44,17 @@ class Problem:
     answer: nbformat.NotebookNode
     checker: nbformat.NotebookNode
 
+    heading_cell: nbformat.NotebookNode | None = None
+
     @property
     def asks_for_a_function(self) -> bool:
         return asks_for_a_function(self.answer)
+
+    @property
+    def kinds(self) -> list[str]:
+        """The kinds named by the heading cell's ``problem-<kind>`` tags (exactly one when the cell is tagged right)."""
+        tags = (self.heading_cell.metadata.get("tags", []) if self.heading_cell is not None else [])
+        return [kind for kind in KINDS if KIND_TAG.format(kind) in tags]
 
 
 def is_problem_heading(cell) -> bool:
@@ -74,7 +91,7 @@ def problems(nb, where: str) -> list[Problem]:
             if len(pair) < 2 or any(c.cell_type != "code" for c in pair):
                 raise ProblemShapeError(f"{where}: {heading!r} should be followed by an answer cell and a checker "
                                         "cell")
-            found.append(Problem(heading, i, *pair))
+            found.append(Problem(heading, i, *pair, heading_cell=cell))
     return found
 
 
