@@ -115,6 +115,9 @@ check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-
                           heads-summed, w-o-transposed, queries-from-kv, kv-from-queries, scaled-by-dv,
                           d-model-scaling, dk-from-d-model (sqrt(d_model / heads) where d_k differs),
                           no-scaling, softmax-wrong-axis
+check_cross_attention     kv-from-decoder, queries-from-encoder, shared-projection, causal-mask,
+(fn)                      transpose-on-batch, scaled-by-dv, d-model-scaling, no-scaling, returned-weights,
+                          softmax-wrong-axis, no-batch
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
                           returned-d-weights, mean-not-sum, sum-whole-array
@@ -148,6 +151,7 @@ from ._check_answers import check_choice, check_number
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
+from ._check_cross_attention import check_cross_attention
 from ._check_count import check_count
 from ._check_dW_q import check_dW_q
 from ._check_learned import check_learned
@@ -189,6 +193,7 @@ __all__ = [
     "check_weighted_average",
     "check_padding_mask",
     "check_multihead",
+    "check_cross_attention",
     "check_softmax_backward",
     "check_dW_q",
     "check_learned",
