@@ -132,8 +132,8 @@ check_weights_beyond_     rounded-down, not-the-first, one-layer, one-head-per-l
 parameters(...)           token-limit, wrong-number, not-a-number (exact)
 check_weight_times_value  returned-output, length-over-keys, squared-length, sum-not-length, l1-length,
 (fn)                      one-length, renormalised, lengths-only, wrong-shape, wrong-values
-check_previous_token(fn)  next-token, self, wrapped-first-row, divided-by-n, sum-not-mean, wrong-shape,
-                          wrong-values
+check_previous_token(fn)  next-token, self, wrapped-first-row, dropped-last-query, divided-by-n,
+                          sum-not-mean, wrong-shape, wrong-values
 check_unscaled_row(...)   unchanged, divided-again, times-dk, equal-weights, wrong-number, not-a-number
 ========================= ================================================================================
 
@@ -166,8 +166,8 @@ from ._check_softmax import check_softmax
 from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax
-from ._check_trained import (check_footnote4_variance, check_previous_token, check_unscaled_row, check_weight_times_value,
-                             check_weights_beyond_parameters, check_why_scores_grow)
+from ._check_trained import (check_footnote4_variance, check_previous_token, check_unscaled_row,
+                             check_weight_times_value, check_weights_beyond_parameters, check_why_scores_grow)
 from ._check_variance import check_variance
 from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback

@@ -255,6 +255,11 @@ def _share_mistakes():
                 "first token has no previous token: average over queries 1 .. n-1 only.",
                 "Start at i = 1; np.diagonal with offset=-1 does that for you.",
                 variants=(lambda weights: np.mean([weights[..., i, i - 1] for i in range(n_of(weights))], axis=0),)),
+        Mistake("dropped-last-query",
+                "You stopped one query short: range(1, n - 1) ends at query n - 2, so the last query's weight on its "
+                "previous token is left out, and at n = 2 no query is left at all (the mean of nothing is NaN).",
+                "range(1, n) runs over queries 1 .. n-1; np.diagonal with offset=-1 takes all of them.",
+                variants=(lambda weights: _previous(weights[..., :-1, :-1]),)),
         Mistake("divided-by-n",
                 "You added the n - 1 weights on previous tokens but divided by n; only n - 1 queries have a previous "
                 "token, so a head that always attends to the previous token would score (n - 1) / n, not 1.",
