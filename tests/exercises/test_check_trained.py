@@ -214,3 +214,21 @@ def test_the_module_table_lists_every_mistake_id_of_the_weight_times_value_check
 
     for mistake in WEIGHT_TIMES_VALUE.mistakes():
         assert mistake.id in exercises.__doc__, mistake.id
+
+
+def test_every_problem_of_notebook_10_says_its_kind_and_the_solutions_agree():
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parents[2] / "notebooks"
+    kinds = {"problem-transfer", "problem-computation", "problem-recall"}
+    found = []
+    for path in (root / "10-a-trained-model.ipynb", root / "solutions" / "10-a-trained-model-solutions.ipynb"):
+        headings = [c for c in nbformat.read(path, as_version=4).cells
+                    if c.cell_type == "markdown" and c.source.lstrip("#").lstrip().startswith("Problem")]
+        tags = [[t for t in c.metadata.get("tags", []) if t in kinds] for c in headings]
+        assert all(len(t) == 1 for t in tags), (path.name, tags)
+        found.append([t[0] for t in tags])
+    assert found[0] == found[1]
+    assert found[0].count("problem-transfer") >= 0.6 * len(found[0])
