@@ -127,11 +127,16 @@ check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d
                           batch-axes (right for one sequence only: X.T on a batch), wrong-shape, wrong-values
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
                           duplicate-key, adam-at-512, one-head (notebook 09)
-check_footnote4_variance  unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,
-(...)                     wrong-number, not-a-number (answers within 5 % pass)
-check_why_scores_grow     chose-a, chose-c, chose-d (each option's own reason), not-an-option
-check_previous_token(fn)  next-token, self, wrapped-first-row, divided-by-n, sum-not-mean, wrong-shape,
-                          wrong-values
+check_footnote4_variance  unit-variance (means 0), ignored-means, mean-square-not-variance, only-means-product
+(...)                     (means given), forgot-dk, sqrt-dk, added-variances, standard-deviations,
+                          wrong-number, not-a-number (answers within 5 % pass)
+check_why_scores_grow     chose-a, chose-b, chose-d (each option's own reason), not-an-option
+check_weights_beyond_     rounded-down, not-the-first, one-layer, one-head-per-layer, one-head, linear-in-n,
+parameters(...)           token-limit, wrong-number, not-a-number (exact)
+check_weight_times_value  returned-output, length-over-keys, squared-length, sum-not-length, l1-length,
+(fn)                      one-length, renormalised, lengths-only, wrong-shape, wrong-values
+check_previous_token(fn)  next-token, self, wrapped-first-row, dropped-last-query, divided-by-n,
+                          sum-not-mean, wrong-shape, wrong-values
 check_unscaled_row(...)   unchanged, divided-again, times-dk, equal-weights, wrong-number, not-a-number
 ========================= ================================================================================
 
@@ -165,7 +170,8 @@ from ._check_softmax import check_softmax
 from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax
-from ._check_trained import check_footnote4_variance, check_previous_token, check_unscaled_row, check_why_scores_grow
+from ._check_trained import (check_footnote4_variance, check_previous_token, check_unscaled_row,
+                             check_weight_times_value, check_weights_beyond_parameters, check_why_scores_grow)
 from ._check_variance import check_variance
 from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
@@ -201,4 +207,6 @@ __all__ = [
     "check_why_scores_grow",
     "check_previous_token",
     "check_unscaled_row",
+    "check_weights_beyond_parameters",
+    "check_weight_times_value",
 ]

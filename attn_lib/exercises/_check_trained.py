@@ -16,8 +16,77 @@ def _distinct(mistakes, expected, rel):
     return [m for m in mistakes if abs(m[0] - expected) > rel * max(abs(expected), abs(m[0]))]
 
 
-def check_footnote4_variance(answer, var_q, var_k, d_k=32) -> Feedback:
-    """Footnote 4 with components of variance var_q and var_k: the variance of q . k is d_k var_q var_k.
+def _first_length_beyond(parameters, per_token_pair):
+    """The smallest n with per_token_pair * n**2 > parameters (exact, in integers)."""
+    n = math.isqrt(parameters // per_token_pair)
+    while per_token_pair * n * n <= parameters:
+        n += 1
+    return n
+
+
+def check_weights_beyond_parameters(answer, parameters, layers=6, heads=12) -> Feedback:
+    """The shortest sentence, in tokens, for which the model computes more attention weights than it has parameters.
+
+    A sentence of n tokens gives ``layers * heads * n**2`` attention weights (the softmax's output, one per query,
+    key, head and layer); the parameters are the numbers in W and the other tensors, fixed by training.
+
+    Examples
+    --------
+    >>> check_weights_beyond_parameters(562, parameters=22_713_216).passed
+    True
+    >>> check_weights_beyond_parameters(4766, parameters=22_713_216).mistake
+    'one-head'
+    """
+    for name, value in (("parameters", parameters), ("layers", layers), ("heads", heads)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+            raise ValueError(f"{name} must be a positive int; got {value!r}")
+    parameters, layers, heads = int(parameters), int(layers), int(heads)
+    per_pair = layers * heads
+    expected = _first_length_beyond(parameters, per_pair)
+    mistakes = [
+        (expected - 1, "rounded-down",
+         "At that length the weights still fall short of the parameters: the square root of parameters / "
+         f"({layers} x {heads}) is not a whole number, and rounding it down lands on the last length below the "
+         "parameters, not the first above them.",
+         "Put your n back into the count of weights and compare it with the parameters."),
+        (expected + 1, "not-the-first",
+         "The weights do outnumber the parameters at that length, but they already did at a shorter one: the "
+         "question asks for the smallest length at which they do.",
+         "Put shorter lengths into the count of weights and compare each with the parameters."),
+        (_first_length_beyond(parameters, heads), "one-layer",
+         f"That is where one layer's {heads} heads alone would get there; each of the {layers} layers computes its "
+         "own weights for the same sentence.", "Count every layer and every head: n x n weights each."),
+        (_first_length_beyond(parameters, layers), "one-head-per-layer",
+         f"That counts one head per layer; each layer has {heads} heads, each with its own n x n weights.",
+         "Count every layer and every head: n x n weights each."),
+        (_first_length_beyond(parameters, 1), "one-head",
+         f"That is where a single head's n x n weights would get there; the model has {layers} x {heads} heads.",
+         "Count every layer and every head: n x n weights each."),
+        (parameters // per_pair + 1, "linear-in-n",
+         "You counted one weight per token and head; a head computes one weight per (query, key) pair, so its "
+         "weights grow as n x n, not n.", "Each head's weights form an n x n matrix."),
+        (256, "token-limit",
+         "256 is the longest sentence this model reads (it cuts longer ones), not where its weights overtake its "
+         "parameters: at 256 tokens they are still well short of them.",
+         "Write the number of weights as a function of n, then solve for the n where it passes the parameters."),
+    ]
+    mistakes = [m for m in mistakes if m[0] != expected]
+    return check_number(
+        answer, expected, rel=0.0, abs_tol=0.0, mistakes=mistakes, what="the sentence length",
+        explain=(f"A sentence of n tokens gives {layers} layers x {heads} heads x n x n weights, so the weights "
+                 f"pass the {parameters:,} parameters once {per_pair} n^2 > {parameters:,}: at n = {expected} "
+                 f"there are {per_pair * expected ** 2:,} weights. The parameters are fixed by training; the "
+                 "weights are computed afresh for every sentence and grow with its square."),
+        hint=f"Write the number of attention weights for n tokens, then find the first n where it passes "
+             f"{parameters:,}.",
+    )
+
+
+def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.0) -> Feedback:
+    """Footnote 4 with independent components of variances var_q, var_k and means mean_q, mean_k: var(q . k).
+
+    Each product q_t k_t has variance E[q_t^2] E[k_t^2] - (E[q_t] E[k_t])^2, with E[x^2] = var + mean^2, and the
+    d_k independent products add: with both means 0 this is footnote 4's d_k var_q var_k.
 
     Examples
     --------
@@ -25,60 +94,93 @@ def check_footnote4_variance(answer, var_q, var_k, d_k=32) -> Feedback:
     True
     >>> check_footnote4_variance(32, var_q=1.04, var_k=1.26).mistake
     'unit-variance'
+    >>> check_footnote4_variance(32 * (1.49 * 1.25 - 0.49 * 0.25), var_q=1, var_k=1, mean_q=0.7, mean_k=0.5).passed
+    True
+    >>> check_footnote4_variance(32, var_q=1, var_k=1, mean_q=0.7, mean_k=0.5).mistake
+    'ignored-means'
     """
-    expected = d_k * var_q * var_k
+    square_q, square_k = var_q + mean_q ** 2, var_k + mean_k ** 2  # E[q_t^2], E[k_t^2]
+    one = square_q * square_k - (mean_q * mean_k) ** 2  # the variance of one product q_t k_t
+    expected = d_k * one
     rel = 0.05
-    mistakes = _distinct([
-        (float(d_k), "unit-variance",
-         f"{d_k} is d_k: footnote 4's answer for components of variance exactly 1. Here they have variances "
-         f"{var_q:.2f} and {var_k:.2f}; each product q_t k_t then has variance {var_q:.2f} x {var_k:.2f}.",
-         "Variance of a product of independent, mean-0 numbers: the product of their variances."),
-        (var_q * var_k, "forgot-dk",
+    with_means = bool(mean_q or mean_k)
+    mistakes = []
+    if with_means:
+        mistakes += [
+            (d_k * var_q * var_k, "ignored-means",
+             "That is footnote 4's answer for mean-0 components. Here the components have means: a product q_t k_t "
+             "then has mean square E[q_t^2] E[k_t^2], and E[x^2] is the variance plus the square of the mean.",
+             "var(q_t k_t) = E[q_t^2] E[k_t^2] - (E[q_t] E[k_t])^2, with E[x^2] = var(x) + mean(x)^2."),
+            (d_k * square_q * square_k, "mean-square-not-variance",
+             "That is the mean square of q . k's products, E[q_t^2] E[k_t^2] added d_k times; a variance subtracts "
+             "the square of each product's mean, E[q_t] E[k_t].", "var(x) = E[x^2] - (E[x])^2, for each product."),
+            (d_k * (var_q * var_k + (mean_q * mean_k) ** 2), "only-means-product",
+             "You added the product of the squared means to var_q var_k; expanding E[q_t^2] E[k_t^2] also gives the "
+             "cross terms var_q mean_k^2 and var_k mean_q^2, and the squared means cancel.",
+             "Expand (var_q + mean_q^2)(var_k + mean_k^2), then subtract (mean_q mean_k)^2."),
+        ]
+    else:
+        mistakes.append((float(d_k), "unit-variance",
+                         f"{d_k} is d_k: footnote 4's answer for components of variance exactly 1. Here they have "
+                         f"variances {var_q:.2f} and {var_k:.2f}; each product q_t k_t then has variance "
+                         f"{var_q:.2f} x {var_k:.2f}.",
+                         "Variance of a product of independent, mean-0 numbers: the product of their variances."))
+    mistakes += [
+        (one, "forgot-dk",
          "That is the variance of one product q_t k_t (or of a scaled score); q . k adds d_k such products, "
          "and variances of independent terms add.", "Multiply by the number of products."),
-        (math.sqrt(d_k) * var_q * var_k, "sqrt-dk",
+        (math.sqrt(d_k) * one, "sqrt-dk",
          "You multiplied by sqrt(d_k): that is how the standard deviation grows. Variances of independent terms "
          "add, so the variance grows with d_k itself.", "Variances add; standard deviations do not."),
         (d_k * (var_q + var_k), "added-variances",
-         "You added the two variances; for independent, mean-0 factors the variance of a product is the product "
-         "of the variances.", "E[(q k)^2] = E[q^2] E[k^2] when q and k are independent."),
+         "You added the two variances; for independent factors the variance of a product comes from the product "
+         "of their mean squares.", "E[(q k)^2] = E[q^2] E[k^2] when q and k are independent."),
         (d_k * math.sqrt(var_q * var_k), "standard-deviations",
-         "You used standard deviations where variances belong.", "var(q_t k_t) = var(q_t) var(k_t)."),
-    ], expected, rel)
-    return check_number(
-        answer, expected, rel=rel, mistakes=mistakes, what="the predicted variance",
-        explain=(f"If the components were independent with mean 0, each product would have variance "
-                 f"{var_q:.2f} x {var_k:.2f} and the d_k = {d_k} products would add: {expected:.1f}. The "
-                 "measurement below tests that prediction."),
-        hint="Each product q_t k_t has variance var(q) var(k); q . k adds d_k of them.",
-    )
+         "You used standard deviations where variances belong.", "var(q_t k_t) = var(q_t) var(k_t) at mean 0."),
+    ]
+    mistakes = _distinct(mistakes, expected, rel)
+    if with_means:
+        explain = (f"Each product q_t k_t has mean square E[q_t^2] E[k_t^2] = ({var_q:g} + {mean_q:g}^2)({var_k:g} + "
+                   f"{mean_k:g}^2) and mean {mean_q:g} x {mean_k:g}, so variance {one:.4g}; the d_k = {d_k} "
+                   f"independent products add: {expected:.1f}, more than the {d_k * var_q * var_k:.0f} that mean-0 "
+                   "components of the same variances give. A mean is a third thing footnote 4 assumes away.")
+        hint = "var(q_t k_t) = E[q_t^2] E[k_t^2] - (E[q_t] E[k_t])^2, and E[x^2] = var(x) + mean(x)^2."
+    else:
+        explain = (f"If the components were independent with mean 0, each product would have variance "
+                   f"{var_q:.2f} x {var_k:.2f} and the d_k = {d_k} products would add: {expected:.1f}.")
+        hint = "Each product q_t k_t has variance var(q) var(k); q . k adds d_k of them."
+    return check_number(answer, expected, rel=rel, mistakes=mistakes, what="the predicted variance",
+                        explain=explain, hint=hint)
 
 
 WHY_REASONS = {
-    "a": "The components do have variance close to 1: the cell above printed it. Footnote 4 needs more than "
-         "that: it needs the d_k products to be independent.",
-    "b": "Right: W_q and W_k were trained so that a query and the keys it should find point the same way. Then "
-         "the d_k products q_t k_t tend to share a sign and add up, instead of cancelling as independent "
-         "products would.",
-    "c": "float32 rounds each product to about 7 digits; that changes a score by around 1e-6, not its variance "
-         "by a factor of 8.",
-    "d": "There is no padding here: one sentence, every token real, and the variances were taken over its "
-         "tokens only.",
+    "a": "The components' variances are what the prediction already used (the table printed them, between 0.68 and "
+         "1.70): a prediction that uses them cannot be off by a factor of 2 to 8 because of them.",
+    "b": "Alignment leaves the mean out. It is most of layer 0, but in layers 2 to 5 the part of a row's spread "
+         "that depends on the query is, once q and k are centred, within about twice footnote 4's prediction; "
+         "most of the spread does not depend on the query at all.",
+    "c": "Right: about half of each query component's mean square is a constant of its head, so every query shares "
+         "a mean query, and that mean query prefers the same keys in every row. Those differences between keys come "
+         "from the keys alone, and footnote 4's mean-0 assumption has no room for them.",
+    "d": "Twelve keys a row give a rough variance, but the same picture holds on every one of five sentences, and "
+         "noise would make the measurement scatter round the prediction, not sit above it in every layer.",
 }
 
 
 def check_why_scores_grow(answer) -> Feedback:
-    """Why do trained scores break footnote 4's prediction? One of "a" to "d" (see the notebook).
+    """What makes the trained rows wider than footnote 4 predicts in layers 2 to 5? One of "a" to "d".
 
     Examples
     --------
-    >>> check_why_scores_grow("b").passed
+    >>> check_why_scores_grow("c").passed
     True
-    >>> check_why_scores_grow("a").mistake
-    'chose-a'
+    >>> check_why_scores_grow("b").mistake
+    'chose-b'
     """
-    return check_choice(answer, "b", WHY_REASONS,
-                        hint="Footnote 4 assumes two things about the components. Which one did training change?")
+    return check_choice(answer, "c", WHY_REASONS,
+                        hint="Footnote 4 assumes three things of the components: independence, mean 0 and variance 1. "
+                             "Which of them does the table above show to be far from true, and what does that "
+                             "do to the keys of a row whatever the query?")
 
 
 def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
@@ -153,6 +255,11 @@ def _share_mistakes():
                 "first token has no previous token: average over queries 1 .. n-1 only.",
                 "Start at i = 1; np.diagonal with offset=-1 does that for you.",
                 variants=(lambda weights: np.mean([weights[..., i, i - 1] for i in range(n_of(weights))], axis=0),)),
+        Mistake("dropped-last-query",
+                "You stopped one query short: range(1, n - 1) ends at query n - 2, so the last query's weight on its "
+                "previous token is left out, and at n = 2 no query is left at all (the mean of nothing is NaN).",
+                "range(1, n) runs over queries 1 .. n-1; np.diagonal with offset=-1 takes all of them.",
+                variants=(lambda weights: _previous(weights[..., :-1, :-1]),)),
         Mistake("divided-by-n",
                 "You added the n - 1 weights on previous tokens but divided by n; only n - 1 queries have a previous "
                 "token, so a head that always attends to the previous token would score (n - 1) / n, not 1.",
@@ -186,3 +293,94 @@ def check_previous_token(fn) -> Feedback:
     'next-token'
     """
     return judge(fn, PREVIOUS_TOKEN)
+
+
+# ------------------------------------------------------------------------------ a function: weight times |v|
+
+
+def _weighted_length(weights, V):
+    return weights * np.linalg.norm(V, axis=-1)[..., None, :]  # (..., n, m) * (..., 1, m) -> (..., n, m)
+
+
+def _value_cases():
+    rng = np.random.default_rng(19)
+    cases = []
+    for n, m, d_v, batch in [(3, 5, 4, ()), (4, 6, 3, (2,)), (2, 3, 7, (2, 3)), (5, 4, 2, ())]:
+        scores = rng.normal(scale=1.5, size=(*batch, n, m))
+        weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        weights /= weights.sum(axis=-1, keepdims=True)  # rows sum to 1, like softmax output
+        V = rng.normal(size=(*batch, m, d_v))
+        V[..., 0, :] *= 0.05  # a key with a short value row, like [CLS] in the parking head
+        cases.append(Case(f"weights {weights.shape} and V {V.shape}", {"weights": weights, "V": V},
+                          expected=_weighted_length(weights, V), tags=("batch",) if batch else ()))
+    return cases
+
+
+def _value_mistakes():
+    norm = np.linalg.norm
+    return [
+        Mistake("returned-output",
+                "You returned weights @ V, the head's output (n, d_v). The problem asks for one number per (query, "
+                "key) pair: each weight times the length of that key's value row, (..., n, m).",
+                "Take the length of each value row, np.linalg.norm(V, axis=-1), and multiply each column of the "
+                "weights by its key's length.",
+                variants=(lambda weights, V: weights @ V,)),
+        Mistake("length-over-keys",
+                "You took the norm over axis -2, down the keys, which gives one length per component of the value "
+                "rows; each key's value row is a row of V, so its length runs along axis -1.",
+                "np.linalg.norm(V, axis=-1) gives one length per key, (..., m).",
+                variants=(lambda weights, V: weights * norm(V, axis=-2)[..., None, :],)),
+        Mistake("squared-length",
+                "You multiplied by the squared length of each value row; the length is its square root.",
+                "np.linalg.norm(V, axis=-1) is the length sqrt(sum of squares).",
+                variants=(lambda weights, V: weights * (V ** 2).sum(axis=-1)[..., None, :],)),
+        Mistake("sum-not-length",
+                "You multiplied by the sum of each value row's components; positive and negative components cancel "
+                "there, and a length does not.", "np.linalg.norm(V, axis=-1) is the length of each row.",
+                variants=(lambda weights, V: weights * V.sum(axis=-1)[..., None, :],)),
+        Mistake("l1-length",
+                "You multiplied by the sum of the absolute values of each value row; the length of a vector is "
+                "the square root of the sum of squares.", "np.linalg.norm(V, axis=-1).",
+                variants=(lambda weights, V: weights * np.abs(V).sum(axis=-1)[..., None, :],)),
+        Mistake("one-length",
+                "You multiplied every weight by one number, the norm of the whole of V; each key has its own value "
+                "row, and its own length.", "np.linalg.norm(V, axis=-1) gives one length per key (per batch "
+                "entry).",
+                variants=(lambda weights, V: weights * norm(V),)),
+        Mistake("renormalised",
+                "You divided each row by its sum, which gives each key's share of the row; the problem asks for the "
+                "weight times the length itself, whose row sums say how much the head adds.",
+                "Leave out the division by the row sum.",
+                variants=(lambda weights, V: _weighted_length(weights, V)
+                          / _weighted_length(weights, V).sum(axis=-1, keepdims=True),)),
+        Mistake("lengths-only",
+                "You returned each key's value length for every query, without the weights; a key adds its value row "
+                "in proportion to its weight.", "Multiply the lengths by the weights.",
+                variants=(lambda weights, V: np.broadcast_to(norm(V, axis=-1)[..., None, :], weights.shape),)),
+    ]
+
+
+WEIGHT_TIMES_VALUE = FunctionProblem(
+    checker="check_weight_times_value", params=("weights", "V"), cases=_value_cases, mistakes=_value_mistakes,
+    what="weights times value lengths",
+    passed=("Your function is right on all {count} cases, with batch axes and n != m != d_v: entry (i, j) is "
+            "weights[..., i, j] x |V[..., j, :]|, the most that key j can add to query i's output row. A large "
+            "weight on a short value row adds almost nothing."),
+    hint="np.linalg.norm(V, axis=-1) gives each key's length (..., m); put a query axis in front of it and "
+         "multiply the weights (..., n, m) by it.",
+    forbidden=(),
+)
+
+
+def check_weight_times_value(fn) -> Feedback:
+    """Check ``fn(weights, V) -> (..., n, m)``: ``weights[..., i, j] * |V[..., j, :]|``, weights (..., n, m),
+    V (..., m, d_v).
+
+    Examples
+    --------
+    >>> check_weight_times_value(lambda w, V: w * np.linalg.norm(V, axis=-1)[..., None, :]).passed
+    True
+    >>> check_weight_times_value(lambda w, V: w @ V).mistake
+    'returned-output'
+    """
+    return judge(fn, WEIGHT_TIMES_VALUE)

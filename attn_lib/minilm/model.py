@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -136,9 +137,30 @@ class MiniLM:
 
         return cls(load_file(str(weights_path)), Tokenizer.from_file(str(tokenizer_path)))
 
+    @property
+    def where(self) -> str:
+        """Where the files were read from, in words and without this machine's paths: "the cache folder" (see
+        ``attn_lib.minilm.cache_dir``), a folder relative to the working directory, or the folder's own name."""
+        from .sources import cache_dir
+
+        if not self.paths:
+            return "tensors given directly"
+        folder = next(iter(self.paths.values())).parent.resolve()
+        if folder == cache_dir().expanduser().resolve():
+            return "the cache folder"
+        try:
+            return f"the folder {folder.relative_to(Path.cwd().resolve())}"
+        except ValueError:
+            return f"a folder named {folder.name}"
+
+    @property
+    def parameter_count(self) -> int:
+        """How many parameters training fixed: the numbers in every float tensor (not the position_ids buffer)."""
+        return sum(int(t.size) for t in self.tensors.values() if t.dtype.kind == "f")
+
     def __repr__(self):
-        count = sum(t.size for t in self.tensors.values() if t.dtype.kind == "f")  # not the position_ids buffer
-        return f"MiniLM(layers={LAYERS}, d_model={D_MODEL}, heads={HEADS}, d_k={D_K}, parameters={count:,})"
+        return (f"MiniLM(layers={LAYERS}, d_model={D_MODEL}, heads={HEADS}, d_k={D_K}, "
+                f"parameters={self.parameter_count:,})")
 
     def tokenize(self, sentences, max_tokens=MAX_TOKENS):
         """Token ids (b, n) padded with 0, a mask (b, n) True for real tokens, and the tokens as strings.
@@ -170,13 +192,20 @@ class MiniLM:
     def _layer_norm(self, x, name):
         return layer_norm(x, self.tensors[f"{name}.weight"], self.tensors[f"{name}.bias"])
 
-    def embed(self, ids):
-        """Token + position + segment embeddings, then LayerNorm: (b, n) -> (b, n, d_model)."""
+    def embed(self, ids, positions=True):
+        """Token + position + segment embeddings, then LayerNorm: (b, n) -> (b, n, d_model).
+
+        With ``positions=False`` the position embeddings are left out: nothing then tells the layers where a token
+        stands, and every layer's attention is permutation-equivariant (permute the tokens, the outputs permute).
+        """
+        if not isinstance(positions, (bool, np.bool_)):
+            raise TypeError(f"positions must be True or False; got {type(positions).__name__} {positions!r}")
         t = self.tensors
         n = ids.shape[-1]
         x = (t["embeddings.word_embeddings.weight"][ids]  # (b, n, d_model)
-             + t["embeddings.position_embeddings.weight"][:n]  # (n, d_model): where each token stands
              + t["embeddings.token_type_embeddings.weight"][0])  # (d_model,): every token is in segment 0
+        if positions:
+            x = x + t["embeddings.position_embeddings.weight"][:n]  # (n, d_model): where each token stands
         return self._layer_norm(x, "embeddings.LayerNorm")
 
     def layer(self, x, key_mask, index, scale=None):
@@ -197,7 +226,7 @@ class MiniLM:
         x = self._layer_norm(x + self._dense(hidden, f"{p}.output.dense"), f"{p}.output.LayerNorm")  # (b, n, d_model)
         return x, LayerRecord(Q, K, V, weights, output)
 
-    def run(self, sentences, scale=None, keep=True, max_tokens=MAX_TOKENS):
+    def run(self, sentences, scale=None, keep=True, max_tokens=MAX_TOKENS, positions=True):
         """The whole forward pass on a list of sentences.
 
         Parameters
@@ -209,6 +238,8 @@ class MiniLM:
             Keep each layer's Q, K, V, weights and head outputs in ``Run.layers``.
         max_tokens : int
             Longest sentence, in tokens with [CLS] and [SEP]; longer ones are cut.
+        positions : bool
+            Add the position embeddings (the default, as the model was trained); False leaves them out.
 
         Returns
         -------
@@ -218,7 +249,7 @@ class MiniLM:
         key_mask = padding_mask(mask.sum(axis=1), ids.shape[1])[:, None]  # (b, 1, 1, n): the same for every head
         layers = []
         with _one_blas_thread():
-            x = self.embed(ids)  # (b, n, d_model)
+            x = self.embed(ids, positions)  # (b, n, d_model)
             for index in range(LAYERS):
                 x, record = self.layer(x, key_mask, index, scale)
                 if keep:

@@ -5,7 +5,18 @@ import math
 import numpy as np
 import pytest
 
-from attn_lib.exercises import check_footnote4_variance, check_previous_token, check_unscaled_row, check_why_scores_grow
+from attn_lib.exercises import (check_footnote4_variance, check_previous_token, check_unscaled_row,
+                                check_weight_times_value, check_weights_beyond_parameters, check_why_scores_grow)
+
+PARAMETERS = 22_713_216  # all-MiniLM-L6-v2's
+
+
+def renderings(x):
+    """Every way a learner could read the number x in a message."""
+    texts = {f"{x:,}", f"{x}", f"{x:_}"} if float(x).is_integer() else set()
+    for digits in (1, 2, 3, 4):
+        texts |= {f"{x:.{digits}f}", f"{x:.{digits}g}"}
+    return {t for t in texts if len(t.replace(",", "").replace("_", "").replace(".", "")) >= 2}
 
 
 @pytest.mark.parametrize("answer, mistake", [
@@ -24,15 +35,89 @@ def test_footnote4_variance_accepts_a_rounded_answer_and_drops_mistakes_that_coi
     assert check_footnote4_variance(64 * 0.5 * 2.0, var_q=0.5, var_k=2.0, d_k=64).passed
 
 
-@pytest.mark.parametrize("answer, mistake", [("a", "chose-a"), ("C", "chose-c"), ("d)", "chose-d"),
+@pytest.mark.parametrize("answer, mistake", [
+    (32 * (1.49 * 1.25 - 0.35 ** 2), None), (32, "ignored-means"), (32 * 1.49 * 1.25, "mean-square-not-variance"),
+    (32 * (1 + 0.35 ** 2), "only-means-product"), (1.49 * 1.25 - 0.35 ** 2, "forgot-dk"), (64, "added-variances"),
+])
+def test_footnote4_with_means_names_each_mistake(answer, mistake):
+    # Problem 2 drops footnote 4's mean-0 assumption: the mean adds variance, and an answer that ignores it fails.
+    feedback = check_footnote4_variance(answer, var_q=1.0, var_k=1.0, d_k=32, mean_q=0.7, mean_k=0.5)
+    assert feedback.mistake == mistake, feedback
+    assert feedback.passed is (mistake is None)
+
+
+def test_footnote4_with_means_never_states_the_answer_in_a_wrong_answer():
+    expected = 32 * (1.49 * 1.25 - 0.35 ** 2)
+    for answer in (32, 32 * 1.49 * 1.25, 35.92, 1.74, 9.84, 64, 30, 100):
+        feedback = check_footnote4_variance(answer, var_q=1.0, var_k=1.0, d_k=32, mean_q=0.7, mean_k=0.5)
+        assert not feedback.passed
+        text = f"{feedback.reason} {feedback.hint}"
+        assert not any(r in text for r in renderings(expected) | renderings(expected / 32)), text
+
+
+@pytest.mark.parametrize("answer, mistake", [("a", "chose-a"), ("B", "chose-b"), ("d)", "chose-d"),
                                              ("e", "not-an-option")])
 def test_why_scores_grow_gives_each_option_its_reason(answer, mistake):
     feedback = check_why_scores_grow(answer)
     assert feedback.mistake == mistake and feedback.reason
 
 
-def test_why_scores_grow_right():
-    assert check_why_scores_grow(" b ").passed
+def test_why_scores_grow_right_is_the_mean_and_alignment_alone_is_refused():
+    # Problem 3 follows the split of a row's variance: from layer 2 on the head's mean query (the keys alone) is most
+    # of it. An explanation that leaves the mean out (alignment only) must not pass.
+    assert check_why_scores_grow(" c ").passed
+    assert "mean" in check_why_scores_grow("c").reason
+    alignment = check_why_scores_grow("b")
+    assert not alignment.passed and "leaves the mean out" in alignment.reason
+
+
+def test_why_scores_grow_options_and_reasons_are_of_similar_length():
+    # One long option among throwaways gives the answer away: every option of notebook 10's Problem 3 is about as
+    # long as the others, and each has a reason of its own.
+    import re
+    from pathlib import Path
+
+    import nbformat
+
+    from attn_lib.exercises._check_trained import WHY_REASONS
+
+    notebook = Path(__file__).resolve().parents[2] / "notebooks" / "10-a-trained-model.ipynb"
+    heading = next(c for c in nbformat.read(notebook, as_version=4).cells
+                   if c.cell_type == "markdown" and c.source.startswith("### Problem 3"))
+    options = dict(re.findall(r"^- ([a-d])\) (.+)$", heading.source, re.MULTILINE))
+    assert set(options) == set(WHY_REASONS) == set("abcd")
+    for texts in (options.values(), WHY_REASONS.values()):
+        lengths = [len(text) for text in texts]
+        assert max(lengths) < 1.6 * min(lengths), lengths
+
+
+@pytest.mark.parametrize("answer, mistake", [
+    (562, None), (562.0, None), (561, "rounded-down"), (563, "not-the-first"), (1376, "one-layer"),
+    (1946, "one-head-per-layer"), (4766, "one-head"), (315_462, "linear-in-n"), (256, "token-limit"), (600, "wrong-number"),
+    ("562", "not-a-number"), (None, "not-answered"),
+])
+def test_weights_beyond_parameters_names_each_mistake(answer, mistake):
+    feedback = check_weights_beyond_parameters(answer, parameters=PARAMETERS, layers=6, heads=12)
+    assert feedback.mistake == mistake, feedback
+    assert feedback.passed is (mistake is None)
+
+
+def test_weights_beyond_parameters_right_reason_shows_the_count_and_wrong_ones_never_the_answer():
+    right = check_weights_beyond_parameters(562, parameters=PARAMETERS)
+    assert "72 n^2" in right.reason and "22,740,768" in right.reason
+    for answer in (561, 563, 1376, 1946, 4766, 315_462, 256, 600, 10_368):
+        feedback = check_weights_beyond_parameters(answer, parameters=PARAMETERS)
+        text = f"{feedback.reason} {feedback.hint}"
+        giveaways = (renderings(562) | renderings(561) | renderings(563)) - renderings(answer)  # theirs may be echoed
+        assert not feedback.passed and not any(r in text for r in giveaways), text
+
+
+def test_weights_beyond_parameters_is_exact_at_a_perfect_square():
+    # 72 x 10^2 = 7,200 parameters: at n = 10 the weights only equal them, so the answer is 11.
+    assert check_weights_beyond_parameters(11, parameters=7_200).passed
+    assert check_weights_beyond_parameters(10, parameters=7_200).mistake == "rounded-down"
+    with pytest.raises(ValueError, match="parameters must be a positive int; got 0"):
+        check_weights_beyond_parameters(1, parameters=0)
 
 
 @pytest.mark.parametrize("answer, mistake", [(1 / (1 + math.exp(-1)), "unchanged"),
@@ -68,6 +153,8 @@ def test_previous_token_right_answers(fn):
     (lambda w: np.diagonal(w, axis1=-2, axis2=-1).mean(axis=-1), "self"),
     (lambda w: np.mean([w[..., i, i - 1] for i in range(w.shape[-1])], axis=0), "wrapped-first-row"),
     (lambda w: np.diagonal(w, -1, -2, -1).sum(-1) / w.shape[-1], "divided-by-n"),
+    # range(1, n - 1) leaves out the last query, and at n = 2 every query: a NaN that once got an overflow hint
+    (lambda w: np.mean([w[..., i, i - 1] for i in range(1, w.shape[-1] - 1)], axis=0), "dropped-last-query"),
     (lambda w: np.diagonal(w, -1, -2, -1).sum(-1), "sum-not-mean"),
     (lambda w: np.diagonal(w, -1, -2, -1), "wrong-shape"),
     (None, "not-answered"),
@@ -88,3 +175,60 @@ def test_a_2d_only_previous_token_share_is_no_batch():
     feedback = check_previous_token(lambda w: np.diag(w, k=-1).mean())  # np.diag takes 2-D arrays only
     assert feedback.mistake == "no-batch", feedback
     assert "(3, 6, 6)" in feedback.reason
+
+
+def _lengths(V):
+    return np.sqrt((V * V).sum(axis=-1))
+
+
+@pytest.mark.parametrize("fn", [
+    lambda w, V: w * np.linalg.norm(V, axis=-1)[..., None, :],
+    lambda w, V: np.einsum("...nm,...m->...nm", w, _lengths(V)),
+    lambda w, V: w * np.expand_dims(np.linalg.norm(V, axis=-1), -2),
+    lambda w, V: (w.astype(np.float32) * np.linalg.norm(V, axis=-1, keepdims=True).swapaxes(-1, -2)),
+])
+def test_weight_times_value_right_answers(fn):
+    assert check_weight_times_value(fn).passed
+
+
+@pytest.mark.parametrize("fn, mistake", [
+    (lambda w, V: w @ V, "returned-output"),
+    (lambda w, V: w * np.linalg.norm(V, axis=-2)[..., None, :], "length-over-keys"),
+    (lambda w, V: w * (V ** 2).sum(-1)[..., None, :], "squared-length"),
+    (lambda w, V: w * V.sum(-1)[..., None, :], "sum-not-length"),
+    (lambda w, V: w * np.abs(V).sum(-1)[..., None, :], "l1-length"),
+    (lambda w, V: w * np.linalg.norm(V), "one-length"),
+    (lambda w, V: (c := w * _lengths(V)[..., None, :]) / c.sum(-1, keepdims=True), "renormalised"),
+    (lambda w, V: np.broadcast_to(_lengths(V)[..., None, :], w.shape), "lengths-only"),
+    (lambda w, V: w, "wrong-values"),
+    (lambda w, V: w * np.linalg.norm(V, axis=1)[None, :], "no-batch"),
+    (None, "not-answered"),
+])
+def test_weight_times_value_mistakes(fn, mistake):
+    assert check_weight_times_value(fn).mistake == mistake
+
+
+def test_the_module_table_lists_every_mistake_id_of_the_weight_times_value_checker():
+    import attn_lib.exercises as exercises
+    from attn_lib.exercises._check_trained import WEIGHT_TIMES_VALUE
+
+    for mistake in WEIGHT_TIMES_VALUE.mistakes():
+        assert mistake.id in exercises.__doc__, mistake.id
+
+
+def test_every_problem_of_notebook_10_says_its_kind_and_the_solutions_agree():
+    from pathlib import Path
+
+    import nbformat
+
+    root = Path(__file__).resolve().parents[2] / "notebooks"
+    kinds = {"problem-transfer", "problem-computation", "problem-recall"}
+    found = []
+    for path in (root / "10-a-trained-model.ipynb", root / "solutions" / "10-a-trained-model-solutions.ipynb"):
+        headings = [c for c in nbformat.read(path, as_version=4).cells
+                    if c.cell_type == "markdown" and c.source.lstrip("#").lstrip().startswith("Problem")]
+        tags = [[t for t in c.metadata.get("tags", []) if t in kinds] for c in headings]
+        assert all(len(t) == 1 for t in tags), (path.name, tags)
+        found.append([t[0] for t in tags])
+    assert found[0] == found[1]
+    assert found[0].count("problem-transfer") >= 0.6 * len(found[0])

@@ -163,3 +163,51 @@ def test_a_sentence_gets_the_same_vector_alone_or_padded_in_any_batch(model, sen
     alone = np.concatenate([model.encode([s]) for s in sentences])
     np.testing.assert_allclose(together, alone, atol=2e-6)
     np.testing.assert_allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-6)
+
+
+def test_positions_must_be_a_bool(model):
+    with pytest.raises(TypeError, match="positions must be True or False; got str 'no'"):
+        model.run(["a cat"], positions="no")
+
+
+def test_parameter_count_is_every_float_tensor_and_repr_shows_it(model):
+    assert model.parameter_count == 22_713_216
+    assert "parameters=22,713,216" in repr(model)
+
+
+def test_where_names_the_cache_folder_and_never_a_machine_path(model, tmp_path, monkeypatch):
+    from attn_lib.minilm import MiniLM, sources
+
+    elsewhere = MiniLM(model.tensors, model.tokenizer)
+    elsewhere.paths = {name: tmp_path / "weights" / name for name in sources.FILES}
+    assert elsewhere.where == "a folder named weights"
+    monkeypatch.chdir(tmp_path)
+    assert elsewhere.where == "the folder weights"
+    assert str(tmp_path) not in elsewhere.where
+    monkeypatch.setenv(sources.CACHE_ENV, str(tmp_path / "weights"))
+    assert elsewhere.where == "the cache folder"
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.lists(st.sampled_from(WORDS), min_size=2, max_size=10).map(" ".join), st.randoms(use_true_random=False))
+def test_without_positions_every_layer_is_permutation_equivariant(model, sentence, random):
+    # F16: with no position embeddings nothing tells a layer where a token stands, so permuting the tokens permutes
+    # every layer's output rows, and its weights along both axes.
+    ids, _, _ = model.tokenize([sentence])
+    order = np.arange(ids.shape[1])
+    random.shuffle(order)
+    x, x_perm = model.embed(ids, positions=False), model.embed(ids[:, order], positions=False)
+    np.testing.assert_allclose(x_perm, x[:, order], atol=1e-6)
+    key_mask = np.ones((1, 1, 1, ids.shape[1]), dtype=bool)
+    for index in range(LAYERS):
+        (x, record), (x_perm, record_perm) = model.layer(x, key_mask, index), model.layer(x_perm, key_mask, index)
+        np.testing.assert_allclose(x_perm, x[:, order], atol=1e-4)
+        np.testing.assert_allclose(record_perm.weights, record.weights[..., order, :][..., order], atol=1e-5)
+
+
+def test_the_previous_token_head_needs_the_position_embeddings(model):
+    # Layer 0 head 2 is one-hot on the previous token with the positions, and near a uniform row without them.
+    sentence = ["the cat sat on the mat because it was tired"]
+    with_positions = np.diagonal(model.run(sentence).layers[0].weights[0, 2], offset=-1).mean()
+    without = np.diagonal(model.run(sentence, positions=False).layers[0].weights[0, 2], offset=-1).mean()
+    assert with_positions > 0.99 and without < 0.2, (with_positions, without)
