@@ -122,6 +122,9 @@ check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d
                           x-not-transposed,
                           result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
                           batch-axes (right for one sequence only: X.T on a batch), wrong-shape, wrong-values
+check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cache (the new token's own value),
+                          masked-cache (np.tril laid as for a square matrix), scaled-by-dv, no-scaling,
+                          divide-by-dk, queries-from-keys, softmax-wrong-axis, returned-weights, no-batch
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
                           duplicate-key, adam-at-512, one-head (notebook 09)
 check_footnote4_variance  unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,
@@ -149,6 +152,7 @@ from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
 from ._check_count import check_count
+from ._check_decode_step import check_decode_step
 from ._check_dW_q import check_dW_q
 from ._check_learned import check_learned
 from ._check_masked_softmax import check_masked_softmax
@@ -196,4 +200,5 @@ __all__ = [
     "check_why_scores_grow",
     "check_previous_token",
     "check_unscaled_row",
+    "check_decode_step",
 ]
