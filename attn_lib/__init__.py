@@ -12,6 +12,7 @@ from .attention import attention, scaled_scores, softmax
 from .backward import attention_backward
 from .chunked import chunked_attention
 from .cost import AttentionCost, attention_cost
+from .decoding import decode_step, kv_cache_numbers
 from .masks import causal_mask, padding_mask
 from .multihead import MultiHeadAttention
 

@@ -1,7 +1,9 @@
-"""Counting what attention costs: scores alive, multiply-adds, and the bytes the scores take."""
+"""Counting what attention costs: scores alive, multiply-adds, and the bytes the scores take; and timing it."""
 
 from __future__ import annotations
 
+import contextlib
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -86,3 +88,44 @@ def attention_cost(n, m=None, d_k=64, d_v=None, heads=8, layers=1):
         score_macs=per_head * d_k * copies,
         mix_macs=per_head * d_v * copies,
     )
+
+
+def one_blas_thread():
+    """A context in which numpy's BLAS uses one thread (through ``threadpoolctl``, if that package is installed).
+
+    Timings taken inside it do not depend on how many cores the machine has or how busy they are with other work:
+    the ratio of two times measures the work, not the scheduler. Without threadpoolctl it changes nothing.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> with one_blas_thread():
+    ...     product = np.ones((4, 4)) @ np.ones((4, 4))
+    >>> float(product[0, 0])
+    4.0
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def best_time(fn, repeats=10):
+    """Seconds taken by the fastest of ``repeats`` calls of ``fn()``, with numpy's BLAS on one thread.
+
+    The fastest call is the one least disturbed by whatever else the machine was doing.
+
+    Examples
+    --------
+    >>> best_time(lambda: sum(range(100)), repeats=3) > 0
+    True
+    """
+    repeats = check_size(repeats, "repeats", minimum=1)
+    best = float("inf")
+    with one_blas_thread():
+        for _ in range(repeats):
+            start = time.perf_counter()
+            fn()
+            best = min(best, time.perf_counter() - start)
+    return best

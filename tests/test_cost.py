@@ -108,3 +108,46 @@ def test_score_macs_match_the_flops_einsum_counts_for_q_k_transpose():
     naive = next(line for line in report.splitlines() if "Naive FLOP count" in line)  # "...:  1.800e+02"
     flops = float(naive.split(":")[1])
     assert attention_cost(n, m=m, d_k=d_k, heads=1).score_macs * 2 == flops
+
+
+# --- timing: the ratios 08 prints must not depend on how many cores the BLAS spreads over -------------------------
+
+
+def _blas_threads():
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    return [pool["num_threads"] for pool in threadpoolctl.threadpool_info() if pool["user_api"] == "blas"]
+
+
+def test_best_time_runs_the_function_with_one_blas_thread_and_restores_the_pool():
+    from attn_lib.cost import best_time
+
+    before = _blas_threads()
+    seen = []
+    best_time(lambda: seen.append(_blas_threads()), repeats=2)
+    assert seen and all(threads == [1] * len(before) for threads in seen), seen
+    assert _blas_threads() == before
+
+
+def test_one_blas_thread_is_a_context_that_limits_the_pool():
+    from attn_lib.cost import one_blas_thread
+
+    before = _blas_threads()
+    with one_blas_thread():
+        assert _blas_threads() == [1] * len(before)
+    assert _blas_threads() == before
+
+
+def test_best_time_keeps_the_fastest_call():
+    import time
+
+    from attn_lib.cost import best_time
+
+    delays = iter([0.05, 0.0, 0.0])
+    assert best_time(lambda: time.sleep(next(delays)), repeats=3) < 0.04
+
+
+def test_best_time_rejects_a_repeat_count_below_one():
+    from attn_lib.cost import best_time
+
+    with pytest.raises(ValueError, match="repeats must be at least 1"):
+        best_time(lambda: None, repeats=0)

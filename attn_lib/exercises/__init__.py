@@ -125,6 +125,9 @@ check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d
                           x-not-transposed,
                           result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
                           batch-axes (right for one sequence only: X.T on a batch), wrong-shape, wrong-values
+check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cache (the new token's own value),
+                          masked-cache (np.tril laid as for a square matrix), scaled-by-dv, no-scaling,
+                          divide-by-dk, queries-from-keys, softmax-wrong-axis, returned-weights, no-batch
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
                           duplicate-key, adam-at-512, one-head (notebook 09)
 check_footnote4_variance  unit-variance (means 0), ignored-means, mean-square-not-variance, only-means-product
@@ -158,6 +161,7 @@ from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention
 from ._check_cross_attention import check_cross_attention
 from ._check_count import check_count
+from ._check_decode_step import check_decode_step
 from ._check_dW_q import check_dW_q
 from ._check_learned import check_learned
 from ._check_masked_softmax import check_masked_softmax
@@ -209,4 +213,5 @@ __all__ = [
     "check_unscaled_row",
     "check_weights_beyond_parameters",
     "check_weight_times_value",
+    "check_decode_step",
 ]
