@@ -13,6 +13,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ._checks import InputTypeError, InputValueError
+
 # Opaque white figures with dark text read the same in JupyterLab's light and dark themes (a transparent
 # figure would put black labels on a dark background). Colormaps are perceptually uniform.
 STYLE = {
@@ -65,7 +67,7 @@ def show_weights(weights, query_labels=None, key_labels=None, mask=None, ax=None
     """
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 2:
-        raise ValueError(f"weights must be 2-D (n, m); got shape {weights.shape}")
+        raise InputValueError(f"weights must be 2-D (n, m); got shape {weights.shape}")
     n, m = weights.shape
     if ax is None:
         _, ax = plt.subplots(figsize=(1.2 + 0.55 * m, 0.9 + 0.5 * n), layout="constrained")
@@ -199,13 +201,13 @@ def show_figure(fig=None, *, alt):
         If ``alt`` is empty or blank.
     """
     if not isinstance(alt, str):
-        raise TypeError(f"alt must be a str describing the figure; got {type(alt).__name__} {alt!r}")
+        raise InputTypeError(f"alt must be a str describing the figure; got {type(alt).__name__} {alt!r}")
     if not alt.strip():
-        raise ValueError(f"alt must be a non-empty description of the figure; got {alt!r}")
+        raise InputValueError(f"alt must be a non-empty description of the figure; got {alt!r}")
     fig = plt.gcf() if fig is None else fig
     if not isinstance(fig, Figure):
         hint = " (pass ax.figure for an Axes)" if isinstance(fig, Axes) else ""
-        raise TypeError(f"fig must be a matplotlib.figure.Figure{hint}; got {type(fig).__name__}")
+        raise InputTypeError(f"fig must be a matplotlib.figure.Figure{hint}; got {type(fig).__name__}")
     if not _in_kernel():
         plt.show()
         return

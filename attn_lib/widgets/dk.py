@@ -11,6 +11,7 @@ import math
 import ipywidgets as widgets
 import numpy as np
 
+from .._checks import InputValueError
 from ..attention import softmax
 from ._explorer import (BAR, THEORY, WIDE, Explorer, entropy_nats, largest_jacobian_entry, live_figure,
                         readout_rows, significant, three_figures)
@@ -44,10 +45,10 @@ def dk_explorer(d_k=64, scaled=False, pairs=5000, keys=16, seed=0):
         Controls ``"d_k"`` (main) and ``"scaled"``.
     """
     if d_k not in DK_VALUES:
-        raise ValueError(f"d_k must be a power of two from 1 to 1024; got {d_k!r}")
+        raise InputValueError(f"d_k must be a power of two from 1 to 1024; got {d_k!r}")
     for name, value, least in (("pairs", pairs, 100), ("keys", keys, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{name} must be an integer of at least {least}; got {value!r}")
+            raise InputValueError(f"{name} must be an integer of at least {least}; got {value!r}")
     rng = np.random.default_rng(seed)
     top = DK_VALUES[-1]
     # Sample the widest queries and keys once; the scores for a smaller d_k use the first d_k components.

@@ -6,6 +6,7 @@ import ipywidgets as widgets
 import matplotlib as mpl
 import numpy as np
 
+from .._checks import InputValueError
 from ..attention import attention, scaled_scores, softmax
 from ..masks import causal_mask, padding_mask
 from ..plotting import MASKED_COLOR, WEIGHTS_CMAP
@@ -60,9 +61,9 @@ def mask_explorer(mask="causal", placement="before", seed=0):
     kinds = [value for _, value in MASK_KINDS]
     places = [value for _, value in MASK_PLACEMENTS]
     if mask not in kinds:
-        raise ValueError(f"mask must be one of {kinds}; got {mask!r}")
+        raise InputValueError(f"mask must be one of {kinds}; got {mask!r}")
     if placement not in places:
-        raise ValueError(f"placement must be one of {places}; got {placement!r}")
+        raise InputValueError(f"placement must be one of {places}; got {placement!r}")
     n = m = len(_TOKENS)
     d_k = 8
     rng = np.random.default_rng(seed)
