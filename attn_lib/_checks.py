@@ -114,7 +114,8 @@ def check_finite(arr: np.ndarray, name: str) -> None:
         bad = np.argwhere(~np.isfinite(arr))[0]
         value = arr[tuple(bad)]
         kind = "NaN" if np.isnan(value) else "an infinite value"
-        raise InputValueError(f"{name} contains {kind} at index {tuple(int(i) for i in bad)}: every entry must be finite")
+        where = tuple(int(i) for i in bad)
+        raise InputValueError(f"{name} contains {kind} at index {where}: every entry must be finite")
 
 
 def check_size(value, name: str, minimum: int = 0) -> int:
@@ -160,7 +161,8 @@ def check_mask(mask, scores_shape: tuple) -> np.ndarray:
             f"(an additive mask of 0 and -inf is not accepted); got dtype {mask.dtype}"
         )
     if mask.ndim < 2:
-        raise InputValueError(f"mask must have at least 2 dimensions (..., n, m) with n={n}, m={m}; got shape {mask.shape}")
+        raise InputValueError(
+            f"mask must have at least 2 dimensions (..., n, m) with n={n}, m={m}; got shape {mask.shape}")
     rows, cols = mask.shape[-2:]
     try:
         if rows not in (1, n) or cols not in (1, m):

@@ -78,9 +78,9 @@ def dk_explorer(d_k=64, scaled=False, pairs=5000, keys=16, seed=0):
     row = ax_row.stairs(np.zeros(keys), np.arange(keys + 1) - 0.5, fill=True, color=BAR)
     ax_row.set_xlim(-0.5, keys - 0.5)
     ax_row.set_ylim(0, 1.02)
-    ax_row.set_xlabel("key j")
+    ax_row.set_xlabel(f"key j (of {keys})")
     ax_row.set_ylabel("weight (row sums to 1)")
-    ax_row.set_title(f"one query's weights ({keys} keys)")
+    ax_row.set_title("one query's weights")  # longer, it ran past the figure's right edge
 
     def set_mode(scaled):
         edges = modes[scaled]["edges"]

@@ -9,7 +9,7 @@ import numpy as np
 from .._checks import InputValueError
 from ..attention import attention, scaled_scores, softmax
 from ..masks import causal_mask, padding_mask
-from ..plotting import MASKED_COLOR, WEIGHTS_CMAP
+from ..plotting import BLOCKED_MARK, MASKED_COLOR, WEIGHTS_CMAP
 from ._explorer import BAR, BROKEN, WIDE, Explorer, live_figure, readout_rows
 
 MASK_KINDS = (("no mask", "none"), ("causal: key j ≤ query i", "causal"), ("padding: last 2 keys are <pad>",
@@ -92,7 +92,7 @@ def mask_explorer(mask="causal", placement="before", seed=0):
     ax.spines[:].set_visible(False)
     ax.set_title("weights (× blocked, red square: blocked yet weighted)", fontsize=9)
     # Markers, not one text per cell: two collections draw in a fraction of the time of 36 texts.
-    crosses = ax.scatter([], [], marker="x", s=40, color="#333333", linewidths=1.5)
+    crosses = ax.scatter([], [], marker="x", s=40, color=BLOCKED_MARK, linewidths=1.5)
     leaks = ax.scatter([], [], marker="s", s=330, facecolors="none", edgecolors=BROKEN, linewidths=2.5)
     # Each row's sum as a horizontal bar against a dashed line at 1: a short bar is a broken row.
     sums = list(ax_sum.barh(range(n), np.ones(n), height=0.7, color=BAR))
