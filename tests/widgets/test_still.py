@@ -211,3 +211,23 @@ def test_every_colour_of_the_still_meets_wcag_aa_contrast(built, kind):
                 if not what.startswith("text") or background == "#ffffff"
                 if contrast_ratio(colour, background) < least]
     assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("kind", EXPLORERS)
+def test_every_title_label_and_legend_lies_inside_the_still(kind):
+    """The d_k explorer's right title ("one query's weights (16 keys)") ran 10 pixels past the figure's edge."""
+    explorer = EXPLORERS[kind]()
+    explorer.still_png()  # lays the figure out
+    renderer = explorer.figure.canvas.get_renderer()
+    width, height = explorer.figure.bbox.size
+    outside = []
+    for ax in explorer.figure.axes:
+        legend = ax.get_legend()
+        texts = [ax.title, ax._left_title, ax._right_title, ax.xaxis.label, ax.yaxis.label, *ax.texts,
+                 *(legend.get_texts() if legend else [])]
+        for text in texts:
+            if text.get_visible() and text.get_text().strip():
+                box = text.get_window_extent(renderer)
+                if box.x0 < 0 or box.y0 < 0 or box.x1 > width or box.y1 > height:
+                    outside.append(f"{text.get_text()!r} at x {box.x0:.0f}-{box.x1:.0f}, y {box.y0:.0f}-{box.y1:.0f}")
+    assert not outside, f"outside the {width:.0f} x {height:.0f} figure: " + "; ".join(outside)
