@@ -2,13 +2,62 @@
 
 Each helper raises ``TypeError`` or ``ValueError`` whose message names the argument, what was expected and
 what was received, so that a learner never meets a silent NaN or a broadcasting message from deep inside numpy.
+They are :class:`InputTypeError` and :class:`InputValueError`, ordinary subclasses of the two that IPython shows
+as the message under the learner's own frames, without attn_lib's (no source of this package, no path of the
+machine it lies on). Sibling modules raise them too, for their own checks of arguments.
 """
 
 from __future__ import annotations
 
 import numbers
+import os
+import traceback
+import types
 
 import numpy as np
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__)) + os.sep  # attn_lib/, where the frames left out live
+
+
+class _ShownWithoutLibraryFrames:
+    """Mixin: in IPython, the exception shows as the learner's own frames and its message, without attn_lib's.
+
+    A check at the boundary raises deep inside attn_lib; IPython's traceback would show every frame down to the
+    ``raise``, with its source and the absolute path of the file (in a notebook's stored output, the folder the
+    course was built in). The message names the argument, what was expected and what was received: the frames
+    below the learner's call add nothing to it. ``_render_traceback_`` is IPython's hook for this (the checkers'
+    ``CheckFailed`` uses it too); outside IPython the exception is an ordinary one, traceback included.
+    """
+
+    def _render_traceback_(self) -> list[str]:
+        """The lines IPython shows: its own traceback of the frames outside attn_lib, then ``ValueError: ...``."""
+        shown = (kind for kind in type(self).__mro__ if kind.__module__ == "builtins")
+        kind = next(shown)  # the builtin this error is (ValueError, TypeError): what the learner reads and catches
+        frames = []
+        tb = self.__traceback__
+        while tb is not None:
+            if not tb.tb_frame.f_code.co_filename.startswith(_PACKAGE):
+                frames.append(tb)
+            tb = tb.tb_next
+        kept = None
+        for tb in reversed(frames):  # the same frames, linked without attn_lib's
+            kept = types.TracebackType(kept, tb.tb_frame, tb.tb_lasti, tb.tb_lineno)
+        try:
+            from IPython import get_ipython
+            shell = get_ipython()
+        except ImportError:  # pragma: no cover - IPython calls this hook, so it is there
+            shell = None
+        if shell is None or kept is None:
+            return "".join(traceback.format_exception_only(kind, self)).rstrip("\n").split("\n")
+        return shell.InteractiveTB.structured_traceback(kind, self, kept)
+
+
+class InputValueError(_ShownWithoutLibraryFrames, ValueError):
+    """A ValueError for a bad argument of an attn_lib function, shown in IPython without attn_lib's frames."""
+
+
+class InputTypeError(_ShownWithoutLibraryFrames, TypeError):
+    """A TypeError for an argument of the wrong type, shown in IPython without attn_lib's frames."""
 
 
 def _describe(x) -> str:
@@ -24,15 +73,15 @@ def as_array(x, name: str, layout: str = "", holds: str = "real numbers") -> np.
     a ragged nested list, and dates or durations (numpy would count seconds or days as plain numbers).
     """
     if getattr(x, "requires_grad", False) is True:  # a PyTorch tensor, recognised without importing torch
-        raise TypeError(f"{name} is a tensor that requires grad: pass an array, e.g. {name}.detach().numpy()")
+        raise InputTypeError(f"{name} is a tensor that requires grad: pass an array, e.g. {name}.detach().numpy()")
     try:
         arr = np.asarray(x)
     except ValueError as exc:  # ragged nested lists
         layout = f" {layout}" if layout else ""
-        raise ValueError(f"{name} must be a rectangular array{layout}; could not build one: {exc}") from None
+        raise InputValueError(f"{name} must be a rectangular array{layout}; could not build one: {exc}") from None
     if arr.dtype.kind in "mM":
         what = "durations" if arr.dtype.kind == "m" else "dates and times"
-        raise TypeError(f"{name} must hold {holds}; got {what} (dtype {arr.dtype}): convert them to numbers first")
+        raise InputTypeError(f"{name} must hold {holds}; got {what} (dtype {arr.dtype}): convert them to numbers first")
     return arr
 
 
@@ -43,15 +92,15 @@ def as_float_array(x, name: str, min_ndim: int = 2, layout: str = "(..., n, d)")
     """
     arr = as_array(x, name, layout)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
+        raise InputTypeError(f"{name} must hold real numbers; got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.complexfloating):
-        raise TypeError(f"{name} must hold real numbers; got complex dtype {arr.dtype}")
+        raise InputTypeError(f"{name} must hold real numbers; got complex dtype {arr.dtype}")
     if arr.dtype == np.bool_:
-        raise TypeError(f"{name} must hold real numbers; got a boolean array (did you pass a mask as {name}?)")
+        raise InputTypeError(f"{name} must hold real numbers; got a boolean array (did you pass a mask as {name}?)")
     if arr.dtype != np.float32:
         arr = arr.astype(np.float64, copy=False)
     if arr.ndim < min_ndim:
-        raise ValueError(
+        raise InputValueError(
             f"{name} must have at least {min_ndim} dimensions {layout}; got shape {arr.shape} "
             f"({arr.ndim} dimension{'s' if arr.ndim != 1 else ''})"
         )
@@ -65,17 +114,18 @@ def check_finite(arr: np.ndarray, name: str) -> None:
         bad = np.argwhere(~np.isfinite(arr))[0]
         value = arr[tuple(bad)]
         kind = "NaN" if np.isnan(value) else "an infinite value"
-        raise ValueError(f"{name} contains {kind} at index {tuple(int(i) for i in bad)}: every entry must be finite")
+        where = tuple(int(i) for i in bad)
+        raise InputValueError(f"{name} contains {kind} at index {where}: every entry must be finite")
 
 
 def check_size(value, name: str, minimum: int = 0) -> int:
     """Return ``value`` as an int, or raise if it is not an integer >= ``minimum``."""
     if isinstance(value, (bool, np.datetime64, np.timedelta64)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an integer; got {_describe(value)}")
+        raise InputTypeError(f"{name} must be an integer; got {_describe(value)}")
     value = int(value)
     if value < minimum:
         what = "non-negative" if minimum == 0 else f"at least {minimum}"
-        raise ValueError(f"{name} must be {what}; got {value}")
+        raise InputValueError(f"{name} must be {what}; got {value}")
     return value
 
 
@@ -84,10 +134,10 @@ def check_scale(scale, d_k: int) -> float:
     if scale is None:
         return 1.0 / float(np.sqrt(d_k))
     if isinstance(scale, (bool, np.datetime64, np.timedelta64)) or not isinstance(scale, numbers.Real):
-        raise TypeError(f"scale must be a positive finite number; got {_describe(scale)}")
+        raise InputTypeError(f"scale must be a positive finite number; got {_describe(scale)}")
     scale = float(scale)
     if not np.isfinite(scale) or scale <= 0:
-        raise ValueError(f"scale must be a positive finite number; got {scale}")
+        raise InputValueError(f"scale must be a positive finite number; got {scale}")
     return scale
 
 
@@ -98,7 +148,7 @@ def batch_shape(**arrays: np.ndarray) -> tuple:
         return np.broadcast_shapes(*shapes.values())
     except ValueError:
         listed = ", ".join(f"{name} has batch shape {shape}" for name, shape in shapes.items())
-        raise ValueError(f"batch axes do not broadcast: {listed}") from None
+        raise InputValueError(f"batch axes do not broadcast: {listed}") from None
 
 
 def check_mask(mask, scores_shape: tuple) -> np.ndarray:
@@ -106,19 +156,20 @@ def check_mask(mask, scores_shape: tuple) -> np.ndarray:
     mask = as_array(mask, "mask", "(..., n, m)", holds="booleans")
     n, m = scores_shape[-2:]
     if mask.dtype != np.bool_:
-        raise TypeError(
+        raise InputTypeError(
             "mask must be boolean, True where the query may attend to the key "
             f"(an additive mask of 0 and -inf is not accepted); got dtype {mask.dtype}"
         )
     if mask.ndim < 2:
-        raise ValueError(f"mask must have at least 2 dimensions (..., n, m) with n={n}, m={m}; got shape {mask.shape}")
+        raise InputValueError(
+            f"mask must have at least 2 dimensions (..., n, m) with n={n}, m={m}; got shape {mask.shape}")
     rows, cols = mask.shape[-2:]
     try:
         if rows not in (1, n) or cols not in (1, m):
             raise ValueError
         np.broadcast_shapes(mask.shape, scores_shape)
     except ValueError:
-        raise ValueError(
+        raise InputValueError(
             f"mask of shape {mask.shape} does not broadcast to the scores' shape {scores_shape} (..., n, m): "
             f"its last two axes must be (n or 1, m or 1) = ({n} or 1, {m} or 1)"
         ) from None
@@ -130,7 +181,7 @@ def check_mask(mask, scores_shape: tuple) -> np.ndarray:
             at = f"query row {row}" + (f" of batch index {batch}" if batch else "")
             if mask.shape[-2] == 1 and n > 1:
                 at = "every query row" + (f" of batch index {batch}" if batch else "")
-            raise ValueError(
+            raise InputValueError(
                 f"mask blocks every key for {at}: a row whose scores are all -inf has no softmax "
                 "(each query must be allowed to attend to at least one key)"
             )
@@ -142,21 +193,21 @@ def check_qkv(Q, K, V=None):
     Q = as_float_array(Q, "Q", layout="(..., n, d_k)")
     K = as_float_array(K, "K", layout="(..., m, d_k)")
     if K.shape[-1] != Q.shape[-1]:
-        raise ValueError(
+        raise InputValueError(
             f"K has d_k={K.shape[-1]} but Q has d_k={Q.shape[-1]}: queries and keys must share their width "
             f"(Q {Q.shape} is (..., n, d_k), K {K.shape} is (..., m, d_k))"
         )
     if Q.shape[-1] == 0:
-        raise ValueError(
+        raise InputValueError(
             f"Q and K have d_k=0 (Q {Q.shape}, K {K.shape}): each query and key needs at least one component"
         )
     if K.shape[-2] == 0:
-        raise ValueError(f"K has no keys (m=0, shape {K.shape}): each query needs at least one key to attend to")
+        raise InputValueError(f"K has no keys (m=0, shape {K.shape}): each query needs at least one key to attend to")
     arrays = {"Q": Q, "K": K}
     if V is not None:
         V = as_float_array(V, "V", layout="(..., m, d_v)")
         if V.shape[-2] != K.shape[-2]:
-            raise ValueError(
+            raise InputValueError(
                 f"V has {V.shape[-2]} rows but K has m={K.shape[-2]}: each key needs exactly one value "
                 f"(K {K.shape} is (..., m, d_k), V {V.shape} is (..., m, d_v))"
             )
@@ -175,7 +226,7 @@ def check_rng(rng) -> np.random.Generator:
     if rng is None or isinstance(rng, np.random.Generator):
         return np.random.default_rng(rng)
     if isinstance(rng, (bool, np.bool_, np.datetime64, np.timedelta64)) or not isinstance(rng, numbers.Integral):
-        raise TypeError(f"{accepted}; got {_describe(rng)}")
+        raise InputTypeError(f"{accepted}; got {_describe(rng)}")
     if rng < 0:
-        raise ValueError(f"{accepted}; got {int(rng)}")
+        raise InputValueError(f"{accepted}; got {int(rng)}")
     return np.random.default_rng(int(rng))

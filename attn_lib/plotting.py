@@ -13,6 +13,8 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ._checks import InputTypeError, InputValueError
+
 # Opaque white figures with dark text read the same in JupyterLab's light and dark themes (a transparent
 # figure would put black labels on a dark background). Colormaps are perceptually uniform.
 STYLE = {
@@ -34,6 +36,17 @@ STYLE = {
 }
 WEIGHTS_CMAP = "viridis"
 MASKED_COLOR = "#b8b8b8"  # a neutral grey that viridis never produces
+BLOCKED_MARK = "#333333"  # the × on a blocked cell: 6.4:1 on MASKED_COLOR (WCAG 2 AA asks 4.5:1 of text)
+
+
+def ink_on(colour) -> str:
+    """``"black"`` or ``"white"``, whichever has the higher WCAG 2 contrast on ``colour`` (an RGB or RGBA tuple of
+    floats from 0 to 1, matplotlib's): at least 4.58:1 (the square root of 21) on any colour, so text written on a
+    heatmap cell meets AA's 4.5:1 whatever the cell's weight."""
+    channels = np.asarray(colour, float)[:3]
+    linear = np.where(channels <= 0.04045, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
+    luminance = float(linear @ np.array([0.2126, 0.7152, 0.0722]))  # WCAG 2 relative luminance
+    return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"
 
 
 def use_style() -> None:
@@ -65,7 +78,7 @@ def show_weights(weights, query_labels=None, key_labels=None, mask=None, ax=None
     """
     weights = np.asarray(weights, dtype=float)
     if weights.ndim != 2:
-        raise ValueError(f"weights must be 2-D (n, m); got shape {weights.shape}")
+        raise InputValueError(f"weights must be 2-D (n, m); got shape {weights.shape}")
     n, m = weights.shape
     if ax is None:
         _, ax = plt.subplots(figsize=(1.2 + 0.55 * m, 0.9 + 0.5 * n), layout="constrained")
@@ -79,19 +92,20 @@ def show_weights(weights, query_labels=None, key_labels=None, mask=None, ax=None
     ax.tick_params(axis="x", labelrotation=45 if key_labels is not None else 0)
     ax.spines[:].set_visible(False)
     for i, j in zip(*np.nonzero(blocked)):
-        ax.text(j, i, "×", ha="center", va="center", color="#555555", fontsize=12)
+        ax.text(j, i, "×", ha="center", va="center", color=BLOCKED_MARK, fontsize=12)
     if annotate:
         for i, j in zip(*np.nonzero(~blocked)):
-            dark_cell = weights[i, j] < 0.55 * vmax  # viridis is dark at the bottom, light at the top
             ax.text(j, i, f"{weights[i, j]:.2f}", ha="center", va="center", fontsize=8,
-                    color="white" if dark_cell else "black")
+                    color=ink_on(image.cmap(image.norm(weights[i, j]))))
     ax.set_title(title)
     ax.figure.colorbar(image, ax=ax, label="weight", shrink=0.9)
     return image
 
 
-# Okabe-Ito colours: told apart with every common colour-vision deficiency, legible on the white figure.
-_PIECE_COLORS = {"softmax": "#0072B2", "scores": "#D55E00", "scale": "#009E73", "mix": "#CC79A7"}
+# Told apart with every common colour-vision deficiency, legible on the white figure:
+# Okabe-Ito's blue, vermilion, bluish green and reddish purple, the last three darkened to 4.5:1 on white (WCAG 2 AA
+# for the labels' normal-size text; Okabe-Ito's own shades reach 3.1-3.9:1).
+_PIECE_COLORS = {"softmax": "#0072B2", "scores": "#b85000", "scale": "#007a5a", "mix": "#9c5c80"}
 
 
 def equation_figure(fontsize=28):
@@ -199,13 +213,13 @@ def show_figure(fig=None, *, alt):
         If ``alt`` is empty or blank.
     """
     if not isinstance(alt, str):
-        raise TypeError(f"alt must be a str describing the figure; got {type(alt).__name__} {alt!r}")
+        raise InputTypeError(f"alt must be a str describing the figure; got {type(alt).__name__} {alt!r}")
     if not alt.strip():
-        raise ValueError(f"alt must be a non-empty description of the figure; got {alt!r}")
+        raise InputValueError(f"alt must be a non-empty description of the figure; got {alt!r}")
     fig = plt.gcf() if fig is None else fig
     if not isinstance(fig, Figure):
         hint = " (pass ax.figure for an Axes)" if isinstance(fig, Axes) else ""
-        raise TypeError(f"fig must be a matplotlib.figure.Figure{hint}; got {type(fig).__name__}")
+        raise InputTypeError(f"fig must be a matplotlib.figure.Figure{hint}; got {type(fig).__name__}")
     if not _in_kernel():
         plt.show()
         return

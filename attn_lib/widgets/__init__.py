@@ -22,6 +22,10 @@ explorer is made, from a fixed seed.
 Readouts are text beside the figure; :attr:`Explorer.description` is a one-line text account of the figure for a
 reader who cannot see it, shown under the figure and as the explorer's ``text/plain`` form.
 
+Shown in a notebook, an explorer stores a still image of its figure before the live widget (its alt text and
+caption are the description, with a one-line prompt to run the cell): a notebook opened before its cells are run,
+with no kernel, or read as the static copy shows the still, and a running explorer shows only the live widget.
+
 Layout: ``_explorer`` holds what every explorer shares; each explorer is a module named after its kind
 (``dk``, ``softmax``, ``mask``, ``cost``, ``replay``, ``trained``) that defines ``<kind>_explorer``.
 ``EXPLORERS`` lists them all, by kind: the tests and benchmarks go through it.

@@ -4,11 +4,19 @@ it by blitting, and the formatting of readouts.
 An explorer module (one per explorer, beside this one) computes what does not depend on a control once, builds
 its figure with :func:`live_figure`, and hands :class:`Explorer` its controls and an ``update`` function that moves
 the artists and returns the readout, the description and the measured numbers.
+
+Shown in a notebook, an explorer is two outputs: a still image of its figure as first shown (an HTML ``<img>`` with
+the description as alt text and under it, and a one-line prompt to run the cell), then the live widget. A style
+rule that travels with the still shows one of the two: the live widget while its kernel is connected, the still
+wherever the widget cannot run (the notebook opened before its cells are run, no kernel, a widget whose model is
+gone, the static reading copy). See :data:`STILL_STYLE`.
 """
 
 from __future__ import annotations
 
+import base64
 import html
+import io
 import struct
 import warnings
 import zlib
@@ -16,7 +24,9 @@ import zlib
 import ipywidgets as widgets
 import matplotlib as mpl
 import numpy as np
+from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
+from PIL import Image
 
 from ..plotting import STYLE
 
@@ -120,9 +130,27 @@ def _zero_rows(row_bytes, count):
 
 
 WIDE = {"description_width": "initial"}  # show each control's full label
-BAR = "#3b528b"  # viridis, a third of the way up: the colour of measured quantities
-THEORY = "#e07b00"  # orange, distinct from viridis blues in both themes: the colour of theory
-BROKEN = "#c0392b"  # red: the line a row sum must reach, and the outline of a blocked cell that took weight
+# Lines, bars and markers reach WCAG 2's 3:1 for graphics against the white figure (1.4.11), BROKEN also against the
+# grey of a blocked cell it outlines; tests/widgets/test_still.py measures every artist of every explorer.
+BAR = "#3b528b"  # viridis, a third of the way up: the colour of measured quantities (7.6:1; 4.1:1 at alpha 0.75)
+THEORY = "#cf7000"  # orange, distinct from viridis blues in both themes: the colour of theory (3.5:1)
+BROKEN = "#a93226"  # red: the line a row sum must reach, the outline of a blocked cell that took weight (3.3:1 on grey)
+
+
+# Which of an explorer's two outputs shows, in JupyterLab and Notebook 7 (and nbconvert's lab template, which uses
+# the same classes): an output area child holds one output. A live view of a widget model has no
+# "jupyter-widgets-disconnected" class (ipywidgets adds it while the model has no connection to a kernel, as a
+# model restored from a notebook's saved state has none). While the cell's outputs hold a connected explorer, the
+# still is hidden; otherwise the output after the still is hidden ("Loading widget...", "Error displaying widget:
+# model not found", an explorer restored without a kernel whose controls would do nothing, or its text form) and
+# the still shows. Browsers without :has() (before 2023) show both.
+_LIVE = ".attn-explorer:not(.jupyter-widgets-disconnected)"
+STILL_STYLE = (
+    "<style>"
+    f".jp-OutputArea:has({_LIVE}) > .jp-OutputArea-child:has(.attn-still) {{ display: none; }} "
+    f".jp-OutputArea-child:has(.attn-still) + .jp-OutputArea-child:not(:has({_LIVE})) {{ display: none; }}"
+    "</style>"
+)
 
 
 def live_figure(figsize, ncols=1, width_ratios=None):
@@ -206,12 +234,15 @@ class Explorer(widgets.VBox):
                           body, self.caption], **kwargs)
         self.add_class("attn-explorer")
         self.add_class(f"attn-explorer-{name}")
+        self._drawing_still = False
         self.update(draw=False)
         self.updates = 0
 
     def _on_draw(self, event):
         # After every full redraw (the first display, a resize, a change of axes): keep the background, then draw
         # the changing artists on top, so that the image the browser receives is complete.
+        if self._drawing_still:  # the still's own renderer: the live canvas did not redraw
+            return
         canvas = self.figure.canvas
         self._background = canvas.copy_from_bbox(self.figure.bbox)
         for artist in self._animated:
@@ -257,6 +288,54 @@ class Explorer(widgets.VBox):
         data = super()._repr_mimebundle_(**kwargs)
         data["text/plain"] = repr(self)  # the description, in full and deterministic (no model id)
         return data
+
+    def _ipython_display_(self):
+        # Two outputs: the still (what a notebook opened before running shows), then the live widget.
+        from IPython.display import display
+
+        display(self.still_bundle(), raw=True)
+        display(self._repr_mimebundle_(), raw=True)
+
+    def still_png(self):
+        """The figure as it stands, as PNG bytes: drawn on a renderer of its own, the live canvas left alone.
+
+        A plain ``savefig`` would leave out the artists that move (they are animated, drawn by blitting). The pixels
+        are the live canvas's at a device pixel ratio of 1.
+        """
+        fig = self.figure
+        width, height = (int(round(size)) for size in fig.bbox.size)  # pixels at the figure's dpi
+        renderer = RendererAgg(width, height, fig.dpi)
+        self._drawing_still = True
+        try:
+            fig.draw(renderer)  # constrained layout settles on its second pass: the one the live canvas shows
+            renderer.clear()
+            fig.draw(renderer)
+            for artist in self._animated:
+                artist.draw(renderer)
+        finally:
+            self._drawing_still = False
+        buffer = io.BytesIO()
+        Image.fromarray(np.asarray(renderer.buffer_rgba())[..., :3]).save(buffer, format="png", optimize=True)
+        return buffer.getvalue()
+
+    def still_bundle(self):
+        """The still's outputs: ``text/html`` (the image, its alt text and caption, and :data:`STILL_STYLE`) and
+        ``text/plain`` (the prompt and the "Figure:" description, for a reader without HTML)."""
+        width, height = (int(round(size)) for size in self.figure.bbox.size)
+        png = base64.b64encode(self.still_png()).decode("ascii")
+        names = [self.controls[self.main_control].description]
+        names += [widget.description for name, widget in self.controls.items() if name != self.main_control]
+        prompt = f"A still image of the explorer as first shown. Run this cell to use its controls: {'; '.join(names)}."
+        description = html.escape(self.description, quote=False)
+        image = (f'<img alt="{html.escape(self.description, quote=True)}" src="data:image/png;base64,{png}" '
+                 f'width="{width}" height="{height}" style="max-width: 100%; height: auto">')
+        caption = (f'<figcaption style="max-width: 60em; line-height: 1.3; font-size: 0.9em"><b>Figure:</b> '
+                   f'{description}<br><i>{html.escape(prompt, quote=False)}</i></figcaption>')
+        return {
+            "text/html": f'<figure class="attn-still attn-still-{self.name}" style="margin: 0">{image}{caption}'
+                         f'</figure>{STILL_STYLE}',
+            "text/plain": f"{prompt}\nFigure: {self.description}",
+        }
 
 
 def readout_rows(pairs):

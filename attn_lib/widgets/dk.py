@@ -11,6 +11,7 @@ import math
 import ipywidgets as widgets
 import numpy as np
 
+from .._checks import InputValueError
 from ..attention import softmax
 from ._explorer import (BAR, THEORY, WIDE, Explorer, entropy_nats, largest_jacobian_entry, live_figure,
                         readout_rows, significant, three_figures)
@@ -44,10 +45,10 @@ def dk_explorer(d_k=64, scaled=False, pairs=5000, keys=16, seed=0):
         Controls ``"d_k"`` (main) and ``"scaled"``.
     """
     if d_k not in DK_VALUES:
-        raise ValueError(f"d_k must be a power of two from 1 to 1024; got {d_k!r}")
+        raise InputValueError(f"d_k must be a power of two from 1 to 1024; got {d_k!r}")
     for name, value, least in (("pairs", pairs, 100), ("keys", keys, 2)):
         if isinstance(value, bool) or not isinstance(value, int) or value < least:
-            raise ValueError(f"{name} must be an integer of at least {least}; got {value!r}")
+            raise InputValueError(f"{name} must be an integer of at least {least}; got {value!r}")
     rng = np.random.default_rng(seed)
     top = DK_VALUES[-1]
     # Sample the widest queries and keys once; the scores for a smaller d_k use the first d_k components.
@@ -77,9 +78,9 @@ def dk_explorer(d_k=64, scaled=False, pairs=5000, keys=16, seed=0):
     row = ax_row.stairs(np.zeros(keys), np.arange(keys + 1) - 0.5, fill=True, color=BAR)
     ax_row.set_xlim(-0.5, keys - 0.5)
     ax_row.set_ylim(0, 1.02)
-    ax_row.set_xlabel("key j")
+    ax_row.set_xlabel(f"key j (of {keys})")
     ax_row.set_ylabel("weight (row sums to 1)")
-    ax_row.set_title(f"one query's weights ({keys} keys)")
+    ax_row.set_title("one query's weights")  # longer, it ran past the figure's right edge
 
     def set_mode(scaled):
         edges = modes[scaled]["edges"]

@@ -6,9 +6,10 @@ import ipywidgets as widgets
 import matplotlib as mpl
 import numpy as np
 
+from .._checks import InputValueError
 from ..attention import attention, scaled_scores, softmax
 from ..masks import causal_mask, padding_mask
-from ..plotting import MASKED_COLOR, WEIGHTS_CMAP
+from ..plotting import BLOCKED_MARK, MASKED_COLOR, WEIGHTS_CMAP
 from ._explorer import BAR, BROKEN, WIDE, Explorer, live_figure, readout_rows
 
 MASK_KINDS = (("no mask", "none"), ("causal: key j ≤ query i", "causal"), ("padding: last 2 keys are <pad>",
@@ -60,9 +61,9 @@ def mask_explorer(mask="causal", placement="before", seed=0):
     kinds = [value for _, value in MASK_KINDS]
     places = [value for _, value in MASK_PLACEMENTS]
     if mask not in kinds:
-        raise ValueError(f"mask must be one of {kinds}; got {mask!r}")
+        raise InputValueError(f"mask must be one of {kinds}; got {mask!r}")
     if placement not in places:
-        raise ValueError(f"placement must be one of {places}; got {placement!r}")
+        raise InputValueError(f"placement must be one of {places}; got {placement!r}")
     n = m = len(_TOKENS)
     d_k = 8
     rng = np.random.default_rng(seed)
@@ -91,7 +92,7 @@ def mask_explorer(mask="causal", placement="before", seed=0):
     ax.spines[:].set_visible(False)
     ax.set_title("weights (× blocked, red square: blocked yet weighted)", fontsize=9)
     # Markers, not one text per cell: two collections draw in a fraction of the time of 36 texts.
-    crosses = ax.scatter([], [], marker="x", s=40, color="#333333", linewidths=1.5)
+    crosses = ax.scatter([], [], marker="x", s=40, color=BLOCKED_MARK, linewidths=1.5)
     leaks = ax.scatter([], [], marker="s", s=330, facecolors="none", edgecolors=BROKEN, linewidths=2.5)
     # Each row's sum as a horizontal bar against a dashed line at 1: a short bar is a broken row.
     sums = list(ax_sum.barh(range(n), np.ones(n), height=0.7, color=BAR))

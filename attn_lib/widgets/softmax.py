@@ -7,6 +7,7 @@ import math
 import ipywidgets as widgets
 import numpy as np
 
+from .._checks import InputValueError
 from ..attention import softmax
 from ._explorer import BAR, WIDE, Explorer, entropy_nats, live_figure, readout_rows
 
@@ -30,11 +31,11 @@ def softmax_explorer(scores=SOFTMAX_SCORES, temperature=1.0):
     """
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 1 or not 2 <= scores.size <= 8:
-        raise ValueError(f"scores must be a row of 2 to 8 numbers (m,); got shape {scores.shape}")
+        raise InputValueError(f"scores must be a row of 2 to 8 numbers (m,); got shape {scores.shape}")
     if not np.all(np.abs(scores) <= 5):
-        raise ValueError(f"scores must each lie between -5 and 5; got {scores.tolist()}")
+        raise InputValueError(f"scores must each lie between -5 and 5; got {scores.tolist()}")
     if not 0.1 <= temperature <= 10:
-        raise ValueError(f"temperature must lie between 0.1 and 10; got {temperature!r}")
+        raise InputValueError(f"temperature must lie between 0.1 and 10; got {temperature!r}")
     m = scores.size
     temperature_control = widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05,
                                                  continuous_update=False, readout_format=".2f",

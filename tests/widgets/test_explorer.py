@@ -132,8 +132,17 @@ def test_static_figures_stay_inline_pngs_in_a_notebook_that_imports_the_widgets(
     before, explorer, after = (notebook.cells[i].outputs for i in (1, 2, 3))
     assert [sorted(o["data"]) for o in before] == [["image/png", "text/plain"]]
     assert [sorted(o["data"]) for o in after] == [["image/png", "text/plain"]]
-    assert explorer[0]["data"]["text/plain"].startswith("dk_explorer: histogram of 5000 scores")
-    assert "application/vnd.jupyter.widget-view+json" in explorer[0]["data"]
+    still, live = explorer  # a still image of the first state, then the live widget (tests/widgets/test_still.py)
+    assert sorted(still["data"]) == ["text/html", "text/plain"] and '<figure class="attn-still' in still["data"][
+        "text/html"]
+    assert live["data"]["text/plain"].startswith("dk_explorer: histogram of 5000 scores")
+    assert "application/vnd.jupyter.widget-view+json" in live["data"]
+    # The reading copy (tools/build_html.py) gives the still the cell's "Figure:" line as its alt text.
+    sys.path.insert(0, str(REPO / "tools"))
+    import build_html
+
+    assert (2, still) in build_html.figure_outputs(notebook)
+    assert build_html.figure_description(notebook, 2) == "Figure: " + live["data"]["text/plain"].split(": ", 1)[1]
 
 
 @contextlib.contextmanager
