@@ -11,6 +11,8 @@ import math
 
 import numpy as np
 
+from ._checks import InputValueError
+
 
 def mask_inplace(scores, mask):
     """Set the blocked scores to -inf, so that the softmax gives them weight exactly 0.
@@ -97,7 +99,7 @@ def average_huge_values(weighted_sum, V, total_weight=1):
         output *= 2.0**exponent
     if not np.isfinite(output).all():
         largest = float(np.max(np.abs(V)))
-        raise ValueError(
+        raise InputValueError(
             f"V holds values up to {largest:.3g} in magnitude, so near the largest {V.dtype} "
             f"({np.finfo(V.dtype).max:.3g}) that their weighted average rounds beyond it; rescale V"
         )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_array, check_mask, check_qkv, check_scale
+from ._checks import InputTypeError, InputValueError, as_array, check_mask, check_qkv, check_scale
 from ._kernels import average_huge_values, mask_inplace, overflow_error, softmax_rows_inplace
 
 
@@ -46,20 +46,20 @@ def softmax(x, axis=-1):
     """
     x = as_array(x, "x")
     if x.dtype == object or np.issubdtype(x.dtype, np.complexfloating) or not np.issubdtype(x.dtype, np.number):
-        raise TypeError(f"x must hold real numbers; got dtype {x.dtype}")
+        raise InputTypeError(f"x must hold real numbers; got dtype {x.dtype}")
     x = x.astype(np.float32 if x.dtype == np.float32 else np.float64, copy=False)
     if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise TypeError(f"axis must be an integer; got {type(axis).__name__} {axis!r}")
+        raise InputTypeError(f"axis must be an integer; got {type(axis).__name__} {axis!r}")
     if not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
-        raise ValueError(f"axis {axis} is out of range for x with {x.ndim} dimension(s) (shape {x.shape})")
+        raise InputValueError(f"axis {axis} is out of range for x with {x.ndim} dimension(s) (shape {x.shape})")
     if x.ndim == 0:
-        raise ValueError("x must have at least 1 dimension; got a scalar")
+        raise InputValueError("x must have at least 1 dimension; got a scalar")
     if np.isnan(x).any():
         where = tuple(int(i) for i in np.argwhere(np.isnan(x))[0])
-        raise ValueError(f"x contains NaN at index {where}: softmax of NaN is undefined")
+        raise InputValueError(f"x contains NaN at index {where}: softmax of NaN is undefined")
     if np.isposinf(x).any():
         where = tuple(int(i) for i in np.argwhere(np.isposinf(x))[0])
-        raise ValueError(f"x contains +inf at index {where}: only -inf (a masked entry) is allowed")
+        raise InputValueError(f"x contains +inf at index {where}: only -inf (a masked entry) is allowed")
     if x.size == 0:
         return x.copy()
     peak = np.max(x, axis=axis, keepdims=True)
@@ -67,7 +67,7 @@ def softmax(x, axis=-1):
         where = np.argwhere(np.isneginf(peak))[0]
         where[axis] = -1
         index = ", ".join(":" if i == (axis % x.ndim) else str(int(j)) for i, j in enumerate(where))
-        raise ValueError(
+        raise InputValueError(
             f"every entry of x[{index}] is -inf (masked): a slice along axis {axis} with nothing left "
             "to attend to has no softmax"
         )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, check_mask, check_qkv, check_scale
+from ._checks import InputValueError, as_float_array, check_mask, check_qkv, check_scale
 from ._kernels import mask_inplace, softmax_rows_inplace
 
 
@@ -68,7 +68,7 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
     out_shape = (*batch, Q.shape[-2], V.shape[-1])
     grad_output = as_float_array(grad_output, "grad_output", layout="(..., n, d_v)")
     if grad_output.shape != out_shape:
-        raise ValueError(
+        raise InputValueError(
             f"grad_output must have the output's shape {out_shape} (..., n, d_v); got {grad_output.shape}"
         )
     _check_fits(grad_output, Q.dtype)
@@ -84,7 +84,7 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
     gradients = {"dQ": dQ, "dK": dK, "dV": dV}
     for name, gradient in gradients.items():
         if not np.isfinite(gradient).all():
-            raise ValueError(
+            raise InputValueError(
                 f"{name} overflowed {Q.dtype} (largest finite value {np.finfo(Q.dtype).max:.3g}): grad_output "
                 "times V, or the gradient itself, is too large to represent; rescale grad_output or V"
             )
@@ -97,7 +97,7 @@ def _check_fits(grad_output, dtype):
     too_big = np.abs(grad_output) > largest
     if too_big.any():
         where = tuple(int(i) for i in np.argwhere(too_big)[0])
-        raise ValueError(
+        raise InputValueError(
             f"grad_output holds {grad_output[where]:.3g} at index {where}, beyond the largest {np.dtype(dtype)} "
             f"({largest:.3g}), the dtype of Q, K and V it is computed in: it would overflow to inf; "
             "rescale grad_output or pass Q, K and V in float64"

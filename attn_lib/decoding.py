@@ -11,23 +11,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, batch_shape, check_size
+from ._checks import InputValueError, as_float_array, batch_shape, check_size
 from .attention import attention
 
 
 def _one_row(x, name: str, layout: str) -> np.ndarray:
     arr = as_float_array(x, name, layout=layout)
     if arr.shape[-2] != 1:
-        raise ValueError(f"{name} must hold the new token alone, one row {layout}; got shape {arr.shape} "
-                         f"({arr.shape[-2]} rows)")
+        raise InputValueError(f"{name} must hold the new token alone, one row {layout}; got shape {arr.shape} "
+                              f"({arr.shape[-2]} rows)")
     return arr
 
 
 def _cache(x, name: str, width: int, width_name: str, layout: str) -> np.ndarray:
     arr = as_float_array(x, name, layout=layout)
     if arr.shape[-1] != width:
-        raise ValueError(f"{name} has width {arr.shape[-1]} but the new token's {width_name} has {width}: "
-                         f"expected {name} {layout}; got shape {arr.shape}")
+        raise InputValueError(f"{name} has width {arr.shape[-1]} but the new token's {width_name} has {width}: "
+                              f"expected {name} {layout}; got shape {arr.shape}")
     return arr
 
 
@@ -87,8 +87,8 @@ def decode_step(q, k, v, K_cache, V_cache, scale=None):
     K_cache = _cache(K_cache, "K_cache", k.shape[-1], "key k", "(..., t, d_k)")
     V_cache = _cache(V_cache, "V_cache", v.shape[-1], "value v", "(..., t, d_v)")
     if K_cache.shape[-2] != V_cache.shape[-2]:
-        raise ValueError(f"K_cache holds {K_cache.shape[-2]} positions but V_cache {V_cache.shape[-2]}: each cached "
-                         f"key needs its value (K_cache {K_cache.shape}, V_cache {V_cache.shape})")
+        raise InputValueError(f"K_cache holds {K_cache.shape[-2]} positions but V_cache {V_cache.shape[-2]}: each "
+                              f"cached key needs its value (K_cache {K_cache.shape}, V_cache {V_cache.shape})")
     K_cache, V_cache = _append(K_cache, k), _append(V_cache, v)  # (..., t + 1, d_k), (..., t + 1, d_v)
     # No mask: every cached position is earlier than the new one, which the causal mask lets it see.
     output = attention(q, K_cache, V_cache, scale=scale)  # (..., 1, t + 1) x (..., t + 1, d_v) -> (..., 1, d_v)

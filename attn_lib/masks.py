@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_array, check_size
+from ._checks import InputTypeError, InputValueError, as_array, check_size
 
 
 def causal_mask(n, m=None):
@@ -61,11 +61,11 @@ def padding_mask(lengths, m):
     m = check_size(m, "m")
     lengths = as_array(lengths, "lengths", "(batch,)", holds="integers")
     if lengths.ndim != 1:
-        raise ValueError(f"lengths must be a 1-D sequence of ints (batch,); got shape {lengths.shape}")
+        raise InputValueError(f"lengths must be a 1-D sequence of ints (batch,); got shape {lengths.shape}")
     if lengths.size and not np.issubdtype(lengths.dtype, np.integer):
-        raise TypeError(f"lengths must hold integers; got dtype {lengths.dtype}")
+        raise InputTypeError(f"lengths must hold integers; got dtype {lengths.dtype}")
     outside = (lengths < 0) | (lengths > m)  # compared in their own dtype: an unsigned value never wraps
     if outside.any():
         b = int(np.argmax(outside))
-        raise ValueError(f"lengths[{b}] = {lengths[b].item()} is outside 0..m = 0..{m}")
+        raise InputValueError(f"lengths[{b}] = {lengths[b].item()} is outside 0..m = 0..{m}")
     return (np.arange(m) < lengths[:, None])[:, None, :]

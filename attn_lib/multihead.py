@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._checks import as_float_array, batch_shape, check_mask, check_rng, check_size
+from ._checks import InputValueError, as_float_array, batch_shape, check_mask, check_rng, check_size
 from .attention import attention
 
 
@@ -47,7 +47,7 @@ class MultiHeadAttention:
         self.d_model = check_size(d_model, "d_model", minimum=1)
         self.heads = check_size(heads, "heads", minimum=1)
         if (d_k is None or d_v is None) and self.d_model % self.heads:
-            raise ValueError(
+            raise InputValueError(
                 f"heads={self.heads} does not divide d_model={self.d_model}: the default per-head width "
                 "d_model // heads would drop columns (pass d_k and d_v, or choose heads dividing d_model)"
             )
@@ -68,7 +68,7 @@ class MultiHeadAttention:
     def _inputs(self, x, name):
         x = as_float_array(x, name, layout="(..., n, d_model)")
         if x.shape[-1] != self.d_model:
-            raise ValueError(
+            raise InputValueError(
                 f"{name} has width {x.shape[-1]} but this MultiHeadAttention has d_model={self.d_model}; "
                 f"expected shape (..., n, {self.d_model}), got {x.shape}"
             )

@@ -23,6 +23,7 @@ import numpy as np
 
 from ..attention import attention
 from ..masks import padding_mask
+from .._checks import InputTypeError, InputValueError
 
 LAYERS = 6
 D_MODEL = 384
@@ -168,11 +169,11 @@ class MiniLM:
         A sentence longer than ``max_tokens`` (counting [CLS] and [SEP]) is cut to that length.
         """
         if isinstance(sentences, str):
-            raise TypeError("sentences must be a list of strings; got one str (wrap it: [sentence])")
+            raise InputTypeError("sentences must be a list of strings; got one str (wrap it: [sentence])")
         if not sentences or not all(isinstance(s, str) for s in sentences):
-            raise TypeError(f"sentences must be a non-empty list of strings; got {sentences!r}")
+            raise InputTypeError(f"sentences must be a non-empty list of strings; got {sentences!r}")
         if not 2 <= max_tokens <= MAX_TOKENS:
-            raise ValueError(f"max_tokens must lie between 2 and {MAX_TOKENS}; got {max_tokens!r}")
+            raise InputValueError(f"max_tokens must lie between 2 and {MAX_TOKENS}; got {max_tokens!r}")
         self.tokenizer.enable_truncation(max_tokens)
         try:
             encodings = self.tokenizer.encode_batch(list(sentences))
@@ -199,7 +200,7 @@ class MiniLM:
         stands, and every layer's attention is permutation-equivariant (permute the tokens, the outputs permute).
         """
         if not isinstance(positions, (bool, np.bool_)):
-            raise TypeError(f"positions must be True or False; got {type(positions).__name__} {positions!r}")
+            raise InputTypeError(f"positions must be True or False; got {type(positions).__name__} {positions!r}")
         t = self.tensors
         n = ids.shape[-1]
         x = (t["embeddings.word_embeddings.weight"][ids]  # (b, n, d_model)

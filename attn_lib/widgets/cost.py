@@ -7,6 +7,7 @@ import numpy as np
 
 from ..cost import attention_cost
 from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, readout_rows
+from .._checks import InputValueError
 
 LENGTHS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
 COST_DK = (8, 16, 32, 64, 128, 256, 512)
@@ -54,11 +55,11 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
     """
     for name, value, allowed in (("n", n, LENGTHS), ("m", m, LENGTHS), ("d_k", d_k, COST_DK)):
         if value not in allowed:
-            raise ValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
+            raise InputValueError(f"{name} must be one of {list(allowed)}; got {value!r}")
     if not 1 <= heads <= 16:
-        raise ValueError(f"heads must be from 1 to 16; got {heads!r}")
+        raise InputValueError(f"heads must be from 1 to 16; got {heads!r}")
     if not 1 <= layers <= 24:
-        raise ValueError(f"layers must be from 1 to 24; got {layers!r}")
+        raise InputValueError(f"layers must be from 1 to 24; got {layers!r}")
     slider = {"continuous_update": False, "style": WIDE, "layout": widgets.Layout(width="34em")}
     controls = {
         "n": widgets.SelectionSlider(options=LENGTHS, value=n, description="n (queries, tokens)", **slider),

@@ -11,6 +11,7 @@ import numpy as np
 from ..minilm import HEADS, LAYERS, load
 from ..plotting import WEIGHTS_CMAP
 from ._explorer import WIDE, Explorer, entropy_nats, live_figure, readout_rows
+from .._checks import InputValueError
 
 SENTENCE = "the cat sat on the mat because it was tired"
 MAX_TOKENS = 24  # [CLS] + 22 word pieces + [SEP]: beyond that the token labels no longer fit the heatmap
@@ -55,11 +56,11 @@ def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
         weights are recomputed when it changes, on Enter or when it loses focus).
     """
     if not isinstance(sentence, str):
-        raise ValueError(f"sentence must be a string; got {type(sentence).__name__} {sentence!r}")
+        raise InputValueError(f"sentence must be a string; got {type(sentence).__name__} {sentence!r}")
     if isinstance(layer, bool) or not isinstance(layer, (int, np.integer)) or not 0 <= layer < LAYERS:
-        raise ValueError(f"layer must be an integer from 0 to {LAYERS - 1}; got {layer!r}")
+        raise InputValueError(f"layer must be an integer from 0 to {LAYERS - 1}; got {layer!r}")
     if isinstance(head, bool) or not isinstance(head, (int, np.integer)) or not 0 <= head < HEADS:
-        raise ValueError(f"head must be an integer from 0 to {HEADS - 1}; got {head!r}")
+        raise InputValueError(f"head must be an integer from 0 to {HEADS - 1}; got {head!r}")
     model = load() if model is None else model  # verified by sha256, fetched if absent, loaded once per kernel
 
     text = widgets.Text(value=sentence, description="sentence (type, then Enter)", continuous_update=False,
