@@ -191,3 +191,12 @@ def test_01_cross_attention_uses_projections_of_its_own():
     for name in ("W_q", "W_k", "W_v"):
         assert not re.search(rf"@\s*{name}\b", cell.source), f"01: cross-attention reuses self-attention's {name}"
         assert re.search(rf"@\s*{name}_cross\b", cell.source)
+
+
+@pytest.mark.parametrize("name", OWN)
+def test_a_checker_cell_that_holds_the_answer_is_collapsed_in_the_learner_notebook(name):
+    nb = load(f"{name}.ipynb")
+    for p in problems.problems(nb, name):
+        holds = re.match(r"\s*check_(number|choice)\(", p.checker.source) or "mistakes=" in p.checker.source
+        if holds:
+            assert p.checker.metadata.get("jupyter", {}).get("source_hidden"), f"{name}: {p.heading!r} is open"
