@@ -1,0 +1,202 @@
+"""Notebooks 00-04 (issue 17): problems tagged by kind and mostly transfer, no answer in a reason, hint or the
+contents page, measured numbers printed in place of bare True, tables printed as one block, 03's gradient claim
+printed beside the prose that states it, and 01's cross-attention with projections of its own.
+
+Read from the committed notebooks; no kernel is started. A checker cell is read by running its call with the
+checkers replaced by recorders, so the right value and every reason are the ones the learner meets.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pytest
+
+from attn_lib import attention_cost
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ROOT / "notebooks"
+sys.path.insert(0, str(ROOT / "tools"))
+import problems  # noqa: E402  (tools/problems.py)
+
+OWN = ["00-start-here", "01-shapes", "02-scores", "03-scaling", "04-softmax"]
+KINDS = ("problem-transfer", "problem-computation", "problem-recall")
+
+
+def load(rel: str):
+    return nbformat.read(NOTEBOOKS / rel, as_version=4)
+
+
+def pairs():
+    """(name, learner notebook, solutions notebook) for each of 00-04."""
+    return [(name, load(f"{name}.ipynb"), load(f"solutions/{name}-solutions.ipynb")) for name in OWN]
+
+
+def kind(nb, problem) -> list[str]:
+    return [t for t in nb.cells[problem.index].metadata.get("tags", []) if t in KINDS]
+
+
+@pytest.mark.parametrize("name", OWN)
+def test_every_problem_heading_carries_one_kind_the_same_in_learner_and_solutions(name):
+    learner, solutions = load(f"{name}.ipynb"), load(f"solutions/{name}-solutions.ipynb")
+    mine, theirs = problems.problems(learner, name), problems.problems(solutions, name)
+    assert len(mine) == len(theirs)
+    for a, b in zip(mine, theirs):
+        assert len(kind(learner, a)) == 1, f"{name}: {a.heading!r} has kinds {kind(learner, a)}"
+        assert kind(learner, a) == kind(solutions, b), f"{name}: {a.heading!r} is tagged differently in solutions"
+
+
+def test_most_problems_ask_for_transfer_and_each_notebook_recalls_at_most_one():
+    counts = {k: 0 for k in KINDS}
+    for name, learner, _ in pairs():
+        found = [kind(learner, p)[0] for p in problems.problems(learner, name)]
+        assert found.count("problem-recall") <= 1, f"{name}: {found.count('problem-recall')} recall problems"
+        for k in found:
+            counts[k] += 1
+    assert counts["problem-transfer"] >= 0.6 * sum(counts.values()), counts
+
+
+# --- what a checker call holds, recorded -------------------------------------------------------------------------
+
+def _record(source: str) -> dict:
+    """Run a checker cell's call with recording stand-ins; returns the checker's name, right value and texts."""
+    seen = {}
+
+    def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explain="", hint="", what=""):
+        seen.update(checker="check_number", expected=float(expected), wrong=[m[2:] for m in mistakes], hint=hint)
+
+    def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1, d_model=None, *,
+                    mistakes=()):
+        m = n if m is None else m
+        if quantity == "projection_weights":
+            expected = (512 if d_model is None else d_model) * d_k
+        else:
+            expected = getattr(attention_cost(n, m, d_k=d_k, d_v=d_v, heads=heads, layers=layers), quantity)
+        seen.update(checker="check_count", expected=float(expected), wrong=[m[2:] for m in mistakes], hint="")
+
+    def check_choice(answer, right, reasons, *, hint=""):
+        seen.update(checker="check_choice", right=right, reasons=reasons, hint=hint)
+
+    recorders = {"check_number": check_number, "check_count": check_count, "check_choice": check_choice}
+    if re.match(r"\s*(check_\w+)\(", source).group(1) not in recorders:
+        return {"checker": "other"}  # a function problem or check_shapes: its texts are the checker's own
+    namespace = {"np": np, "answer": None, **recorders}
+    exec(compile(source, "<checker cell>", "exec"), namespace)  # noqa: S102  (the notebook's own call)
+    return seen
+
+
+def _renderings(x: float) -> set[str]:
+    """How a number can be written in prose: with separators, plainly, and rounded."""
+    out = {f"{x:,.0f}", f"{x:.0f}"} if float(x).is_integer() else set()
+    out |= {f"{x:g}", f"{x:.3g}", f"{x:.2f}", f"{x:.3f}", f"{x:.2g}"}
+    return {r for r in out if r not in {"0", "0.00", "0.000"}}
+
+
+def _numbers_in(text: str) -> set[str]:
+    text = re.sub(r"Problem \d+", "", text)  # another problem's number answers nothing
+    return set(re.findall(r"(?<![\w.])\d[\d,]*(?:\.\d+)?(?:e[+-]?\d+)?(?![\w])", text))
+
+
+def number_problems():
+    for name, learner, _ in pairs():
+        for p in problems.problems(learner, name):
+            record = _record(p.checker.source)
+            if record["checker"] in ("check_number", "check_count"):
+                yield pytest.param(record, id=f"{name}:{p.heading.split(':')[0]}")
+
+
+@pytest.mark.parametrize("record", list(number_problems()))
+def test_no_wrong_answer_reason_or_hint_holds_the_answer_or_one_a_step_from_it(record):
+    x = record["expected"]
+    steps = [x, 2 * x, x / 2] + ([x / 1e3, x / 1e6, x / 1e9] if x >= 1e5 else [])
+    forbidden = set().union(*(_renderings(v) for v in steps))
+    texts = [t for mistake in record["wrong"] for t in mistake if t] + [record["hint"]]
+    for text in texts:
+        hits = _numbers_in(text) & forbidden
+        assert not hits, f"{hits} (the answer {x:g}, or a step from it) in: {text!r}"
+
+
+def test_the_recorder_catches_the_reasons_issue_17_found():
+    before = '''check_number(answer, 6 * 8 * 1000 * 1000 * 4, rel=0, mistakes=[
+        (2 * 6 * 8 * 1000 * 1000 * 4, "x", "384,000,000 is twice the answer."),
+        (192, "megabytes", "192 is the answer in megabytes (10^6 bytes); the question asks for bytes."),
+    ])'''
+    record = _record(before)
+    with pytest.raises(AssertionError, match="384,000,000"):
+        test_no_wrong_answer_reason_or_hint_holds_the_answer_or_one_a_step_from_it(record)
+    record = _record('check_number(answer, 0.25, mistakes=[(1, "x", "0.5 x 0.5 = 0.25: divide by 96.")])')
+    with pytest.raises(AssertionError, match="0.25"):
+        test_no_wrong_answer_reason_or_hint_holds_the_answer_or_one_a_step_from_it(record)
+
+
+def test_the_contents_page_states_no_answer_of_notebooks_00_to_04():
+    contents = "\n".join(c.source for c in load("contents.ipynb").cells)
+    stated = _numbers_in(contents)
+    for param in number_problems():
+        record = param.values[0]
+        if record["expected"] >= 100:  # small numbers (1, 4, 8) are everywhere and answer nothing alone
+            assert not stated & _renderings(record["expected"]), (param.id, record["expected"])
+
+
+def test_no_choice_reason_of_a_wrong_option_says_every_entry_is_the_right_option():
+    # 03 Problem 6's wrong option "d" once ended "every entry is 0", the right option's matrix of zeros.
+    for name, learner, _ in pairs():
+        for p in problems.problems(learner, name):
+            record = _record(p.checker.source)
+            if record["checker"] == "check_choice":
+                for label, reason in record["reasons"].items():
+                    if label != record["right"]:
+                        assert "every entry is 0" not in reason, (name, p.heading, label)
+
+
+# --- what the stored outputs print --------------------------------------------------------------------------------
+
+def _stdout(cell) -> list[str]:
+    return ["".join(o["text"]) for o in cell.get("outputs", []) if o.get("name") == "stdout"]
+
+
+@pytest.mark.parametrize("rel", [f"{name}.ipynb" for name in OWN])
+def test_no_cell_prints_a_bare_true_or_false_and_each_prints_in_one_block(rel):
+    for index, cell in enumerate(load(rel).cells):
+        if cell.cell_type != "code":
+            continue
+        printed = _stdout(cell)
+        assert len(printed) <= 1, f"{rel} cell {index}: printed in {len(printed)} pieces"
+        for line in "".join(printed).splitlines():
+            assert not re.search(r"(:|^)\s*(True|False)(\s+(True|False))*\s*$", line), f"{rel} cell {index}: {line}"
+
+
+def test_03_states_the_gradient_ratios_it_prints_and_where_each_is_measured():
+    nb = load("03-scaling.ipynb")
+    index = next(i for i, c in enumerate(nb.cells) if c.cell_type == "code" and "at_query" in c.source)
+    printed = "".join(_stdout(nb.cells[index]))
+    prose = nb.cells[index + 1].source
+    for where in ("at the scores", "at Q"):
+        line = next(line for line in printed.splitlines() if line.startswith("d_k = 512") and where in line)
+        median, low, high = re.search(r"is ([\d,]+) times smaller \(([\d,]+) to ([\d,]+) over 20 draws\)",
+                                      line).groups()
+        assert float(median.replace(",", "")) > 1
+        for figure in (median, low, high):
+            assert figure in prose, f"03: the prose does not state {figure} ({where})"
+    assert "sqrt(d_k)" in prose and "at Q" in prose
+
+
+def test_01_cross_attention_uses_projections_of_its_own():
+    nb = load("01-shapes.ipynb")
+    cell = next(c for c in nb.cells if c.cell_type == "code" and "Q_cross" in c.source)
+    for name in ("W_q", "W_k", "W_v"):
+        assert not re.search(rf"@\s*{name}\b", cell.source), f"01: cross-attention reuses self-attention's {name}"
+        assert re.search(rf"@\s*{name}_cross\b", cell.source)
+
+
+@pytest.mark.parametrize("name", OWN)
+def test_a_checker_cell_that_holds_the_answer_is_collapsed_in_the_learner_notebook(name):
+    nb = load(f"{name}.ipynb")
+    for p in problems.problems(nb, name):
+        holds = re.match(r"\s*check_(number|choice)\(", p.checker.source) or "mistakes=" in p.checker.source
+        if holds:
+            assert p.checker.metadata.get("jupyter", {}).get("source_hidden"), f"{name}: {p.heading!r} is open"
