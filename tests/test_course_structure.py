@@ -39,7 +39,7 @@ COURSE = [
     "09-attention-that-learns",
     "10-a-trained-model",
 ]
-FACTS = [f"F{i}" for i in range(1, 16)]
+FACTS = [f"F{i}" for i in range(1, 20)]
 SOLUTION_NAMES = sorted(p.stem for p in SOLUTIONS.glob("*.ipynb")) if SOLUTIONS.is_dir() else []
 EXECUTED = [f"{name}.ipynb" for name in COURSE] + [f"solutions/{name}.ipynb" for name in SOLUTION_NAMES]
 
