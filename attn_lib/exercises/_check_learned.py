@@ -53,10 +53,9 @@ _QUESTIONS = {
                  "easier pattern, the fixed position that is the same for every query: that answer is right, and "
                  "recall gets only what position 0's value gives it. A second head brings a second row of "
                  "weights, with its own W_q and W_k.",
-            "c": "An even split is what one row would need to serve both answers, but it returns an average of two "
-                 "value rows that the linear read-out cannot cleanly take apart, so it would not make both answers "
-                 "half right. Early in training the head does not split: it takes the pattern that is the same "
-                 "for every query first.",
+            "c": "Splitting its row is what one head would need to serve both answers, and given much longer it "
+                 "does split; but early in training it does not. It takes the pattern that is the same for every "
+                 "query first, so one answer is right and the other stays far from half.",
         },
         "How many rows of weights does a query get from one head, and what does a row spread over two positions "
         "return?",
