@@ -193,3 +193,18 @@ def test_importing_the_module_pins_numpys_blas_to_one_thread():
     threadpoolctl = pytest.importorskip("threadpoolctl")
     blas = [info for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"]
     assert blas and all(info["num_threads"] == 1 for info in blas)
+
+
+def test_one_head_of_width_32_answers_recall_from_position_0_at_step_200():
+    """Notebook 09's figure 0.22: at step 200 one head of width 32 reads position 0 for every query, so recall is
+    right when the key sits there or the two values agree, 1/8 + 7/8 x 1/10 of queries (two seeds here, 8 there)."""
+    task, both = RecallTask(), ("recall", "first")
+    seeds = (0, 1)
+    params = stack_parameters([init_parameters(np.random.default_rng(s), 32, 1, 32, 32, 2) for s in seeds])
+    train_seeds(task, params, seeds, 200, 0.5, targets=both)
+    test = task.batch(np.random.default_rng(9), size=256)
+    _, accuracy, attn, _ = loss_and_gradients(params, stack_batches([test] * 2), targets=both)
+    position_0_answers = np.mean((test.match == 0) | (test.targets["recall"] == test.targets["first"]))
+    assert np.all(attn[..., 0].mean(axis=(1, 2, 3)) > 0.7)
+    np.testing.assert_allclose(accuracy[:, 0], position_0_answers, atol=0.02)
+    assert np.all(accuracy[:, 1] > 0.95)
