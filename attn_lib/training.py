@@ -1,14 +1,16 @@
 """Attention that learns: the associative-recall task, and one or more heads trained on it in plain numpy.
 
-Notebook 09 writes every gradient of this module out in its own cells and checks once that they give the same
-numbers as :func:`loss_and_gradients`; the replay explorer (attn_lib.widgets.replay) and the tests use this module.
+Notebook 09 writes every gradient of this module out in its own cells (with attn_lib's softmax and
+attention_backward) and shows that they give the same numbers as :func:`loss_and_gradients`, which writes the
+backward pass of attention inline on the weights the forward pass kept (one softmax per step instead of two);
+notebook 09's runs over seeds, the replay explorer (attn_lib.widgets.replay) and the tests use this module.
 
 The task. A sequence holds ``pairs`` positions, each carrying a key symbol (``a`` to ``p``, all different) and a
 value symbol (``0`` to ``9``). ``queries`` query positions each carry one of those keys and must fetch the value
 stored with it (``recall``). A second target, used to show why several heads help, is the value stored at the
 first position whatever the query (``first``). A position's vector is the sum of random unit-variance embeddings
 of its symbols and of its place, divided by the square root of their number, so that its components have unit
-variance (footnote 4's assumption, once projected by weights of variance 1/d_model).
+variance (footnote 4's assumption, once projected by parameters of variance 1/d_model).
 
 The model. ``heads`` heads, each with its own W_q, W_k (d_model, d_k) and W_v (d_model, d_v); queries come from
 the query positions, keys and values from the pair positions (so n = queries, m = pairs). The heads' outputs are
@@ -16,7 +18,13 @@ concatenated to width heads * d_v and projected by W_o to one row of logits per 
 cross-entropy.
 
 Shapes: X_q (B, n, d_model), X_kv (B, m, d_model); Q (B, h, n, d_k), K (B, h, m, d_k), V (B, h, m, d_v);
-weights (B, h, n, m); output (B, h, n, d_v).
+attention weights (B, h, n, m); output (B, h, n, d_v). "Parameters" are W_q, W_k, W_v and W_o; "weights" are
+the softmax's output.
+
+Several seeds at once. :func:`stack_parameters` and :func:`stack_batches` put one model per seed along a leading
+axis S (parameters (S, h, d_model, d_k), batches (S, B, n, d_model)); :func:`loss_and_gradients` and every
+product below carry that axis, and :func:`train_seeds` trains the S models together, each on its own seed's
+batches, giving the numbers :func:`train` gives for each seed alone (tests/test_training.py).
 """
 
 from __future__ import annotations
@@ -26,8 +34,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from ._checks import check_size
-from .attention import softmax
-from .backward import attention_backward
+from ._kernels import softmax_rows_inplace
 
 KEY_SYMBOLS = "abcdefghijklmnop"
 VALUE_SYMBOLS = "0123456789"
@@ -119,32 +126,44 @@ class RecallTask:
 
     def batch(self, rng, size=128):
         """Draw ``size`` sequences with ``rng`` (a numpy Generator): different keys, values with repeats."""
+        return self.encode(*self.draw(rng, size))
+
+    def draw(self, rng, size=128):
+        """The symbols of ``size`` sequences drawn with ``rng``: keys, values (size, m) and match (size, n), as
+        :meth:`encode` takes them (``batch`` is the two together)."""
         check_size(size, "size", minimum=1)
         keys = np.argsort(rng.random((size, len(KEY_SYMBOLS))), axis=1)[:, : self.pairs]  # (B, m), all different
         values = rng.integers(len(VALUE_SYMBOLS), size=(size, self.pairs))  # (B, m)
         match = np.argsort(rng.random((size, self.pairs)), axis=1)[:, : self.queries]  # (B, n)
-        return self.encode(keys, values, match)
+        return keys, values, match
 
     def encode(self, keys, values, match):
-        """The batch whose pair positions hold ``keys`` and ``values`` (B, m) and whose queries ask for the keys
-        at positions ``match`` (B, n). Keys may repeat here (``batch`` never repeats them)."""
+        """The batch whose pair positions hold ``keys`` and ``values`` (..., B, m) and whose queries ask for the
+        keys at positions ``match`` (..., B, n); ``...`` is nothing or a seeds axis. Keys may repeat here
+        (``batch`` never repeats them)."""
         keys, values, match = (np.asarray(a) for a in (keys, values, match))
-        if keys.ndim != 2 or keys.shape[1] != self.pairs or values.shape != keys.shape:
-            raise ValueError(f"keys must be (B, pairs) = (B, {self.pairs}), and values alike; got keys "
-                             f"{keys.shape} and values {values.shape}")
-        if match.shape != (keys.shape[0], self.queries):
-            raise ValueError(f"match must be (B, queries) = ({keys.shape[0]}, {self.queries}); got {match.shape}")
+        if keys.ndim not in (2, 3) or keys.shape[-1] != self.pairs or values.shape != keys.shape:
+            raise ValueError(f"keys must be (B, pairs) = (B, {self.pairs}), or (S, B, pairs), and values alike; "
+                             f"got keys {keys.shape} and values {values.shape}")
+        if match.shape != (*keys.shape[:-1], self.queries):
+            raise ValueError(f"match must be (..., B, queries) = {(*keys.shape[:-1], self.queries)}; got "
+                             f"{match.shape}")
         e = self.embeddings
-        query_keys = np.take_along_axis(keys, match, axis=1)  # (B, n)
-        X_kv = (e["key"][keys] + e["value"][values] + e["place"]) / np.sqrt(3)  # (B, m, d_model)
-        X_q = (e["key"][query_keys] + e["query"]) / np.sqrt(2)  # (B, n, d_model)
-        targets = {"recall": np.take_along_axis(values, match, axis=1),
-                   "first": np.repeat(values[:, :1], self.queries, axis=1)}
+        query_keys = np.take_along_axis(keys, match, axis=-1)  # (B, n)
+        X_kv = e["key"][keys]  # X_kv = (key + value + place) / sqrt(3), (B, m, d_model), in one buffer
+        X_kv += e["value"][values]
+        X_kv += e["place"]
+        X_kv *= 3**-0.5
+        X_q = e["key"][query_keys]  # X_q = (key + query marker) / sqrt(2), (B, n, d_model)
+        X_q += e["query"]
+        X_q *= 2**-0.5
+        targets = {"recall": np.take_along_axis(values, match, axis=-1),
+                   "first": np.repeat(values[..., :1], self.queries, axis=-1)}
         return RecallBatch(X_q, X_kv, keys, values, query_keys, match, targets)
 
 
-def init_weights(rng, d_model=32, heads=1, d_k=16, d_v=16, outputs=1):
-    """Random weights with variance 1/fan_in: W_q, W_k (heads, d_model, d_k), W_v (heads, d_model, d_v),
+def init_parameters(rng, d_model=32, heads=1, d_k=16, d_v=16, outputs=1):
+    """Random parameters with variance 1/fan_in: W_q, W_k (heads, d_model, d_k), W_v (heads, d_model, d_v),
     W_o (heads * d_v, outputs * 10).
 
     With unit-variance inputs, the components of q and k then have variance about 1 whatever d_k is.
@@ -159,48 +178,85 @@ def init_weights(rng, d_model=32, heads=1, d_k=16, d_v=16, outputs=1):
     }
 
 
-def _check_weights(weights):
-    missing = {"W_q", "W_k", "W_v", "W_o"} - set(weights)
+def stack_parameters(models):
+    """One model per seed along a new leading axis S: a list of S dicts of :func:`init_parameters` -> one dict
+    whose W_q is (S, heads, d_model, d_k), and so on."""
+    models = list(models)
+    if not models:
+        raise ValueError("models must hold at least one dict of parameters; got none")
+    return {name: np.stack([model[name] for model in models]) for name in models[0]}
+
+
+def stack_batches(batches):
+    """S batches of one task (each from :meth:`RecallTask.batch`) -> one RecallBatch whose arrays carry a leading
+    axis S: X_q (S, B, n, d_model), keys (S, B, m), targets (S, B, n)."""
+    batches = list(batches)
+    if not batches:
+        raise ValueError("batches must hold at least one RecallBatch; got none")
+    arrays = [np.stack([getattr(b, name) for b in batches])
+              for name in ("X_q", "X_kv", "keys", "values", "query_keys", "match")]
+    targets = {t: np.stack([b.targets[t] for b in batches]) for t in batches[0].targets}
+    return RecallBatch(*arrays, targets)
+
+
+def _check_parameters(params):
+    """(leading axes, heads, d_v, outputs) of a dict of parameters, one model or one per seed."""
+    missing = {"W_q", "W_k", "W_v", "W_o"} - set(params)
     if missing:
-        raise ValueError(f"weights must hold W_q, W_k, W_v and W_o; missing {sorted(missing)}")
-    heads, d_model, d_k = np.shape(weights["W_q"])
-    d_v = np.shape(weights["W_v"])[-1]
-    if np.shape(weights["W_k"]) != (heads, d_model, d_k) or np.shape(weights["W_v"])[:2] != (heads, d_model):
+        raise ValueError(f"params must hold W_q, W_k, W_v and W_o; missing {sorted(missing)}")
+    shape_q = np.shape(params["W_q"])
+    if len(shape_q) not in (3, 4):
+        raise ValueError(f"params W_q must be (heads, d_model, d_k), or (S, heads, d_model, d_k) for S seeds; got "
+                         f"{shape_q}")
+    lead, (heads, d_model, d_k) = shape_q[:-3], shape_q[-3:]
+    d_v = np.shape(params["W_v"])[-1]
+    if np.shape(params["W_k"]) != shape_q or np.shape(params["W_v"]) != (*lead, heads, d_model, d_v):
         raise ValueError(
-            f"expected W_q and W_k (heads, d_model, d_k) and W_v (heads, d_model, d_v) alike; got W_q "
-            f"{np.shape(weights['W_q'])}, W_k {np.shape(weights['W_k'])}, W_v {np.shape(weights['W_v'])}")
-    if np.shape(weights["W_o"])[0] != heads * d_v or np.shape(weights["W_o"])[1] % len(VALUE_SYMBOLS):
-        raise ValueError(f"W_o must be (heads * d_v, outputs * 10) = ({heads * d_v}, outputs * 10); "
-                         f"got {np.shape(weights['W_o'])}")
-    return heads, d_v, np.shape(weights["W_o"])[1] // len(VALUE_SYMBOLS)
+            f"params W_q and W_k must be (heads, d_model, d_k) and W_v (heads, d_model, d_v) alike, with the same "
+            f"leading axes; got W_q {shape_q}, W_k {np.shape(params['W_k'])}, W_v {np.shape(params['W_v'])}")
+    shape_o = np.shape(params["W_o"])
+    if shape_o[:-2] != lead or shape_o[-2] != heads * d_v or shape_o[-1] % len(VALUE_SYMBOLS):
+        raise ValueError(f"params W_o must be (heads * d_v, outputs * 10) = ({heads * d_v}, outputs * 10), after "
+                         f"the leading axes {lead}; got {shape_o}")
+    return lead, heads, d_v, shape_o[-1] // len(VALUE_SYMBOLS)
 
 
 def project(X, W):
-    """Every head's projection of every position: X (B, rows, d_model), W (h, d_model, d) -> (B, h, rows, d).
+    """Every head's projection of every position: X (..., B, rows, d_model), W (..., h, d_model, d) ->
+    (..., B, h, rows, d), where ``...`` is nothing or the seeds axis S.
 
-    The batch is folded into the rows so that one 2-D product per head does the work (numpy's batched matmul
-    over many small matrices is several times slower).
+    The batch is folded into the rows so that one 2-D product per head (and seed) does the work (numpy's batched
+    matmul over many small matrices is several times slower).
     """
-    B, rows, d_model = X.shape
-    heads, _, width = W.shape
-    return (X.reshape(B * rows, d_model) @ W).reshape(heads, B, rows, width).transpose(1, 0, 2, 3)
+    *lead, B, rows, d_model = X.shape
+    heads, width = W.shape[-3], W.shape[-1]
+    out = X.reshape(*lead, 1, B * rows, d_model) @ W  # (..., 1, B rows, d_model) x (..., h, d_model, d)
+    return np.moveaxis(out.reshape(*lead, heads, B, rows, width), -3, -4)  # (..., h, B, rows, d) -> (..., B, h, ..)
 
 
 def fold(d):
-    """(B, h, rows, width) -> (h, B rows, width): the batch joins the rows, ready for X^T d (the inverse of the
-    layout :func:`project` returns)."""
-    B, heads, rows, width = d.shape
-    return d.transpose(1, 0, 2, 3).reshape(heads, B * rows, width)
+    """(..., B, h, rows, width) -> (..., h, B rows, width): the batch joins the rows, ready for X^T d (the inverse
+    of the layout :func:`project` returns)."""
+    *lead, B, heads, rows, width = d.shape
+    return np.moveaxis(d, -3, -4).reshape(*lead, heads, B * rows, width)
 
 
-def loss_and_gradients(weights, batch, scale=None, targets=("recall",)):
-    """Forward pass, mean cross-entropy loss, and the gradient of the loss with respect to every weight.
+def _rows(X):
+    """X (..., B, rows, d_model) -> X^T (..., 1, d_model, B rows): the batch folded into the rows, transposed."""
+    *lead, B, rows, d_model = X.shape
+    return np.swapaxes(X.reshape(*lead, 1, B * rows, d_model), -1, -2)
+
+
+def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
+    """Forward pass, mean cross-entropy loss, and the gradient of the loss with respect to every parameter.
 
     Parameters
     ----------
-    weights : dict
-        ``W_q``, ``W_k`` (heads, d_model, d_k), ``W_v`` (heads, d_model, d_v), ``W_o`` (heads * d_v, outputs * 10).
+    params : dict
+        ``W_q``, ``W_k`` (heads, d_model, d_k), ``W_v`` (heads, d_model, d_v), ``W_o`` (heads * d_v, outputs * 10);
+        or each with a leading seeds axis S (:func:`stack_parameters`), with a batch that has it too.
     batch : RecallBatch
+        Arrays (B, ...), or (S, B, ...) from :func:`stack_batches`.
     scale : float, optional
         The factor on Q K^T; default 1/sqrt(d_k). Pass 1.0 for unscaled attention.
     targets : tuple of str
@@ -208,49 +264,113 @@ def loss_and_gradients(weights, batch, scale=None, targets=("recall",)):
 
     Returns
     -------
-    loss : float
-    accuracy : numpy.ndarray, shape (outputs,)
+    loss : float, or numpy.ndarray of shape (S,)
+        The mean over the batch (each seed's own batch).
+    accuracy : numpy.ndarray, shape (outputs,) or (S, outputs)
         Share of queries whose largest logit is the right value, per target.
-    attn : numpy.ndarray, shape (B, heads, n, m)
+    attn : numpy.ndarray, shape (B, heads, n, m) or (S, B, heads, n, m)
         The attention weights.
     grads : dict
-        dL/dW for each of W_q, W_k, W_v, W_o, of their shapes.
+        dL/dW for each of W_q, W_k, W_v, W_o, of their shapes (each seed's loss by its own parameters).
     """
-    heads, d_v, outputs = _check_weights(weights)
+    lead, heads, d_v, outputs = _check_parameters(params)
     targets = tuple(targets)
     if len(targets) != outputs or not set(targets) <= set(TARGETS):
         raise ValueError(f"targets must name {outputs} of {TARGETS} (one per 10 columns of W_o); got {targets}")
-    d_k = weights["W_q"].shape[-1]
-    scale = d_k**-0.5 if scale is None else float(scale)
     X_q, X_kv = batch.X_q, batch.X_kv
-    B, n, d_model = X_q.shape
+    if X_q.shape[:-3] != lead:
+        raise ValueError(f"batch must have the parameters' leading axes {lead} before (B, n, d_model); got X_q "
+                         f"{X_q.shape}")
+    d_k = params["W_q"].shape[-1]
+    scale = d_k**-0.5 if scale is None else float(scale)
+    B, n = X_q.shape[-3:-1]
     classes = len(VALUE_SYMBOLS)
 
-    Q = project(X_q, weights["W_q"])  # (B, n, d_model) x (h, d_model, d_k) -> (B, h, n, d_k)
-    K = project(X_kv, weights["W_k"])  # (B, m, d_model) x (h, d_model, d_k) -> (B, h, m, d_k)
-    V = project(X_kv, weights["W_v"])  # (B, m, d_model) x (h, d_model, d_v) -> (B, h, m, d_v)
-    attn = softmax(scale * (Q @ np.swapaxes(K, -1, -2)))  # (B, h, n, d_k) x (B, h, d_k, m) -> (B, h, n, m)
+    # Forward, shapes without the leading seeds axis.
+    d_model = X_q.shape[-1]
+    # A head as wide as d_model or wider: Q K^T = X_q (W_q W_k^T) X_kv^T, and W_q W_k^T is only (d_model, d_model),
+    # so the scores are made without the (B, h, m, d_k) array K (the same numbers, far less work at d_k = 512).
+    through_product = d_k >= d_model
+    if through_product:
+        M = params["W_q"] @ np.swapaxes(params["W_k"], -1, -2) * scale  # (h, d_model, d_k) x (h, d_k, d_model)
+        Q, K = project(X_q, M), X_kv[..., None, :, :]  # (B, h, n, d_model) and (B, 1, m, d_model)
+        scores = Q @ np.swapaxes(K, -1, -2)  # (B, h, n, d_model) x (B, 1, d_model, m) -> (B, h, n, m)
+    else:
+        Q = project(X_q, params["W_q"])  # (B, n, d_model) x (h, d_model, d_k) -> (B, h, n, d_k)
+        K = project(X_kv, params["W_k"])  # (B, m, d_model) x (h, d_model, d_k) -> (B, h, m, d_k)
+        scores = Q @ np.swapaxes(K * scale, -1, -2)  # (B, h, n, d_k) x (B, h, d_k, m) -> (B, h, n, m)
+    V = project(X_kv, params["W_v"])  # (B, m, d_model) x (h, d_model, d_v) -> (B, h, m, d_v)
+    attn = softmax_rows_inplace(scores)  # P (B, h, n, m), in the scores' buffer
     output = attn @ V  # (B, h, n, m) x (B, h, m, d_v) -> (B, h, n, d_v)
-    concat = output.transpose(0, 2, 1, 3).reshape(B * n, heads * d_v)  # heads side by side, one row per query
-    logits = (concat @ weights["W_o"]).reshape(B, n, outputs, classes)  # (B n, h d_v) x (h d_v, outputs 10)
-    probs = softmax(logits)
+    concat = np.moveaxis(output, -3, -2).reshape(*lead, B * n, heads * d_v)  # heads side by side, a row per query
+    logits = (concat @ params["W_o"]).reshape(*lead, B, n, outputs, classes)  # (B n, h d_v) x (h d_v, outputs 10)
+    probs = softmax_rows_inplace(logits.copy())  # over the 10 value symbols
     right = np.stack([batch.targets[t] for t in targets], axis=-1)  # (B, n, outputs)
     one_hot = np.eye(classes)[right]  # (B, n, outputs, 10)
-    loss = float(-np.mean(np.log(np.sum(probs * one_hot, axis=-1))))
-    accuracy = np.mean(logits.argmax(axis=-1) == right, axis=(0, 1))
+    loss = -np.mean(np.log(np.sum(probs * one_hot, axis=-1)), axis=(-3, -2, -1))
+    accuracy = np.mean(logits.argmax(axis=-1) == right, axis=(-3, -2))
 
-    d_logits = ((probs - one_hot) / (B * n * outputs)).reshape(B * n, outputs * classes)
-    d_W_o = concat.T @ d_logits  # (h d_v, B n) x (B n, outputs 10) -> (h d_v, outputs 10)
-    d_output = (d_logits @ weights["W_o"].T).reshape(B, n, heads, d_v).transpose(0, 2, 1, 3)  # (B, h, n, d_v)
-    dQ, dK, dV = attention_backward(Q, K, V, d_output, scale=scale)  # the scale is inside dQ and dK
+    # Backward: each seed's mean loss by its own parameters.
+    d_logits = ((probs - one_hot) / (B * n * outputs)).reshape(*lead, B * n, outputs * classes)
+    d_W_o = np.swapaxes(concat, -1, -2) @ d_logits  # (h d_v, B n) x (B n, outputs 10) -> (h d_v, outputs 10)
+    d_output = (d_logits @ np.swapaxes(params["W_o"], -1, -2)).reshape(*lead, B, n, heads, d_v)
+    d_output = np.moveaxis(d_output, -2, -3)  # (B, n, h, d_v) -> (B, h, n, d_v)
+    # attention_backward's lines (attn_lib.backward), on the weights P kept from the forward pass:
+    dV = np.swapaxes(attn, -1, -2) @ d_output  # (B, h, m, n) x (B, h, n, d_v) -> (B, h, m, d_v)
+    d_attn = d_output @ np.swapaxes(V, -1, -2)  # (B, h, n, d_v) x (B, h, d_v, m) -> (B, h, n, m)
+    d_scores = attn * (d_attn - np.sum(d_attn * attn, axis=-1, keepdims=True))  # the softmax's Jacobian, per row
+    grads = {"W_v": _rows(X_kv) @ fold(dV), "W_o": d_W_o}  # (1, d_model, B m) x (h, B m, d_v) -> (h, d_model, d_v)
+    if through_product:  # dM = scale X_q^T dS X_kv, then dW_q = dM W_k and dW_k = dM^T W_q
+        dS_X_kv = d_scores @ K  # (B, h, n, m) x (B, 1, m, d_model) -> (B, h, n, d_model)
+        dM = _rows(X_q) @ fold(dS_X_kv) * scale  # (1, d_model, B n) x (h, B n, d_model) -> (h, d_model, d_model)
+        grads["W_q"] = dM @ params["W_k"]  # (h, d_model, d_model) x (h, d_model, d_k) -> (h, d_model, d_k)
+        grads["W_k"] = np.swapaxes(dM, -1, -2) @ params["W_q"]  # -> (h, d_model, d_k)
+    else:
+        dQ = d_scores @ (K * scale)  # (B, h, n, m) x (B, h, m, d_k) -> (B, h, n, d_k): the scale is inside dQ
+        dK = np.swapaxes(d_scores, -1, -2) @ (Q * scale)  # (B, h, m, n) x (B, h, n, d_k) -> (B, h, m, d_k), and dK
+        grads["W_q"] = _rows(X_q) @ fold(dQ)  # (1, d_model, B n) x (h, B n, d_k) -> (h, d_model, d_k)
+        grads["W_k"] = _rows(X_kv) @ fold(dK)  # (1, d_model, B m) x (h, B m, d_k) -> (h, d_model, d_k)
+    grads = {name: grads[name] for name in ("W_q", "W_k", "W_v", "W_o")}
+    return (float(loss) if not lead else loss), accuracy, attn, grads
 
-    grads = {
-        "W_q": X_q.reshape(-1, d_model).T @ fold(dQ),  # (d_model, B n) x (h, B n, d_k) -> (h, d_model, d_k)
-        "W_k": X_kv.reshape(-1, d_model).T @ fold(dK),  # (d_model, B m) x (h, B m, d_k) -> (h, d_model, d_k)
-        "W_v": X_kv.reshape(-1, d_model).T @ fold(dV),  # (d_model, B m) x (h, B m, d_v) -> (h, d_model, d_v)
-        "W_o": d_W_o,
-    }
-    return loss, accuracy, attn, grads
+
+def _pin_blas_threads():
+    """numpy's BLAS on one thread from here on (with ``threadpoolctl``, if it is installed; otherwise nothing).
+
+    Training multiplies small matrices, (B rows, d_model) x (d_model, d): split over several threads they finish
+    later, not sooner, and on a machine whose cores are busy many times later. Importing this module therefore
+    pins the BLAS of the whole session, as notebook 09 needs (``threadpoolctl.threadpool_limits`` undoes it).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return None
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+_PINNED = _pin_blas_threads()
+
+
+class _Optimizer:
+    """Plain gradient descent (``W -= lr * dW``) or Adam (beta1 0.9, beta2 0.999, eps 1e-8) on a dict of
+    parameters, in place. With ``rows`` (indices along the leading seeds axis), only those models move, by
+    gradients given for those rows alone."""
+
+    def __init__(self, params, lr, optimizer):
+        if optimizer not in ("sgd", "adam"):
+            raise ValueError(f"optimizer must be 'sgd' or 'adam'; got {optimizer!r}")
+        self.params, self.lr, self.adam, self.t = params, lr, optimizer == "adam", 0
+        self.moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in params.items()}
+
+    def step(self, grads, rows=slice(None)):
+        self.t += 1
+        for name, grad in grads.items():
+            if self.adam:  # running means of the gradient and of its square, corrected for starting at 0
+                first, second = self.moments[name]
+                first[rows] = 0.9 * first[rows] + 0.1 * grad
+                second[rows] = 0.999 * second[rows] + 0.001 * grad**2
+                grad = (first[rows] / (1 - 0.9**self.t)) / (np.sqrt(second[rows] / (1 - 0.999**self.t)) + 1e-8)
+            self.params[name][rows] -= self.lr * grad
 
 
 @dataclass
@@ -267,9 +387,9 @@ class History:
     saved_weights : numpy.ndarray, shape (len(saved_steps), heads, n, m)
         Attention weights of the first sequence of ``example`` at those steps.
     example : RecallBatch
-        A fixed batch, drawn before training, whose weights are saved.
-    weights : dict
-        The trained weights.
+        A fixed batch, drawn before training, whose attention weights are saved.
+    parameters : dict
+        The trained parameters.
     reached : int or None
         The first step whose batch accuracy reached ``stop_at`` on every target (None if never).
     """
@@ -279,19 +399,19 @@ class History:
     saved_steps: np.ndarray
     saved_weights: np.ndarray
     example: RecallBatch
-    weights: dict
+    parameters: dict
     reached: int | None
 
 
-def train(task, weights, steps, lr, *, scale=None, targets=("recall",), seed=0, batch_size=128, optimizer="sgd",
+def train(task, params, steps, lr, *, scale=None, targets=("recall",), seed=0, batch_size=128, optimizer="sgd",
           save_every=0, stop_at=None, example=None):
-    """Train ``weights`` in place on ``task`` by plain gradient descent (``W -= lr * dW``) or Adam.
+    """Train ``params`` (one model) in place on ``task`` by plain gradient descent (``W -= lr * dW``) or Adam.
 
     Parameters
     ----------
     task : RecallTask
-    weights : dict
-        As from :func:`init_weights`; updated in place.
+    params : dict
+        As from :func:`init_parameters`; updated in place.
     steps : int
     lr : float
     scale : float, optional
@@ -316,34 +436,112 @@ def train(task, weights, steps, lr, *, scale=None, targets=("recall",), seed=0, 
     """
     check_size(steps, "steps", minimum=1)
     check_size(save_every, "save_every")
-    if optimizer not in ("sgd", "adam"):
-        raise ValueError(f"optimizer must be 'sgd' or 'adam'; got {optimizer!r}")
+    update = _Optimizer(params, lr, optimizer)
     rng = np.random.default_rng(seed)
     if example is None:
         example = task.batch(np.random.default_rng(10_000 + seed), size=1)
-    moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in weights.items()}
     losses, accuracy, saved_steps, saved = [], [], [], []
     reached = None
     for step in range(steps):
         if save_every and (step % save_every == 0):
             saved_steps.append(step)
-            saved.append(loss_and_gradients(weights, example, scale, targets)[2][0])
-        loss, acc, _, grads = loss_and_gradients(weights, task.batch(rng, batch_size), scale, targets)
+            saved.append(loss_and_gradients(params, example, scale, targets)[2][0])
+        loss, acc, _, grads = loss_and_gradients(params, task.batch(rng, batch_size), scale, targets)
         losses.append(loss)
         accuracy.append(acc)
-        if stop_at is not None and reached is None and np.all(acc >= stop_at):
+        if stop_at is not None and np.all(acc >= stop_at):
             reached = step
             break
-        for name, grad in grads.items():
-            if optimizer == "sgd":
-                weights[name] -= lr * grad
-            else:
-                first, second = moments[name]
-                first *= 0.9
-                first += 0.1 * grad
-                second *= 0.999
-                second += 0.001 * grad**2
-                t = step + 1
-                weights[name] -= lr * (first / (1 - 0.9**t)) / (np.sqrt(second / (1 - 0.999**t)) + 1e-8)
+        update.step(grads)
     return History(np.array(losses), np.array(accuracy), np.array(saved_steps),
-                   np.array(saved) if saved else np.zeros((0,)), example, weights, reached)
+                   np.array(saved) if saved else np.zeros((0,)), example, params, reached)
+
+
+@dataclass
+class SeedsHistory:
+    """What :func:`train_seeds` saw, one column per seed.
+
+    Attributes
+    ----------
+    losses : numpy.ndarray, shape (steps, S)
+        Each model's batch loss at each step, before that step's update; NaN after the model stopped.
+    accuracy : numpy.ndarray, shape (steps, S, outputs)
+        Likewise (NaN after the model stopped).
+    parameters : dict
+        The trained parameters, with the leading seeds axis.
+    reached : numpy.ndarray of int, shape (S,)
+        Each model's first step whose batch accuracy reached ``stop_at`` on every target; -1 if never.
+    kept : dict
+        For each step s of ``keep_at``, a copy of the parameters after s updates.
+    """
+
+    losses: np.ndarray
+    accuracy: np.ndarray
+    parameters: dict
+    reached: np.ndarray
+    kept: dict
+
+
+def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall",), batch_size=128,
+                optimizer="sgd", stop_at=None, keep_at=()):
+    """Train S models together, each on the batches of its own seed: what :func:`train` does for each seed alone
+    (the same losses, accuracies, reached steps and parameters), in one product per step instead of S.
+
+    Parameters
+    ----------
+    task : RecallTask
+    params : dict
+        One model per seed along a leading axis S, as from :func:`stack_parameters`; updated in place.
+    seeds : sequence of int
+        S seeds of the batches; model s sees the batches :func:`train` would with ``seed=seeds[s]``.
+    steps, lr, scale, targets, batch_size, optimizer :
+        As in :func:`train`.
+    stop_at : float, optional
+        A model whose batch accuracy reaches this on every target stops there (its parameters are no longer
+        updated); training ends when every model has stopped, or after ``steps``.
+    keep_at : sequence of int
+        Keep a copy of the parameters after each of these numbers of updates (at most ``steps``).
+
+    Returns
+    -------
+    SeedsHistory
+    """
+    check_size(steps, "steps", minimum=1)
+    seeds = [int(s) for s in np.atleast_1d(seeds)]
+    lead = _check_parameters(params)[0]
+    if lead != (len(seeds),):
+        raise ValueError(f"params must carry one model per seed, a leading axis of {len(seeds)}; got leading axes "
+                         f"{lead} (use stack_parameters)")
+    keep_at = sorted({check_size(s, "keep_at", minimum=1) for s in keep_at})
+    if keep_at and keep_at[-1] > steps:
+        raise ValueError(f"keep_at must hold numbers of updates from 1 to steps={steps}; got {keep_at[-1]}")
+    update = _Optimizer(params, lr, optimizer)
+    rngs = [np.random.default_rng(seed) for seed in seeds]
+    losses = np.full((steps, len(seeds)), np.nan)
+    accuracy = np.full((steps, len(seeds), len(targets)), np.nan)
+    kept = {}
+    reached = np.full(len(seeds), -1)
+    active = np.arange(len(seeds))  # the models still training: only they are computed
+    for step in range(steps):
+        if step in keep_at:
+            kept[step] = {name: w.copy() for name, w in params.items()}
+        everyone = len(active) == len(seeds)
+        rows = slice(None) if everyone else active
+        some = params if everyone else {name: w[active] for name, w in params.items()}
+        drawn = [task.draw(rngs[s], batch_size) for s in active]  # each seed's own draws, encoded at once
+        batch = task.encode(*(np.stack(symbols) for symbols in zip(*drawn)))
+        loss, acc, _, grads = loss_and_gradients(some, batch, scale, targets)
+        losses[step, active], accuracy[step, active] = loss, acc
+        if stop_at is not None:
+            now = np.all(acc >= stop_at, axis=-1)
+            reached[active[now]] = step
+            if now.any():
+                active, grads = active[~now], {name: g[~now] for name, g in grads.items()}
+                rows = active
+            if not len(active):
+                losses, accuracy = losses[: step + 1], accuracy[: step + 1]
+                break
+        update.step(grads, rows)
+    if steps in keep_at:
+        kept[steps] = {name: w.copy() for name, w in params.items()}
+    return SeedsHistory(np.array(losses), np.array(accuracy), params, reached, kept)

@@ -1,9 +1,12 @@
-"""attn_lib.training: the recall task, the gradients of every weight (against finite differences), and train."""
+"""attn_lib.training: the recall task, the gradients of every parameter (against finite differences), train, and
+train_seeds (several seeds along a leading axis) against train run once per seed."""
 
 import numpy as np
 import pytest
 
-from attn_lib.training import KEY_SYMBOLS, RecallTask, init_weights, loss_and_gradients, train
+from attn_lib.training import (KEY_SYMBOLS, RecallTask, init_parameters, loss_and_gradients, stack_batches,
+                               stack_parameters, train, train_seeds)
+from attn_lib.widgets.replay import _replayed_run
 
 TASK = RecallTask(d_model=8, pairs=5, queries=3)
 
@@ -20,10 +23,11 @@ def numerical_gradient(weights, batch, name, scale, targets, eps=1e-6):
     return grad
 
 
-@pytest.mark.parametrize("heads, d_k, d_v, targets", [(1, 3, 2, ("recall",)), (2, 4, 3, ("recall", "first"))])
+@pytest.mark.parametrize("heads, d_k, d_v, targets", [(1, 3, 2, ("recall",)), (2, 4, 3, ("recall", "first")),
+                                                    (2, 8, 3, ("recall",)), (1, 12, 3, ("recall",))])  # d_k >= d_model
 @pytest.mark.parametrize("scale", [None, 1.0, 0.3])
 def test_every_gradient_matches_finite_differences(heads, d_k, d_v, targets, scale):
-    weights = init_weights(np.random.default_rng(1), TASK.d_model, heads, d_k, d_v, outputs=len(targets))
+    weights = init_parameters(np.random.default_rng(1), TASK.d_model, heads, d_k, d_v, outputs=len(targets))
     batch = TASK.batch(np.random.default_rng(2), size=3)
     _, _, _, grads = loss_and_gradients(weights, batch, scale, targets)
     for name, W in weights.items():
@@ -58,7 +62,7 @@ def test_positions_have_components_of_variance_about_one():
 
 
 def test_a_plain_gradient_step_is_w_minus_lr_times_the_gradient():
-    weights = init_weights(np.random.default_rng(6), TASK.d_model, 1, 4, 4)
+    weights = init_parameters(np.random.default_rng(6), TASK.d_model, 1, 4, 4)
     start = {k: w.copy() for k, w in weights.items()}
     grads = loss_and_gradients(start, TASK.batch(np.random.default_rng(0), size=16))[3]
     train(TASK, weights, steps=1, lr=0.1, batch_size=16, seed=0)
@@ -67,7 +71,7 @@ def test_a_plain_gradient_step_is_w_minus_lr_times_the_gradient():
 
 
 def test_adams_first_step_moves_every_weight_by_about_lr():
-    weights = init_weights(np.random.default_rng(6), TASK.d_model, 1, 4, 4)
+    weights = init_parameters(np.random.default_rng(6), TASK.d_model, 1, 4, 4)
     start = {k: w.copy() for k, w in weights.items()}
     train(TASK, weights, steps=1, lr=1e-3, batch_size=16, optimizer="adam")
     for name in weights:
@@ -77,7 +81,7 @@ def test_adams_first_step_moves_every_weight_by_about_lr():
 
 def test_training_learns_the_recall_pattern_and_is_reproducible():
     task = RecallTask()
-    runs = [train(task, init_weights(np.random.default_rng(0)), 60, 0.5, seed=1, save_every=20) for _ in range(2)]
+    runs = [train(task, init_parameters(np.random.default_rng(0)), 60, 0.5, seed=1, save_every=20) for _ in range(2)]
     np.testing.assert_array_equal(runs[0].losses, runs[1].losses)
     assert runs[0].losses[-1] < 0.3 * runs[0].losses[0]
     assert list(runs[0].saved_steps) == [0, 20, 40]
@@ -85,7 +89,7 @@ def test_training_learns_the_recall_pattern_and_is_reproducible():
 
 
 def test_stop_at_stops_at_the_first_batch_that_reaches_it():
-    history = train(RecallTask(), init_weights(np.random.default_rng(0)), 300, 0.5, stop_at=0.9)
+    history = train(RecallTask(), init_parameters(np.random.default_rng(0)), 300, 0.5, stop_at=0.9)
     assert history.reached == len(history.losses) - 1
     assert history.accuracy[-1, 0] >= 0.9 and np.all(history.accuracy[:-1, 0] < 0.9)
 
@@ -96,11 +100,111 @@ def test_stop_at_stops_at_the_first_batch_that_reaches_it():
     (lambda: RecallTask(d_model=0), "d_model"),
     (lambda: TASK.encode(np.zeros((2, 4), int), np.zeros((2, 4), int), np.zeros((2, 3), int)), "keys"),
     (lambda: TASK.encode(np.zeros((2, 5), int), np.zeros((2, 5), int), np.zeros((2, 2), int)), "match"),
-    (lambda: init_weights(np.random.default_rng(0), d_k=0), "d_k"),
-    (lambda: train(TASK, init_weights(np.random.default_rng(0), 8), 1, 0.1, optimizer="sgdm"), "optimizer"),
-    (lambda: loss_and_gradients(init_weights(np.random.default_rng(0), 8), TASK.batch(np.random.default_rng(0)),
+    (lambda: init_parameters(np.random.default_rng(0), d_k=0), "d_k"),
+    (lambda: train(TASK, init_parameters(np.random.default_rng(0), 8), 1, 0.1, optimizer="sgdm"), "optimizer"),
+    (lambda: train_seeds(TASK, init_parameters(np.random.default_rng(0), 8), [0], 1, 0.1), "params"),
+    (lambda: train_seeds(TASK, stack_parameters([init_parameters(np.random.default_rng(0), 8)] * 2), [0], 1, 0.1),
+     "params"),
+    (lambda: train_seeds(TASK, stack_parameters([init_parameters(np.random.default_rng(0), 8)]), [0], 2, 0.1,
+                         keep_at=(3,)), "keep_at"),
+    (lambda: loss_and_gradients(stack_parameters([init_parameters(np.random.default_rng(0), 8)] * 2),
+                                TASK.batch(np.random.default_rng(0))), "batch"),
+    (lambda: stack_parameters([]), "models"),
+    (lambda: loss_and_gradients(init_parameters(np.random.default_rng(0), 8), TASK.batch(np.random.default_rng(0)),
                                 targets=("recall", "first")), "targets"),
 ])
 def test_bad_arguments_name_themselves(make, argument):
     with pytest.raises(ValueError, match=rf"^{argument} must"):
         make()
+
+
+LEARNABLE = RecallTask(d_model=16, pairs=4, queries=2)  # learned within 50 steps of batches of 16
+
+
+def models(seeds, heads=1, d_k=8, d_v=8, outputs=1, task=LEARNABLE):
+    return [init_parameters(np.random.default_rng(100 + s), task.d_model, heads, d_k, d_v, outputs) for s in seeds]
+
+
+def test_gradients_with_a_seeds_axis_are_each_seeds_own():
+    seeds = (0, 1, 2)
+    targets = ("recall", "first")
+    alone = [loss_and_gradients(m, TASK.batch(np.random.default_rng(s), size=5), 0.7, targets)
+             for s, m in zip(seeds, models(seeds, heads=2, outputs=2, task=TASK))]
+    together = loss_and_gradients(stack_parameters(models(seeds, heads=2, outputs=2, task=TASK)),
+                                  stack_batches(TASK.batch(np.random.default_rng(s), size=5) for s in seeds), 0.7,
+                                  targets)
+    assert together[0].shape == (3,) and together[1].shape == (3, 2) and together[2].shape == (3, 5, 2, 3, 5)
+    for s, (loss, acc, attn, grads) in enumerate(alone):
+        assert together[0][s] == pytest.approx(loss, rel=1e-12)
+        np.testing.assert_array_equal(together[1][s], acc)
+        np.testing.assert_allclose(together[2][s], attn, rtol=1e-12)
+        for name in grads:
+            np.testing.assert_allclose(together[3][name][s], grads[name], rtol=1e-10, atol=1e-15, err_msg=name)
+
+
+@pytest.mark.parametrize("optimizer, lr", [("sgd", 0.5), ("adam", 3e-2)])
+@pytest.mark.parametrize("scale", [None, 1.0])
+def test_train_seeds_gives_what_train_gives_for_each_seed_alone(optimizer, lr, scale):
+    seeds = (3, 0, 5, 7)
+    alone = [train(LEARNABLE, m, 50, lr, scale=scale, seed=s, batch_size=16, optimizer=optimizer, stop_at=0.7)
+             for s, m in zip(seeds, models(seeds))]
+    together = train_seeds(LEARNABLE, stack_parameters(models(seeds)), seeds, 50, lr, scale=scale, batch_size=16,
+                           optimizer=optimizer, stop_at=0.7)
+    assert [h.reached if h.reached is not None else -1 for h in alone] == together.reached.tolist()
+    assert len({h.reached for h in alone}) > 1  # the seeds stop at different steps: the freezing is exercised
+    for s, history in enumerate(alone):
+        steps = len(history.losses)
+        np.testing.assert_allclose(together.losses[:steps, s], history.losses, rtol=1e-10)
+        assert np.all(np.isnan(together.losses[steps:, s]))
+        np.testing.assert_array_equal(together.accuracy[:steps, s], history.accuracy)
+        for name, W in history.parameters.items():
+            np.testing.assert_allclose(together.parameters[name][s], W, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+def test_train_seeds_keeps_the_parameters_after_the_asked_numbers_of_updates():
+    seeds = (0, 1)
+    short = train_seeds(LEARNABLE, stack_parameters(models(seeds)), seeds, 7, 0.5, batch_size=8)
+    longer = train_seeds(LEARNABLE, stack_parameters(models(seeds)), seeds, 12, 0.5, batch_size=8, keep_at=(7, 12))
+    assert sorted(longer.kept) == [7, 12]
+    for name, W in short.parameters.items():
+        np.testing.assert_array_equal(longer.kept[7][name], W)
+        np.testing.assert_array_equal(longer.kept[12][name], longer.parameters[name])
+    assert longer.kept[12]["W_q"] is not longer.parameters["W_q"]
+
+
+def test_the_replay_explorer_replays_notebook_09s_first_run():
+    """09's first run, written out in the notebook as a loop of loss_and_gradients and W -= lr dW: 150 steps of
+    one head (d_k = d_v = 16) from default_rng(100), batches of seed 0. The explorer's run must be it."""
+    task = RecallTask()
+    params = init_parameters(np.random.default_rng(100), 32, 1, 16, 16)
+    batches = np.random.default_rng(0)
+    losses = []
+    for _ in range(150):
+        loss, _, _, grads = loss_and_gradients(params, task.batch(batches, 128))
+        losses.append(loss)
+        for name, grad in grads.items():
+            params[name] -= 0.5 * grad
+    replayed = _replayed_run(151, 5, 0.5, 0)
+    np.testing.assert_allclose(replayed.losses[:150], losses, rtol=1e-12)
+
+
+def test_importing_the_module_pins_numpys_blas_to_one_thread():
+    """09 trains on small products; the pin used to be environment plumbing in a learner cell."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    blas = [info for info in threadpoolctl.threadpool_info() if info["user_api"] == "blas"]
+    assert blas and all(info["num_threads"] == 1 for info in blas)
+
+
+def test_one_head_of_width_32_answers_recall_from_position_0_at_step_200():
+    """Notebook 09's figure 0.22: at step 200 one head of width 32 reads position 0 for every query, so recall is
+    right when the key sits there or the two values agree, 1/8 + 7/8 x 1/10 of queries (two seeds here, 8 there)."""
+    task, both = RecallTask(), ("recall", "first")
+    seeds = (0, 1)
+    params = stack_parameters([init_parameters(np.random.default_rng(s), 32, 1, 32, 32, 2) for s in seeds])
+    train_seeds(task, params, seeds, 200, 0.5, targets=both)
+    test = task.batch(np.random.default_rng(9), size=256)
+    _, accuracy, attn, _ = loss_and_gradients(params, stack_batches([test] * 2), targets=both)
+    position_0_answers = np.mean((test.match == 0) | (test.targets["recall"] == test.targets["first"]))
+    assert np.all(attn[..., 0].mean(axis=(1, 2, 3)) > 0.7)
+    np.testing.assert_allclose(accuracy[:, 0], position_0_answers, atol=0.02)
+    assert np.all(accuracy[:, 1] > 0.95)

@@ -5,10 +5,14 @@ Usage (from the repository's top folder)::
     python tools/notebook_minutes.py
 
 The rule: prose at 120 words a minute (the words of every markdown cell but the navigation), half a minute per
-code cell (not counting a problem's answer and checker cells, nor an explorer's cell), 3.5 minutes per prediction
-problem (the guide says 3 to 4), 10 per problem that asks for a function (its answer cell defines one; what a
-problem is and when it asks for a function is tools/problems.py's), 5 per explorer. Each notebook's minutes are
-rounded to 5; sessions add the rounded minutes.
+code cell to run it and read its output, plus a minute per 20 lines of code to read the code itself (lines that are
+neither blank nor only a comment; neither counts a problem's answer and checker cells, nor an explorer's cell), 3.5
+minutes per prediction problem (the guide says 3 to 4), 10 per problem that asks for a function (its answer cell
+defines one; what a problem is and when it asks for a function is tools/problems.py's), 5 per explorer. Each
+notebook's minutes are rounded to 5; sessions add the rounded minutes.
+
+The lines of code were added when read-throughs of 09 took 70 to 90 minutes against the 55 the rule gave: a cell
+of thirty lines (a training loop, a backward pass) takes longer to read than a cell of one, and 09 has the most.
 """
 
 from __future__ import annotations
@@ -25,11 +29,17 @@ NOTEBOOKS = problems.NOTEBOOKS
 SESSIONS = (("00", "01", "02"), ("03", "04"), ("05", "06"), ("07", "08"), ("09",), ("10",))
 
 
+def lines_of_code(source: str) -> int:
+    """The lines of a code cell a reader reads as code: neither blank nor only a comment."""
+    return sum(1 for line in source.splitlines() if line.strip() and not line.lstrip().startswith("#"))
+
+
 def minutes(path: Path) -> tuple[float, dict]:
     """The rule's minutes for one notebook, unrounded, and the counts they come from."""
     nb = nbformat.read(path, as_version=4)
     nb.cells = [c for c in nb.cells if "nav" not in c.metadata.get("tags", [])]
-    counts = {"words": 0, "code cells": 0, "prediction problems": 0, "function problems": 0, "explorers": 0}
+    counts = {"words": 0, "code cells": 0, "lines of code": 0, "prediction problems": 0, "function problems": 0,
+              "explorers": 0}
     not_plain = set()  # indices of the answer and checker cells of problems, and of explorer cells
     for problem in problems.problems(nb, path.name):
         counts["function problems" if problem.asks_for_a_function else "prediction problems"] += 1
@@ -40,9 +50,11 @@ def minutes(path: Path) -> tuple[float, dict]:
         elif "_explorer(" in cell.source:
             counts["explorers"] += 1
             not_plain.add(i)
-    counts["code cells"] = sum(1 for i, c in enumerate(nb.cells) if c.cell_type == "code" and i not in not_plain)
-    total = (counts["words"] / 120 + 0.5 * counts["code cells"] + 3.5 * counts["prediction problems"]
-             + 10 * counts["function problems"] + 5 * counts["explorers"])
+    plain = [c for i, c in enumerate(nb.cells) if c.cell_type == "code" and i not in not_plain]
+    counts["code cells"] = len(plain)
+    counts["lines of code"] = sum(lines_of_code(c.source) for c in plain)
+    total = (counts["words"] / 120 + 0.5 * counts["code cells"] + counts["lines of code"] / 20
+             + 3.5 * counts["prediction problems"] + 10 * counts["function problems"] + 5 * counts["explorers"])
     return total, counts
 
 

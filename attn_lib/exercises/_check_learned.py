@@ -30,10 +30,10 @@ _QUESTIONS = {
             "a": "The scaled run starts with soft rows (none above 0.99), so the gradient reaches every score. Its "
                  "steps under Adam do not depend on the size of its gradients either, so nothing slows it.",
             "b": "The unscaled rows start nearly one-hot, and a one-hot softmax row passes back almost no gradient "
-                 "(notebook 03). Under plain gradient descent the missing division also made every step on the "
-                 "scores d_k times larger, which hid this. Adam divides each gradient by its own running size, so "
-                 "a larger gradient no longer makes a larger step: that part of the advantage is gone, and the "
-                 "saturation remains.",
+                 "(notebook 03). Under plain gradient descent the missing division also made each step move the "
+                 "scores further (d_k times for the same gradient at the scores), which hid this. Adam divides "
+                 "each gradient by its own running size, so a larger gradient no longer makes a larger step: that "
+                 "advantage is gone, and the saturation remains.",
             "c": "At d_k = 512 the two runs start very differently: most unscaled rows are above 0.99 at step 0, "
                  "none of the scaled ones. Adam rescales gradients, but it cannot give a saturated row back the "
                  "gradient its softmax does not pass on.",
@@ -44,17 +44,21 @@ _QUESTIONS = {
     "one-head": (
         "b",
         {
-            "a": "One head has one row of weights per query. To fetch two different positions it must split that "
-                 "row, and the output is then one average of two value rows, from which a linear read-out cannot "
-                 "tell which value came from which position.",
-            "b": "One row of weights per query can follow one pattern. Following one (here the fixed position, the "
-                 "same for every query) gets that target right, and the other is left near guessing. A second head "
-                 "brings a second row of weights, with its own W_q and W_k.",
-            "c": "Width is not the limit: one pattern is easy for a single head, and it learns one well. What it "
-                 "cannot do is follow two patterns with one row of weights per query.",
+            "a": "The same width gives the same number of parameters, not a second row of weights: one head gives "
+                 "each query one row. Serving both answers needs weight on two places, and a row split between "
+                 "them returns an average of two value rows, which the linear read-out cannot cleanly take apart.",
+            "b": "One head gives each query one row of weights, and the two answers need weight on two places. A "
+                 "row split between them returns an average of two value rows, which a linear read-out cannot "
+                 "cleanly take apart into which value came from where. So early in training the head follows the "
+                 "easier pattern, the fixed position that is the same for every query: that answer is right, and "
+                 "recall gets only what position 0's value gives it. A second head brings a second row of "
+                 "weights, with its own W_q and W_k.",
+            "c": "Splitting its row is what one head would need to serve both answers, and given much longer it "
+                 "does split; but early in training it does not. It takes the pattern that is the same for every "
+                 "query first, so one answer is right and the other stays far from half.",
         },
-        "How many rows of weights does a query get from one head, and how many patterns does the task need at "
-        "once?",
+        "How many rows of weights does a query get from one head, and what does a row spread over two positions "
+        "return?",
     ),
 }
 

@@ -7,7 +7,7 @@ import functools
 import ipywidgets as widgets
 import numpy as np
 
-from ..training import RecallTask, init_weights, train
+from ..training import RecallTask, init_parameters, train
 from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, readout_rows
 
 
@@ -17,8 +17,8 @@ def _replayed_run(steps, save_every, lr, seed):
     descent. The watched sequence is the notebook's ``example`` (the first draw of ``default_rng(0)``)."""
     task = RecallTask(d_model=32, pairs=8, queries=4)
     example = task.batch(np.random.default_rng(0), size=1)
-    weights = init_weights(np.random.default_rng(100), 32, 1, 16, 16)
-    return train(task, weights, steps, lr, seed=seed, save_every=save_every, example=example)
+    params = init_parameters(np.random.default_rng(100), 32, 1, 16, 16)
+    return train(task, params, steps, lr, seed=seed, save_every=save_every, example=example)
 
 
 def replay_explorer(steps=151, save_every=5, lr=0.5, seed=0):

@@ -39,3 +39,20 @@ def test_blank_and_unknown_answers():
 def test_an_unknown_question_names_itself():
     with pytest.raises(ValueError, match="^question must be one of"):
         check_learned("no-such-question", "a")
+
+
+def test_problem_4s_right_reason_gives_the_mechanism_and_no_wrong_reason_says_one_row_one_pattern():
+    """Over eight seeds one head does split its row given time: "one row can follow one pattern" is false, and
+    the mechanism (a split row averages two value rows, which a linear read-out cannot cleanly take apart) is the
+    right answer's reason, not a wrong option's."""
+    right, reasons, hint = _QUESTIONS["one-head"]
+    assert "average of two value rows" in reasons[right] and "linear read-out" in reasons[right]
+    assert not any("can follow one pattern" in reason for reason in reasons.values())
+
+
+def test_the_adam_reason_says_d_k_times_only_for_the_same_gradient_at_the_scores():
+    """After one step from the same start the unscaled scores move less than d_k times as far (saturation shrinks
+    dS): the reason may say d_k times only for the same gradient at the scores."""
+    reasons = _QUESTIONS["adam-at-512"][1]
+    assert "d_k times larger" not in reasons["b"]
+    assert "d_k times for the same gradient at the scores" in reasons["b"]
