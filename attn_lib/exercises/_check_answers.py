@@ -33,6 +33,20 @@ def _number_text(x: float) -> str:
     return f"{x:.6g}"
 
 
+# The examples of a number in the not-a-number messages: no problem's answer (tests/exercises/test_no_giveaways.py).
+NUMBER_EXAMPLES = "3.5 or 1e-3"
+COUNT_EXAMPLES = "12_345_000 or 1.2345e7"
+
+
+def _judged_against(value: float, expected: float, rel: float, abs_tol: float) -> str:
+    """A right number's reason when the author gave none: what it was judged against, and how closely."""
+    if math.isnan(expected) or math.isinf(expected) or (rel == 0 and abs_tol == 0):
+        return f"{_number_text(value)} is right: it is exactly the value computed from the problem's numbers."
+    parts = ([f"{rel * 100:.3g} %"] if rel else []) + ([f"{abs_tol:.3g}"] if abs_tol else [])
+    return (f"{_number_text(value)} is right: it is within {' or '.join(parts)} of the value computed from the "
+            "problem's numbers (the tolerance allows for rounding, or for an estimate from samples).")
+
+
 def _near(value: float, target: float, rel: float, abs_tol: float) -> bool:
     if math.isnan(target) or math.isinf(target):
         return value == target or (math.isnan(value) and math.isnan(target))
@@ -166,12 +180,12 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     if value is None:
         return _fail(
             "not-a-number",
-            f"{what[:1].upper() + what[1:]} should be a number, like 64 or 0.25; got {type(answer).__name__} "
+            f"{what[:1].upper() + what[1:]} should be a number, like {NUMBER_EXAMPLES}; got {type(answer).__name__} "
             f"{answer!r}.",
             "Write the number itself: not in quotes, not inside a list or a tuple.",
         )
     if _near(value, expected, rel, abs_tol):
-        return Feedback(True, explain or f"{_number_text(value)} is right.")
+        return Feedback(True, explain or _judged_against(value, expected, rel, abs_tol))
     close = [(abs(value - v) if math.isfinite(v) else 0.0, mid, reason, h) for v, mid, reason, h in table
              if _near(value, v, rel, abs_tol)]
     if close:

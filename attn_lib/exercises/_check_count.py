@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import check_size
 from ..cost import attention_cost
-from ._check_answers import _check_mistakes, _how_far
+from ._check_answers import COUNT_EXAMPLES, _check_mistakes, _how_far
 from ._compare import isclose, isfinite
 from ._feedback import Feedback, _blank, _fail, _not_answered
 
@@ -186,10 +186,10 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     if value is None:
         return _fail(
             "not-a-number",
-            f"Your answer should be a number, like 64_000_000 or 6.4e7; got {type(answer).__name__} {answer!r}.",
+            f"Your answer should be a number, like {COUNT_EXAMPLES}; got {type(answer).__name__} {answer!r}.",
         )
     if isclose(value, right, rtol=1e-9, atol=0):
-        return Feedback(True, f"{_fmt_int(right)} is right.")
+        return Feedback(True, _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model))
     for wrong, mid, reason, hint in own:
         if isclose(value, wrong, rtol=1e-9, atol=0):
             return _fail(mid, reason, _count_hint(quantity) if hint is None else hint)
@@ -197,6 +197,29 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         if wrong != right and isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
             return _fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))
     return _fail("wrong-count", _how_far(value, right), _count_hint(quantity))
+
+
+def _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model) -> str:
+    """Why a right count is right: the product that gives it, with the numbers, in the terms of the idea."""
+    if quantity == "projection_weights":
+        d_model = 512 if d_model is None else d_model
+        return (f"{_fmt_int(right)} is right: one head's W_q maps a d_model-wide row to a d_k-wide query, so it is "
+                f"a d_model x d_k matrix, {_fmt_int(d_model)} x {_fmt_int(d_k)} = {_fmt_int(right)} numbers, "
+                "whatever the number of heads.")
+    factors = [("n", n), ("m", m)]
+    why = {
+        "scores": "one score per (query, key) pair, whatever d_k is",
+        "score_bytes_float32": "one score per (query, key) pair, 4 bytes each in float32",
+        "score_macs": "each of the n x m scores is a dot product of d_k multiply-adds",
+        "mix_macs": "weights (n, m) times V (m, d_v) makes n x d_v output entries, each a sum of m products",
+    }[quantity]
+    factors += {"score_macs": [("d_k", d_k)], "mix_macs": [("d_v", d_v)]}.get(quantity, [])
+    factors += [(name, size) for name, size in (("heads", heads), ("layers", layers)) if size != 1]
+    if quantity == "score_bytes_float32":
+        factors.append(("bytes", 4))
+    names = " x ".join(name for name, _ in factors)
+    sizes = " x ".join(_fmt_int(size) for _, size in factors)
+    return f"{_fmt_int(right)} is right: {why}: {names} = {sizes} = {_fmt_int(right)}."
 
 
 def _fmt_int(x) -> str:

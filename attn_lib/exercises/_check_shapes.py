@@ -75,6 +75,21 @@ def _shape_rules(n, m, d_k, d_v):
     return right, wrong
 
 
+def _axis_reasons(n, m, d_k, d_v) -> dict:
+    """For each name, where each axis of its right shape comes from, with the sizes."""
+    return {
+        "Q": f"its rows are the n = {n} queries, its columns the d_k = {d_k} components of each",
+        "K": f"its rows are the m = {m} keys, its columns d_k = {d_k}, as wide as the queries each key is "
+             "compared with",
+        "V": f"one value row per key (m = {m} rows), each d_v = {d_v} wide",
+        "scores": f"one row per query (n = {n}) and one column per key (m = {m}): entry (i, j) is query i . key "
+                  f"j, its d_k = {d_k} products summed to one number",
+        "weights": f"the softmax keeps the scores' shape: one row of m = {m} weights for each of the n = {n} "
+                   "queries",
+        "output": f"one row per query (n = {n}), each a mix of value rows and so d_v = {d_v} wide",
+    }
+
+
 def _shape_of(value, sizes):
     """The learner's shape as a tuple of ints, with names like "n" or "d_k" allowed; None if not a shape."""
     if isinstance(value, np.ndarray) and value.ndim == 1:
@@ -167,7 +182,9 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
         lines.append(f"- {name}: {got} is not it. {reason}")
         first = first or mistake_id
     if not lines:
-        return Feedback(True, f"All {len(good)} shapes are right ({', '.join(good)}).")
+        axes = _axis_reasons(**sizes)
+        return Feedback(True, "\n".join([f"All {len(good)} shapes are right; each axis counts something:",
+                                          *(f"- {name} {right[name][0]}: {axes[name]}." for name in good)]))
     total = len(lines) + len(good)
     right_text = f" ({', '.join(good)} {'is' if len(good) == 1 else 'are'} right)" if good else ""
     return _fail(

@@ -89,8 +89,8 @@ class Feedback:
         return "".join(parts)
 
 
-# Indices, shapes and comparisons stay on one line: "[0, 1]", "(n, d_k)", "j <= i".
-_UNBREAKABLE = re.compile(r"\[[^\[\]]{0,40}\]|\([^()]{0,40}\)|\w+ (?:<=|>=|!=|==|<|>) \w+")
+# Indices, shapes, comparisons and sizes stay on one line: "[0, 1]", "(n, d_k)", "j <= i", "n = 6".
+_UNBREAKABLE = re.compile(r"\[[^\[\]]{0,40}\]|\([^()]{0,40}\)|\w+ (?:<=|>=|!=|==|<|>|=) [\w.]+")
 
 
 def _wrap(text: str, width: int = _WIDTH) -> list[str]:
