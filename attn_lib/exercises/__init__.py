@@ -1,13 +1,15 @@
 """Checkers for the course's problems: each answers with a reason, not a tick.
 
 Every checker returns a :class:`Feedback` (``passed``, ``reason``, ``hint``, ``mistake``). A notebook shows it
-as a verdict line ("Correct", "Not yet", "Not answered yet"), the reason, and a hint the learner can open.
+as a verdict line ("Correct", "Not yet"), the reason, and a hint the learner can open; an answer still a
+placeholder gets one line instead, saying what the cell checks ("Not answered yet" in its text).
 Given ``None`` (or ``...``), or a function that raises ``NotImplementedError``, a checker says "not answered
 yet". The checkers that run a learner's function share one skeleton, ``_judge.py`` (its docstring shows how to
 write a new one): the learner's code runs on copies of seeded inputs; an exception comes back as feedback naming
 the exception, its message and the learner's line, never as a traceback; so do ``SystemExit``, a run longer
 than 10 s, and a call of the attn_lib function the problem asks the learner to write. An answer passes when it
-matches on every case to the precision of its dtype (float32 to float32 rounding). Mistakes are recognised by
+matches on every case to the precision of the inputs (float32 rounding at the coarsest), whatever the dtype of
+the answer. Mistakes are recognised by
 computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
 first measurable difference, printed with enough digits that the two numbers differ.
 
@@ -31,7 +33,8 @@ Checkers and the mistakes they recognise (``mistake`` ids)
 -----------------------------------------------------------
 Every function checker also recognises ``not-answered``, ``not-callable``, ``wrong-signature``, ``exception``,
 ``exit``, ``too-slow``, ``returned-none``, ``returned-tuple``, ``not-an-array``, ``masked-array`` (a numpy
-masked array with masked entries), and (where the problem asks for it) ``used-attn-lib``; those promising leading
+masked array with masked entries), ``low-precision`` (the right answer rounded to float16: judged at the inputs'
+precision, not the answer's), and (where the problem asks for it) ``used-attn-lib``; those promising leading
 axes also ``no-batch`` (right on 2-D inputs only). A function that changes an input array in place is not failed
 for it, but gets a note.
 
@@ -101,7 +104,7 @@ check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-t
                           scaled-too-early, no-batch
 check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
                           no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
-                          dk-from-rows, no-batch
+                          rounded-sqrt (math.isqrt, int or round of sqrt(d_k)), dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
                           power-after-softmax (weights ** (1 / T), not renormalised), temperature-ignored,
                           temperature-squared, temperature-square-root, no-keepdims, softmax-wrong-axis,

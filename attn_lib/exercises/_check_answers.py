@@ -249,7 +249,7 @@ def check_choice(answer, right, reasons, *, hint="") -> Feedback:
     hint = _check_text(hint, "hint")
     options = ", ".join(str(label) for label in reasons)
     if _blank(answer) or (isinstance(answer, str) and not answer.strip()):
-        return _not_answered("your answer")
+        return _not_answered(f"your choice among the options {options}")
     if isinstance(answer, (str, numbers.Integral)) and not isinstance(answer, bool):
         label = labels.get(_norm(answer))
     else:

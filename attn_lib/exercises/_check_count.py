@@ -17,6 +17,15 @@ from ._feedback import Feedback, _blank, _fail, _not_answered
 _QUANTITIES = ("scores", "score_macs", "mix_macs", "score_bytes_float32", "projection_weights")
 
 
+_WHAT = {  # what each quantity counts, for the not-answered prompt
+    "scores": "the scores held at once",
+    "score_macs": "the multiply-adds that make the scores, Q K^T",
+    "mix_macs": "the multiply-adds that mix the values, weights @ V",
+    "score_bytes_float32": "the bytes the scores take in float32",
+    "projection_weights": "the numbers in one head's W_q",
+}
+
+
 def _as_number(answer):
     if isinstance(answer, np.ndarray) and answer.size == 1 and answer.dtype.kind in "iuf":
         answer = answer.reshape(()).item()  # 0-d or one-element arrays count as numbers
@@ -181,7 +190,7 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         assert right == attention_cost(n, m, d_k, d_v, heads, layers).scores
     own = _check_mistakes(mistakes, right, 1e-9, 0.0)
     if _blank(answer):
-        return _not_answered("your answer")
+        return _not_answered(f"your count of {_WHAT[quantity]}")
     value = _as_number(answer)
     if value is None:
         return _fail(

@@ -143,7 +143,8 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
     sizes = {"n": check_size(n, "n"), "m": check_size(m, "m"), "d_k": check_size(d_k, "d_k"),
              "d_v": check_size(d_v, "d_v")}
     if _blank(answers) or (isinstance(answers, dict) and all(_blank(v) for v in answers.values())):
-        return _not_answered("your answer")  # None, ..., {} or a dict of blanks
+        names = [k for k in _SHAPE_NAMES if isinstance(answers, dict) and k in answers] or list(_SHAPE_NAMES)
+        return _not_answered(f"your predicted shapes of {', '.join(names)}")  # None, ..., {} or a dict of blanks
     if not isinstance(answers, dict):
         return _fail(
             "not-a-shape",

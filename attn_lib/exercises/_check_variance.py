@@ -40,7 +40,8 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     if not isinstance(scaled, (bool, np.bool_)):
         raise TypeError(f"scaled must be True or False; got {type(scaled).__name__} {scaled!r}")
     if _blank(answer):
-        return _not_answered("your answer")
+        return _not_answered("your predicted variance of one score" + (" divided by sqrt(d_k)" if scaled else
+                                                                        ", before any division"))
     value = _as_number(answer)
     if value is None:
         return _fail("not-a-number", f"Your answer should be a number; got {type(answer).__name__} {answer!r}.")

@@ -12,9 +12,10 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported), or passing
    it as the answer (itself, a functools.partial or a wrapper of it), becomes ``used-attn-lib``; returning None,
    a tuple or a non-number becomes ``returned-none``, ``returned-tuple``, ``not-an-array``.
-4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32 answer
-   right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the size of
-   the numbers the computation goes through). Then ``after_pass`` may still fail it (too much memory, not
+4. Right when every case matches ``case.expected`` to the precision of the case's inputs (float32 rounding at
+   the coarsest: a float32 answer right to its rounding passes; an answer cast to float16 is judged at the
+   inputs' precision too, and when it is only the right answer rounded to float16 it fails as ``low-precision``);
+   the tolerance grows with ``case.scale``, the size of the numbers the computation goes through. Then ``after_pass`` may still fail it (too much memory, not
    boolean) or add a note.
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
@@ -68,8 +69,8 @@ Writing one
   value (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by
   you (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
   (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest finite
-  input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if coarser:
-  float16). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute tolerance grows with it, so
+  input); an answer passes within about 64 float32 roundings at that scale (64 of the inputs' dtype's if coarser,
+  whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute tolerance grows with it, so
   cancellation cannot make an output too small for its own rounding.
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
   keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
@@ -106,12 +107,12 @@ from typing import Callable
 
 import numpy as np
 
-from ._compare import is_right, tolerance
+from ._compare import coarser, inputs_dtype, is_right, rounded_right, tolerance
 from ._explain import explain
 from ._feedback import Feedback, _blank, _fail, _not_answered
 from ._pieces import _FIX_OVERFLOW, _OVERFLOW
 from ._learner_code import _signature_text
-from ._running import Runner, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib, _Verdict
+from ._running import Runner, wanted, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib, _Verdict
 
 
 # ------------------------------------------------------------------------------------------- the author's parts
@@ -213,7 +214,7 @@ def _signature_problem(fn, problem: FunctionProblem) -> Feedback | None:
 
 def _judge(fn, problem: FunctionProblem) -> Feedback:
     if _blank(fn):
-        return _not_answered()
+        return _not_answered(wanted(fn, problem))
     original = _forbidden_original(fn, problem)
     if original is not None:  # e.g. my_softmax = attn_lib.softmax, or functools.partial(attn_lib.softmax)
         return _used_attn_lib(problem, original)
@@ -227,6 +228,19 @@ def _judge(fn, problem: FunctionProblem) -> Feedback:
         except _Verdict as verdict:
             feedback = verdict.feedback
     return runner.with_note(feedback)
+
+
+def _low_precision(problem: FunctionProblem, case: Case, dtype) -> Feedback:
+    digits = int(np.finfo(dtype).precision)
+    return _fail(
+        "low-precision",
+        f"Your {problem.what} on {case.label} is {np.dtype(dtype).name}: it is the right answer rounded to "
+        f"{np.dtype(dtype).name}, which keeps about {digits} significant digits. The inputs are "
+        f"{inputs_dtype(case).name}, and the problem is judged at their precision (to float32 rounding at the "
+        "coarsest), so a result cast to half precision is not the formula's answer: it could hide a mistake of 1 %.",
+        "Leave out the cast (.astype(np.float16), np.half, or float16 arrays): compute and return in float32 or "
+        "float64.",
+    )
 
 
 def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> Feedback:
@@ -245,8 +259,12 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
         dtype = getattr(out, "dtype", None)
         dtypes.append(dtype if isinstance(dtype, np.dtype) and dtype.kind == "f" else np.dtype(np.float64))
         results.append(_as_result(out, problem.what, problem.convert))
-    tols = [tolerance(dt, case) for dt, case in zip(dtypes, cases)]
+    tols = [tolerance(inputs_dtype(case), case) for case in cases]  # the inputs' precision, not the answer's
     judged = [i for i, got in enumerate(results) if got is not None]
+    coarse = [i for i in judged if coarser(dtypes[i], cases[i])]
+    if coarse and all(is_right(results[i], cases[i], tols[i]) or (i in coarse and rounded_right(
+            results[i], cases[i], dtypes[i])) for i in judged):
+        return _low_precision(problem, cases[coarse[0]], dtypes[coarse[0]])
     if all(is_right(results[i], cases[i], tols[i]) for i in judged):
         missing = [k for k, ok in takes.items() if not ok and any(c.inputs.get(k) is not None for c in cases)]
         if missing:

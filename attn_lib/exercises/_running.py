@@ -115,6 +115,14 @@ def _namespaces_of(fn) -> list:
     return spaces
 
 
+def wanted(fn, problem) -> str:
+    """What a function problem's checker cell checks, for its not-answered prompt: the function by its name."""
+    name = getattr(fn, "__name__", "")
+    name = name if name.isidentifier() else "fn"
+    define = problem.define or ", ".join([*problem.params, *(f"{o}=None" for o in problem.optional)])
+    return f"your function {name}({define}), which returns the {problem.what}"
+
+
 class Runner:
     """Calls the learner's function safely; used as a context manager around all calls of one check."""
 
@@ -267,7 +275,7 @@ class Runner:
                 warnings.simplefilter("ignore")
                 result = self._run(args, kwargs)
         except NotImplementedError:
-            raise _Verdict(_not_answered()) from None
+            raise _Verdict(_not_answered(wanted(self.fn, self.problem))) from None
         except _TimeUp:
             raise _Verdict(_too_slow(self.problem, self._inputs, self._discount)) from None
         except SystemExit as exc:
