@@ -75,9 +75,11 @@ check_split_heads(fn)     no-transpose, heads-last, full-width (d_model per head
                           positions-last, split-positions (np.split along axis 0), integer-heads (the
                           fractions of X cut off: an int array or rounding), wrong-shape, wrong-values
 check_chunked_attention   global-max (one running maximum for all queries), max-not-running (each chunk's own
-(fn)                      maximum), max-never-updated, no-rescale, rescale-sum-only, rescale-output-only,
+(fn)                      maximum), max-never-updated, max-starts-at-zero (NaN when every score is below about
+                          -745), no-rescale, rescale-sum-only, rescale-output-only,
                           no-final-division, chunk-average (each
-                          chunk normalised separately), drops-last-chunk, dropped-key, no-scaling, divide-by-dk,
+                          chunk normalised separately), drops-last-chunk, loop-stops-short (range(0, m - 1,
+                          chunk_size): the last key), dropped-key, no-scaling, divide-by-dk,
                           uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
                           large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row

@@ -124,7 +124,7 @@ def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=No
     text = (
         f"entry {index(first)} of your {what} is {sg} where it should be {sw}; {len(where)} of {got.size} entries "
         f"differ, the largest difference is {fmt(diff[worst])} at {index(worst)}"
-    )
+    ) if got.ndim else f"your {what} is {sg} where it should be {sw}"  # a single number has no entries
     digits = agreeing_digits(g, w)
     if digits >= 3:
         coarse = dtype is not None and np.dtype(dtype) != np.float64

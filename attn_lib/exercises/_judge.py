@@ -89,7 +89,9 @@ Writing one
   learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
   ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
   failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
-  ``convert="array"`` keeps bool/int dtypes.
+  ``convert="array"`` keeps bool/int dtypes. ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments'
+  shapes in the hint of an exception that names shapes; ``no_batch=(id, reason, hint)`` replaces the generic
+  ``no-batch`` for an answer right on 2-D inputs and on no batch.
 - ``run`` returns the raw result, or a ``_running.Raised`` when the learner's code raised. Helpers in
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
@@ -177,6 +179,8 @@ class FunctionProblem:
     after_pass: Callable | None = None
     after_pass_inputs: str = ""  # when after_pass runs the function on larger inputs: what they are (own time limit)
     hint: str = "Call your function by hand on a small input and print each intermediate array."
+    result_shape: str = ""  # the answer's shape, e.g. "(d_model, d_k)", for the hint of an exception naming shapes
+    no_batch: tuple | None = None  # (id, reason, hint) for an answer right on no batch at all (default: no-batch)
     define: str = ""
     convert: str = "float"
     time_limit: float | None = None  # seconds; None: _running.TIME_LIMIT, read when the check runs
