@@ -112,12 +112,14 @@ check_temperature_softmax global-max, multiplied-by-temperature, temperature-aft
                           temperature-squared, temperature-square-root, no-keepdims, softmax-wrong-axis,
                           softmax-whole-array, no-division, naive-overflow, no-batch
 check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
-(fn)                      np-dot-on-batch, dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
+(fn)                      tensordot-on-batch (axes=1 pairs the keys with the batch), np-dot-on-batch,
+                          dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
 check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missing-query-axis, masks-queries,
                           additive-mask, not-boolean, wrong-pattern
-check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, last-head-only,
-                          heads-summed, w-o-transposed, queries-from-kv, kv-from-queries, scaled-by-dv,
+check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, concat-axis-0 (heads down the rows),
+                          shared-projection, last-head-only, heads-summed, w-o-transposed,
+                          self-attention-on-kv (queries from X_kv too), queries-from-kv, kv-from-queries, scaled-by-dv,
                           d-model-scaling, dk-from-d-model (sqrt(d_model / heads) where d_k differs),
                           no-scaling, softmax-wrong-axis
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,

@@ -46,11 +46,11 @@ def _scaled(factor):
 
 _BATCH_AXES = (
     "Right for a single sequence, but not with a batch axis: your code assumes X, K and d_scores are 2-D. On a "
-    "3-D array X.T reverses all three axes (it does not swap the last two), and an einsum written for two axes "
-    "(\"nd,nm,mk->dk\") refuses a third. W_q's gradient is X^T dQ for each sequence, summed over the batch."
+    "3-D array X.T reverses all three axes (it does not swap the last two), and an einsum whose subscripts name "
+    "two axes per array refuses a third. W_q's gradient is X^T dQ for each sequence, summed over the batch."
 )
 _BATCH_AXES_FIX = ("Swap only the last two axes of X (not .T), and sum over the batch; or fold the batch into the "
-                   "rows first; or give einsum the batch axes with '...': \"...nd,...nm,...mk->dk\".")
+                   "rows first; or let einsum carry the leading axes with '...' in each operand.")
 
 
 def _dW_q_mistakes() -> list[Mistake]:
@@ -142,6 +142,7 @@ PROBLEM = FunctionProblem(
     result_shape="(d_model, d_k)",
     no_batch=("batch-axes", _BATCH_AXES, _BATCH_AXES_FIX),
     forbidden=("attention_backward",),
+    tools="@, np.swapaxes, .reshape or .sum over the batch axes",
     hint="Build it in two steps: dQ (..., n, d_k) from d_scores and K, with the forward pass's scale, then "
          "X^T dQ (d_model, d_k) summed over the batch. Check the shapes after each step.",
 )

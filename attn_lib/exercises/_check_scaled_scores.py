@@ -143,6 +143,7 @@ PROBLEM = FunctionProblem(
            "Q K^T divided by sqrt(d_k), the standard deviation of one raw score.",
     what="scaled scores",
     forbidden=("scaled_scores", "attention"),
+    tools="@, np.swapaxes and np.sqrt, or np.einsum",
     hint="Q K^T (transpose the last two axes of K), divided by the square root of the queries' width Q.shape[-1].",
 )
 

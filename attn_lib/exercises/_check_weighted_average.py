@@ -60,6 +60,12 @@ _NP_DOT = (
     "treat leading axes as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights "
     "with every sentence's values, giving (b, n, b, d_v)."
 )
+_TENSORDOT = (
+    "Your function is right on 2-D inputs but not with a batch axis in front: np.tensordot(weights, V, axes=1) "
+    "(or axes=(-1, 0)) pairs the weights' last axis, the keys, with V's first axis. On 2-D inputs that is V's "
+    "key axis; on a batch V is (b, m, d_v) and its first axis is the batch b, so the keys meet the batch (and "
+    "tensordot keeps no batch of its own: with the right axes it pairs every sentence with every other)."
+)
 _FIX_NP_DOT = "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others as a batch."
 
 
@@ -104,10 +110,17 @@ def _weighted_average_mistakes() -> list[Mistake]:
             (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
         ),
         Mistake(
+            "tensordot-on-batch",
+            _TENSORDOT,
+            _FIX_NP_DOT,
+            (lambda weights, V: np.tensordot(weights, V, axes=1),
+             lambda weights, V: np.tensordot(weights, V, axes=(-1, 0))),
+        ),
+        Mistake(
             "np-dot-on-batch",
             _NP_DOT,
             _FIX_NP_DOT,
-            (lambda weights, V: np.dot(weights, V),),
+            (lambda weights, V: np.dot(weights, V), lambda weights, V: np.tensordot(weights, V, axes=(-1, -2))),
         ),
         Mistake(
             "fixed-axis-on-batch",

@@ -214,8 +214,10 @@ def _no_batch(results, cases, tols, batch, problem) -> Feedback:
         f"Your function is right on every 2-D input, but not on {cases[i].label}: it {what}. The problem asks "
         "for any number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
         "x.shape[0], a loop over rows) goes wrong on other shapes.",
-        "Count axes from the end: axis=-1 for the keys, np.swapaxes(K, -1, -2) instead of K.T, Q.shape[-1] for "
-        "d_k; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
+        "Count axes from the end: axis=-1 for the keys"
+        + (", np.swapaxes(K, -1, -2) instead of K.T" if "K" in problem.params else ", np.swapaxes(x, -1, -2) "
+           "instead of x.T") + (", Q.shape[-1] for d_k" if "Q" in problem.params else "")
+        + "; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
     )
 
 

@@ -83,7 +83,8 @@ Writing one
   other cases and then fails with ``no-<name>-parameter``. ``by_name`` lists params passed by keyword when the
   learner's function has a parameter of that name (e.g. ``("chunk_size",)``), else positionally. ``forbidden``
   names attn_lib functions the learner must write, not call (e.g. ``("softmax",)``; ``forbidden_why`` replaces
-  the generic reason when the function is a part of the problem, not all of it). ``diagnose(results, cases,
+  the generic reason when the function is a part of the problem, not all of it; the verdict then states the one rule
+  of every function problem, ``_running.CALL_RULE``, and ``tools``, what to use instead). ``diagnose(results, cases,
   tols, run) -> Feedback | None`` sees every result as an array (exceptions and odd returns were reported
   before), ``tols[i]`` the (rtol, atol) for ``results[i]`` (use ``close(got, want, tol)``), and may call the
   learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
@@ -169,6 +170,7 @@ class FunctionProblem:
     by_name: tuple = ()
     forbidden: tuple = ()
     forbidden_why: str = ""  # the reason when the learner calls a forbidden function (default: a generic one)
+    tools: str = "np.exp, np.max, np.sum, @, ..."  # what the used-attn-lib hint suggests instead
     overflow: tuple = (
         "naive-overflow",
         "Your function is right on small scores, but on {label} it gives NaN or inf: it does not subtract each "

@@ -316,13 +316,25 @@ def _too_slow(problem: FunctionProblem, inputs: str = "", discount: float = 1.0)
     )
 
 
+# What every function problem lets the learner call, one rule for all of them, stated whenever a call is refused.
+CALL_RULE = ("The rule of every function problem: numpy may always be called, and so may attn_lib's functions, "
+             "except the ones its notebook teaches you to write and any that does the problem's main step in one "
+             "call")
+
+
+def call_rule(problem: FunctionProblem) -> str:
+    """The rule, with the attn_lib functions it refuses in ``problem``."""
+    names = " and ".join(f"attn_lib.{name}" for name in problem.forbidden)
+    return f"{CALL_RULE}; here that is {names}." if names else f"{CALL_RULE}."
+
+
 def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
+    reason = (problem.forbidden_why or f"Your function calls attn_lib.{name}, which does what this problem asks you "
+              f"to write; it is there to compare with afterwards.")
     return _fail(
         "used-attn-lib",
-        problem.forbidden_why
-        or f"Your function calls attn_lib.{name}, the function this problem asks you to write. The point is to "
-        f"build it yourself from numpy operations; attn_lib.{name} is there to compare with afterwards.",
-        f"Replace the call to {name} with your own numpy code (np.exp, np.max, np.sum, @, ...).",
+        f"{reason} {call_rule(problem)}",
+        f"Replace the call to {name} with numpy code of your own ({problem.tools}).",
     )
 
 
