@@ -119,7 +119,7 @@ def _check_mistakes(mistakes, expected, rel, abs_tol) -> list:
 
 
 def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explain="", hint="",
-                 what="your answer") -> Feedback:
+                 what="your answer", decimals=None) -> Feedback:
     """Check a predicted number: right within ``rel`` (relative) or ``abs_tol`` of ``expected``.
 
     Parameters
@@ -139,12 +139,16 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
         Shown with a wrong answer.
     what : str
         What the learner gives, for the "not answered" and "not a number" messages.
+    decimals : int, optional
+        The problem asks for the number to this many decimals: ``rel`` and ``abs_tol`` are then replaced by half a
+        unit of the last decimal (0.005 for 2), and an answer that agrees only to fewer decimals is named
+        (``too-few-decimals``).
 
     Returns
     -------
     Feedback
-        Mistake ids: those of ``mistakes``, ``wrong-number`` (says how far off, without the expected value),
-        ``not-a-number``, ``not-answered``.
+        Mistake ids: those of ``mistakes``, ``too-few-decimals``, ``wrong-number`` (says how far off, without
+        the expected value), ``not-a-number``, ``not-answered``.
 
     Raises
     ------
@@ -170,6 +174,10 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
         raise ValueError(f"rel must be a finite number >= 0; got {rel!r}")
     if not (math.isfinite(abs_tol) and abs_tol >= 0):
         raise ValueError(f"abs_tol must be a finite number >= 0; got {abs_tol!r}")
+    if decimals is not None:
+        if isinstance(decimals, bool) or not isinstance(decimals, numbers.Integral) or decimals < 0:
+            raise TypeError(f"decimals must be a whole number >= 0 or None; got {decimals!r}")
+        rel, abs_tol = 0.0, 0.5 * 10.0 ** -int(decimals) * (1 + 1e-9)
     explain = _check_text(explain, "explain")
     hint = _check_text(hint, "hint")
     what = _check_text(what, "what")
@@ -188,6 +196,14 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
         return Feedback(True, explain or _judged_against(value, expected, rel, abs_tol))
     close = [(abs(value - v) if math.isfinite(v) else 0.0, mid, reason, h) for v, mid, reason, h in table
              if _near(value, v, rel, abs_tol)]
+    if not close and decimals is not None and math.isfinite(expected):
+        fewer = [k for k in range(int(decimals)) if value == round(value, k) == round(expected, k)]
+        if fewer:
+            k = fewer[-1]
+            return _fail("too-few-decimals", f"{_number_text(value)} agrees with the answer to {k} decimal"
+                         f"{'' if k == 1 else 's'}, but the problem asks for {decimals}: work out "
+                         f"{'one more digit' if decimals - k == 1 else f'{decimals - k} more digits'}.",
+                         hint)
     if close:
         _, mid, reason, mistake_hint = min(close, key=lambda c: c[0])
         return _fail(mid, reason, hint if mistake_hint is None else mistake_hint)

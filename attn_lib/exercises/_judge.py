@@ -90,7 +90,7 @@ Writing one
   learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
   ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
   failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
-  ``convert="array"`` keeps bool/int dtypes. ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments'
+  ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` refuses a list as ``returned-list``. ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments'
   shapes in the hint of an exception that names shapes; ``no_batch=(id, reason, hint)`` replaces the generic
   ``no-batch`` for an answer right on 2-D inputs and on no batch.
 - ``run`` returns the raw result, or a ``_running.Raised`` when the learner's code raised. Helpers in
@@ -185,6 +185,7 @@ class FunctionProblem:
     no_batch: tuple | None = None  # (id, reason, hint) for an answer right on no batch at all (default: no-batch)
     define: str = ""
     convert: str = "float"
+    array_only: bool = False  # the problem says "return an array": a list returned is named (returned-list)
     time_limit: float | None = None  # seconds; None: _running.TIME_LIMIT, read when the check runs
 
 
@@ -264,7 +265,7 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
         out = runner.call(*args, **kwargs)
         dtype = getattr(out, "dtype", None)
         dtypes.append(dtype if isinstance(dtype, np.dtype) and dtype.kind == "f" else np.dtype(np.float64))
-        results.append(_as_result(out, problem.what, problem.convert))
+        results.append(_as_result(out, problem.what, problem.convert, problem.array_only))
     tols = [tolerance(inputs_dtype(case), case) for case in cases]  # the inputs' precision, not the answer's
     judged = [i for i, got in enumerate(results) if got is not None]
     coarse = [i for i in judged if coarser(dtypes[i], cases[i])]

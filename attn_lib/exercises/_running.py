@@ -380,10 +380,15 @@ def _has_parameter(fn, name: str) -> bool:
 
 
 
-def _as_result(out, what: str, convert: str = "float"):
-    """The learner's return value as an array (float64 for convert="float"), or a Bad / Raised."""
+def _as_result(out, what: str, convert: str = "float", array_only: bool = False):
+    """The learner's return value as an array (float64 for convert="float"), or a Bad / Raised (``array_only``: a
+    list is refused, for a problem that asks for an array)."""
     if isinstance(out, (Raised, Bad)):
         return out
+    if array_only and isinstance(out, list):
+        return Bad("returned-list", f"Your function returned a Python list of {len(out)} items; the problem asks for "
+                   f"an array of the {what}. A list has no .shape and no batch axes for @ to broadcast over: "
+                   "np.stack(...) or np.array(...) turns it into one.")
     if out is None:
         return Bad("returned-none", f"Your function returned None instead of the {what}: is a `return` missing?")
     if isinstance(out, tuple):

@@ -131,3 +131,14 @@ def test_choice_numeric_labels_accept_ints():
 def test_choice_author_errors(args, error):
     with pytest.raises(error):
         check_choice(*args)
+
+
+@pytest.mark.parametrize("answer, passed, mistake", [
+    (11.09, True, None), (11.0898, True, None), (11.1, False, "too-few-decimals"), (11.08, False, "wrong-number"),
+])
+def test_a_number_asked_to_two_decimals_is_judged_to_two_decimals(answer, passed, mistake):
+    # Issue 17: 04 P4 asks for ln(65504) "to two decimals", but rel=0.001 passed 11.1.
+    feedback = check_number(answer, np.log(65504), decimals=2, explain="ln(65504).")
+    assert feedback.passed is passed and feedback.mistake == mistake, feedback
+    if mistake == "too-few-decimals":
+        assert "asks for 2" in feedback.reason and "11.09" not in feedback.reason
