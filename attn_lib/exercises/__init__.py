@@ -144,9 +144,10 @@ Numbers may be given as int, float, numpy scalars, or 0-d / one-element arrays.
 Examples
 --------
 >>> check_variance(8.0, d_k=64, scaled=False)
-Not yet: 8 is sqrt(d_k), the standard deviation of one score; the question asks for its variance,
-the square of the standard deviation.
-Hint: Variances of independent terms add: add up the variances of the d_k products q_i k_i.
+Not yet: 8 is sqrt(d_k), the standard deviation of one score, a spread in the scores' own units; the
+question asks for the variance, the spread that adds up over independent terms.
+Hint: Variances of independent terms add. What is the variance of one product q_i k_i, and how many
+are there?
 >>> bool(check_variance(64, d_k=64, scaled=False))
 True
 """

@@ -68,8 +68,8 @@ def _how_far(value: float, expected: float) -> str:
         return f"Your answer, {shown}, is too {'large' if value > 0 else 'small'}."
     if value == 0:
         return "Your answer is 0, which is not it."
-    if (value > 0) != (expected > 0):
-        return f"Your answer, {shown}, has the wrong sign."
+    if (value > 0) != (expected > 0):  # its size is not shown: it may be the answer's, one step from it
+        return f"Your answer has the wrong sign: the answer is {'positive' if expected > 0 else 'negative'}."
     ratio = value / expected
     bigger = ratio > 1
     factor = ratio if bigger else 1 / ratio

@@ -58,8 +58,9 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
             ("with-bias", d_model * d_k + d_k, "that includes a bias; the paper's projections are plain matrices "
              "with no bias."),
         ]
-    square = [("square-when-cross", x, f"that counts {a} x {a} pairs; in cross-attention n = {n} queries meet "
-               f"m = {m} keys: n x m pairs.") for a, x in (("n", n * n), ("m", m * m))] if n != m else []
+    square = [("square-when-cross", x, f"that counts {a} x {a} pairs, as if queries and keys were one sequence; "
+               "in cross-attention they come from two sequences of different lengths, and every query meets "
+               "every key.") for a, x in (("n", n * n), ("m", m * m))] if n != m else []
     causal = [("causal-half", x, "a causal mask blocks about half the pairs, but their scores are still "
                "computed (and set to -inf), and the n x m array is stored whole.")
               for x in (n * (n + 1) // 2, n * (n - 1) // 2)]

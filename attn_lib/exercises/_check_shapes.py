@@ -64,10 +64,12 @@ def _shape_rules(n, m, d_k, d_v):
         wrong[name] = [
             ((m, n), f"{name}-transposed", f"The {name} have one row per query and one column per key: (n, m), "
              "not (m, n)."),
-            ((n, n), f"{name}-square", f"n x n would be self-attention; here n = {n} queries meet m = {m} keys, "
-             f"so the {name} are n x m."),
-            ((m, m), f"{name}-square", f"m x m would be self-attention; here n = {n} queries meet m = {m} keys, "
-             f"so the {name} are n x m."),
+            ((n, n), f"{name}-square", "n x n would be self-attention, queries and keys from one sequence; here "
+             f"they come from two sequences of different lengths, and there is one of the {name} for every "
+             "(query, key) pair."),
+            ((m, m), f"{name}-square", "m x m would be self-attention, queries and keys from one sequence; here "
+             f"they come from two sequences of different lengths, and there is one of the {name} for every "
+             "(query, key) pair."),
             ((n, d_k), f"{name}-width-dk", width_dk[name]),
             ((n, d_v), f"{name}-width-dv", f"A row of {name} has one entry per key: length m; it knows nothing "
              "about d_v."),
@@ -134,8 +136,9 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
     --------
     >>> print(check_shapes({"scores": (3, 3), "output": (3, 64)}, n=3, m=5, d_k=64, d_v=32))
     Not yet: 2 of 2 shapes are not right.
-    - scores: (3, 3) is not it. n x n would be self-attention; here n = 3 queries meet m = 5 keys, so
-      the scores are n x m.
+    - scores: (3, 3) is not it. n x n would be self-attention, queries and keys from one sequence; here
+      they come from two sequences of different lengths, and there is one of the scores for every
+      (query, key) pair.
     - output: (3, 64) is not it. An output row is a mix of value rows, so it has width d_v, not d_k.
     Hint: Write each shape next to the equation, and say for each axis what it counts: queries, keys, or
     the width of a row.

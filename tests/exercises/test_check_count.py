@@ -18,7 +18,7 @@ COUNT_MISTAKES = {
     "counted-macs": ("scores", 48_000_000 * 64, BASE, "counts multiply-adds"),
     "counted-bytes": ("scores", 192_000_000, BASE, "bytes in float32"),
     "causal-half": ("scores", 1000 * 1001 // 2 * 48, BASE, "causal mask"),
-    "square-when-cross": ("scores", 300 * 300, dict(n=300, m=500), "n x m pairs"),
+    "square-when-cross": ("scores", 300 * 300, dict(n=300, m=500), "every query meets every key"),
     "forgot-dk": ("score_macs", 1_000_000, dict(n=1000), "counts scores, not multiply-adds"),
     "used-d-model": ("score_macs", 512_000_000, dict(n=1000, d_model=512), "not d_model = 512"),
     "counted-flops": ("score_macs", 128_000_000, dict(n=1000), "counts once"),
