@@ -73,14 +73,14 @@ def _how_far(value: float, expected: float) -> str:
     ratio = value / expected
     bigger = ratio > 1
     factor = ratio if bigger else 1 / ratio
-    if factor < 1.5:
-        percent = (factor - 1) * 100 if bigger else (1 - ratio) * 100
-        how = f"about {percent:.2g}% too {'large' if bigger else 'small'}"
-    else:
-        rounded = float(f"{factor:.2g}")
-        times = f"{rounded:,.0f}" if rounded >= 10 else f"{rounded:g}"
-        how = f"about {times} times too {'large' if bigger else 'small'}"
-    return f"Your answer, {shown}, is {how}."
+    # A band, not the factor: "about 4 times too small" or "20% too large" would be the answer one step away.
+    side = "large" if bigger else "small"
+    for top, band in ((1.1, f"too {side}, by less than 10 %"), (1.5, f"too {side}, by 10 % to 50 %"),
+                      (3, f"between 1.5 and 3 times too {side}"), (10, f"between 3 and 10 times too {side}"),
+                      (100, f"between 10 and 100 times too {side}"), (1000, f"between 100 and 1,000 times too {side}")):
+        if factor < top:
+            return f"Your answer, {shown}, is {band}."
+    return f"Your answer, {shown}, is more than 1,000 times too {side}."
 
 
 def _check_real(value, name: str) -> float:
@@ -162,7 +162,7 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     >>> check_number(8, 64, mistakes=[(8, "std", "8 is the standard deviation, not the variance.")]).mistake
     'std'
     >>> print(check_number(256, 64, hint="Variances add."))
-    Not yet: Your answer, 256, is about 4 times too large.
+    Not yet: Your answer, 256, is between 3 and 10 times too large.
     Hint: Variances add.
     >>> check_number(np.array([64.0]), 64).passed
     True
