@@ -54,7 +54,7 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
                           gives NaN
-check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-min,
+check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-min (or mean),
                           axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix, no-keepdims,
                           max-wrong-axis, no-division, uniform-weights, naive-overflow (right on small
                           scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
@@ -111,7 +111,7 @@ check_temperature_softmax global-max, multiplied-by-temperature, temperature-aft
                           power-after-softmax (weights ** (1 / T), not renormalised), temperature-ignored,
                           temperature-squared, temperature-square-root, no-keepdims, softmax-wrong-axis,
                           softmax-whole-array, no-division, naive-overflow, no-batch
-check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
+check_weighted_average    returned-weights, unweighted-mean, output-transposed, v-transposed, weights-transposed,
 (fn)                      tensordot-on-batch (axes=1 pairs the keys with the batch), np-dot-on-batch,
                           dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
@@ -128,7 +128,8 @@ check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights,
 check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling,
                           x-not-transposed,
                           result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
-                          batch-axes (right for one sequence only: X.T on a batch), wrong-shape, wrong-values
+                          einsum-ellipsis-dropped ('...' in the inputs, not the output), batch-axes (right
+                          for one sequence only: X.T or a 2-D einsum on a batch), wrong-shape, wrong-values
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
                           duplicate-key, adam-at-512, one-head (notebook 09)
 check_footnote4_variance  unit-variance, forgot-dk, sqrt-dk, added-variances, standard-deviations,

@@ -115,6 +115,17 @@ def _dW_q_mistakes() -> list[Mistake]:
             (lambda X, K, d_scores: np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1])),),
         ),
         Mistake(
+            "einsum-ellipsis-dropped",
+            "Right for a single sequence, but numpy refuses your einsum on a batch: its inputs carry '...' for the "
+            "leading axes and its output does not, and numpy sums an axis away only when the subscripts name it "
+            "(it raises \"output has more dimensions than subscripts given\"). W_q's gradient sums over the "
+            "batch, so those axes must be named to be summed.",
+            "Fold the batch into the rows first (X.reshape(-1, d_model), dQ.reshape(-1, d_k)), or sum the "
+            "per-sequence gradients, or name the batch axes with letters in the inputs and leave them out of the "
+            "output.",
+            (lambda X, K, d_scores: np.einsum("...nd,...nk->dk", X, d_scores @ K) / np.sqrt(K.shape[-1]),),
+        ),
+        Mistake(
             "batch-axes", _BATCH_AXES, _BATCH_AXES_FIX,
             (lambda X, K, d_scores: X.T @ (d_scores @ K / np.sqrt(K.shape[-1])),
              lambda X, K, d_scores: np.dot(X.T, d_scores @ K / np.sqrt(K.shape[-1])),

@@ -94,6 +94,13 @@ def _weighted_average_mistakes() -> list[Mistake]:
             ),
         ),
         Mistake(
+            "output-transposed",
+            "Your output is transposed, (..., d_v, n): one row per value component and one column per query (V^T "
+            "weights^T, say). Output row i belongs to query i: (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
+            "Put the weights first and V second, without transposing either.",
+            (lambda weights, V: _swap(weights @ V),),
+        ),
+        Mistake(
             "v-transposed",
             "You multiplied the weights by V transposed. V has one row per key, (m, d_v), and the weights have "
             "one column per key, so they meet V as it is: (n, m) x (m, d_v). With V transposed, the output's "
