@@ -39,8 +39,8 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
     """(right value, [(id, value, reason), ...]) for one quantity."""
     H, L, S = heads, layers, n * m
     per = H * L
-    heads_text = f"each of the {H} heads keeps its own scores"
-    layers_text = f"each of the {L} layers has its own attention"
+    heads_text = "every head keeps scores of its own"  # no sizes: the factor left out would be one step away
+    layers_text = "every layer has attention of its own"
     if quantity == "projection_weights":
         d_model = 512 if d_model is None else d_model  # the paper's base model
         right = d_model * d_k
@@ -80,8 +80,8 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
             cands += [
                 ("counted-macs", S * d_k * per, "that counts multiply-adds; a score is one number, however long "
                  "the dot product that makes it."),
-                ("counted-bytes", S * per * 4, "that is bytes in float32 (4 per score); the question asks how "
-                 "many scores."),
+                ("counted-bytes", S * per * 4, "that is bytes in float32; the question asks how many scores, "
+                 "whatever each takes in memory."),
                 ("counted-bytes", S * per * 8, "that is bytes in float64 (8 per score); the question asks how "
                  "many scores."),
             ]
@@ -111,8 +111,8 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
          "counts once."),
     ]
     if d_model is not None:  # named only when the problem gives the model's width
-        general.append(("used-d-model", S * d_model * per, f"each head's vectors are {width_name} = {width} wide, "
-                        f"not d_model = {d_model}."))
+        general.append(("used-d-model", S * d_model * per, f"each head's vectors are {width_name} wide, not "
+                        "d_model wide: the model's width is split between the heads."))
     general += [(i, v * width * per, r) for i, v, r in square]
     general += [(i, v * width * per, r) for i, v, r in causal]
     # The confusions of this quantity come first: when two readings give the same number, the width
