@@ -348,7 +348,8 @@ _CHUNKED = FunctionProblem(
     passed=(
         "Your chunked attention gives the same output as attention for chunk sizes 1, 2, 3, 7 (= m) and 10 "
         "(> m), with scores as large as 1000, a later chunk 900 above the first, queries at very different "
-        "levels, and every score near -1000; it never holds the whole (n, m) score matrix, and it takes the keys chunk_size at a time."
+        "levels, and every score near -1000; it never holds the whole (n, m) score matrix, and it takes the keys "
+        "chunk_size at a time."
     ),
     overflow=(
         "no-running-max",

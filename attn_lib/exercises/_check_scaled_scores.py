@@ -151,12 +151,12 @@ PROBLEM = FunctionProblem(
 def check_scaled_scores(fn) -> Feedback:
     """Check a learner's ``fn(Q, K) -> Q K^T / sqrt(d_k)`` for Q (..., n, d_k) and K (..., m, d_k).
 
-    Six seeded cases: d_k = 64, 12, 8, 3 and 32 (widths that are not perfect squares), n != m (except where m = d_k, so that ``Q @ K`` runs), one and
-    two leading batch axes, a batch of one where ``Q @ K.T`` runs. Mistakes: transpose-on-batch,
-    dk-from-wrong-axis (``Q.shape[1]`` on a batch), no-transpose, keys-times-queries, no-scaling, divide-by-dk,
-    multiply-by-sqrt-dk, d-model-scaling (512 or sqrt(512)), hardcoded-dk (8 or 64), rounded-sqrt (math.isqrt,
-    int(np.sqrt(d_k)), round(d_k ** 0.5)), dk-from-rows (sqrt(n) or
-    sqrt(m)), and the skeleton's no-batch and generic ones.
+    Six seeded cases: d_k = 64, 12, 8, 3 and 32 (widths that are not perfect squares), n != m (except where
+    m = d_k, so that ``Q @ K`` runs), one and two leading batch axes, a batch of one where ``Q @ K.T`` runs.
+    Mistakes: transpose-on-batch, dk-from-wrong-axis (``Q.shape[1]`` on a batch), no-transpose,
+    keys-times-queries, no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling (512 or sqrt(512)),
+    hardcoded-dk (8 or 64), rounded-sqrt (math.isqrt, int(np.sqrt(d_k)), round(d_k ** 0.5)), dk-from-rows
+    (sqrt(n) or sqrt(m)), and the skeleton's no-batch and generic ones.
 
     Parameters
     ----------

@@ -15,8 +15,8 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
 4. Right when every case matches ``case.expected`` to the precision of the case's inputs (float32 rounding at
    the coarsest: a float32 answer right to its rounding passes; an answer cast to float16 is judged at the
    inputs' precision too, and when it is only the right answer rounded to float16 it fails as ``low-precision``);
-   the tolerance grows with ``case.scale``, the size of the numbers the computation goes through. Then ``after_pass`` may still fail it (too much memory, not
-   boolean) or add a note.
+   the tolerance grows with ``case.scale``, the size of the numbers the computation goes through. Then
+   ``after_pass`` may still fail it (too much memory, not boolean) or add a note.
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
    When none matches and the answer fails on cases tagged ``"batch"`` or ``"broadcast"`` (a 2-D-only answer with
@@ -70,8 +70,8 @@ Writing one
   you (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
   (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest finite
   input); an answer passes within about 64 float32 roundings at that scale (64 of the inputs' dtype's if coarser,
-  whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute tolerance grows with it, so
-  cancellation cannot make an output too small for its own rounding.
+  whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute
+  tolerance grows with it, so cancellation cannot make an output too small for its own rounding.
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
   keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
   raising the same exception with the same message, numbers aside). A case where the variant is
@@ -90,9 +90,10 @@ Writing one
   learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
   ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
   failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
-  ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` refuses a list as ``returned-list``. ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments'
-  shapes in the hint of an exception that names shapes; ``no_batch=(id, reason, hint)`` replaces the generic
-  ``no-batch`` for an answer right on 2-D inputs and on no batch.
+  ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` refuses a list as ``returned-list``.
+  ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments' shapes in the hint of an exception that names
+  shapes; ``no_batch=(id, reason, hint)`` replaces the generic ``no-batch`` for an answer right on 2-D inputs and
+  on no batch.
 - ``run`` returns the raw result, or a ``_running.Raised`` when the learner's code raised. Helpers in
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
@@ -115,7 +116,8 @@ from ._explain import explain
 from ._feedback import Feedback, _blank, _fail, _not_answered
 from ._pieces import _FIX_OVERFLOW, _OVERFLOW
 from ._learner_code import _signature_text
-from ._running import Runner, wanted, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib, _Verdict
+from ._running import (Runner, wanted, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib,
+                       _Verdict)
 
 
 # ------------------------------------------------------------------------------------------- the author's parts

@@ -51,9 +51,10 @@ def test_number_named_mistake_gets_its_id_reason_and_own_hint():
     assert (feedback.mistake, feedback.hint) == ("one", "general")
 
 
-@pytest.mark.parametrize("answer, words", [(256, "between 3 and 10 times too large"),
-                                           (16, "between 3 and 10 times too small"), (70, "too large, by less than 10 %"),
-                                           (-64, "wrong sign"), (64_000, "more than 1,000 times")])
+@pytest.mark.parametrize("answer, words", [
+    (256, "between 3 and 10 times too large"), (16, "between 3 and 10 times too small"),
+    (70, "too large, by less than 10 %"), (-64, "wrong sign"), (64_000, "more than 1,000 times"),
+])
 def test_number_unmatched_wrong_says_how_far_without_the_expected_value(answer, words):
     feedback = check_number(answer, 64, hint="Variances add.")
     assert feedback.mistake == "wrong-number"

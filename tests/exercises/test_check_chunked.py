@@ -27,7 +27,8 @@ def chunked(rescale_sum=True, rescale_out=True, divide=True, running_max=True, s
         run_max = np.full((n, 1), start_max, dtype=dtype)
         run_sum = np.zeros((n, 1), dtype=dtype)
         run_out = np.zeros((n, V.shape[1]), dtype=dtype)
-        starts = [k * chunk_size for k in range(m // chunk_size)] if whole_chunks else range(0, m - range_stop, chunk_size)
+        starts = ([k * chunk_size for k in range(m // chunk_size)] if whole_chunks
+                  else range(0, m - range_stop, chunk_size))
         for start in starts:
             k_chunk = K[start:start + chunk_size - stop_short]
             v_chunk = V[start:start + chunk_size - stop_short]

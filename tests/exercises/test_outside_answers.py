@@ -147,7 +147,8 @@ UNUSUAL_RIGHT = {
     "dW_q tensordot over the leading axes": (check_dW_q, lambda X, K, d: np.tensordot(
         X, d @ K / np.sqrt(K.shape[-1]), axes=(list(range(X.ndim - 1)), list(range(X.ndim - 1))))),
     "multihead W_o split per head": (check_multihead, lambda X_q, X_kv, W_q, W_k, W_v, W_o: sum(
-        out @ W_o[h * W_v.shape[-1]:(h + 1) * W_v.shape[-1]] for h, out in enumerate(_heads(X_q, X_kv, W_q, W_k, W_v)))),
+        out @ W_o[h * W_v.shape[-1]:(h + 1) * W_v.shape[-1]]
+        for h, out in enumerate(_heads(X_q, X_kv, W_q, W_k, W_v)))),
     "multihead hstack": (check_multihead, lambda *a: np.hstack(_heads(*a[:5])) @ a[5]),
 }
 
