@@ -232,13 +232,16 @@ def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None
                 f"{got.shape}.",
                 problem.hint,
             )
-    for got, case in zip(results, cases):
+    for got, case, dtype in zip(results, cases, dtypes):
         if nonfinite(got):
+            half = dtype is not None and np.dtype(dtype) == np.float16
+            small = (f" Your {problem.what} is float16, whose largest number is 65504: a product or an exp beyond it "
+                     "is inf, and inf - inf is NaN." if half else "")
             return _fail(
                 "non-finite-output",
                 f"For {case.label}, your {problem.what} has NaN or inf"
                 + (f" (first at {index(np.argwhere(~isfinite(got))[0])})" if got.ndim else f" ({fmt(got)})")
-                + f"; the right {problem.what} is finite.",
+                + f"; the right {problem.what} is finite.{small}",
                 "Look for 0/0: a mean or a division over nothing (an empty range or slice, at the smallest size the "
                 "problem allows), or a row whose exponentials all underflow to 0; then for exp of large numbers, "
                 "or -inf reaching a product.",

@@ -14,7 +14,7 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
    a tuple or a non-number becomes ``returned-none``, ``returned-tuple``, ``not-an-array``.
 4. Right when every case matches ``case.expected`` to the precision of the case's inputs (float32 rounding at
    the coarsest: a float32 answer right to its rounding passes; an answer cast to float16 is judged at the
-   inputs' precision too, and when it is only the right answer rounded to float16 it fails as ``low-precision``);
+   inputs' precision too, and when it is right only up to float16's rounding it fails as ``low-precision``);
    the tolerance grows with ``case.scale``, the size of the numbers the computation goes through. Then
    ``after_pass`` may still fail it (too much memory, not boolean) or add a note.
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
@@ -243,8 +243,8 @@ def _low_precision(problem: FunctionProblem, case: Case, dtype) -> Feedback:
     digits = int(np.finfo(dtype).precision)
     return _fail(
         "low-precision",
-        f"Your {problem.what} on {case.label} is {np.dtype(dtype).name}: it is the right answer rounded to "
-        f"{np.dtype(dtype).name}, which keeps about {digits} significant digits. The inputs are "
+        f"Your {problem.what} on {case.label} is {np.dtype(dtype).name}: it is the right answer up to the "
+        f"rounding of {np.dtype(dtype).name}, which keeps about {digits} significant digits. The inputs are "
         f"{inputs_dtype(case).name}, and the problem is judged at their precision (to float32 rounding at the "
         "coarsest), so a result cast to half precision is not the formula's answer: it could hide a mistake of 1 %.",
         "Leave out the cast (.astype(np.float16), np.half, or float16 arrays): compute and return in float32 or "
@@ -293,5 +293,11 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
                 return extra
             note = extra or ""
         return Feedback(True, problem.passed.format(count=len(cases)) + note)
-    return explain(results, cases, tols, dtypes, judged, problem, runner.call, problem.mistakes())
+    feedback = explain(results, cases, tols, dtypes, judged, problem, runner.call, problem.mistakes())
+    if coarse and np.dtype(dtypes[coarse[0]]).name not in feedback.reason:  # a second cause the learner should see
+        name = np.dtype(dtypes[coarse[0]]).name
+        feedback = _fail(feedback.mistake, f"{feedback.reason} Also, your {problem.what} is {name}, which keeps about "
+                         f"{int(np.finfo(dtypes[coarse[0]]).precision)} significant digits: the problem is judged at "
+                         "the precision of its inputs.", feedback.hint)
+    return feedback
 

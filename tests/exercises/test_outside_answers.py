@@ -242,3 +242,13 @@ def test_multihead_heads_computed_in_any_order_then_concatenated_in_order_is_rig
 def test_a_causal_mask_built_from_any_offset_comparison_is_right(k):
     # j <= i is (i + k) - j >= k for every k: the same pattern written with shifted indices.
     assert check_causal_mask(lambda n, m: (np.arange(n)[:, None] + k) - np.arange(m)[None, :] >= k).passed
+
+
+def test_scores_computed_in_float16_throughout_are_named_low_precision():
+    feedback = check_scores(lambda Q, K: Q.astype(np.float16) @ _swap(K.astype(np.float16)))
+    assert feedback.mistake == "low-precision", feedback
+
+
+def test_a_softmax_computed_in_float16_is_told_it_is_float16_beside_its_other_trouble():
+    feedback = check_softmax(lambda x: _softmax(x.astype(np.float16)))
+    assert not feedback.passed and "float16, which keeps about 3 significant digits" in feedback.reason, feedback
