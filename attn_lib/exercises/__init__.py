@@ -1,13 +1,15 @@
 """Checkers for the course's problems: each answers with a reason, not a tick.
 
 Every checker returns a :class:`Feedback` (``passed``, ``reason``, ``hint``, ``mistake``). A notebook shows it
-as a verdict line ("Correct", "Not yet", "Not answered yet"), the reason, and a hint the learner can open.
+as a verdict line ("Correct", "Not yet"), the reason, and a hint the learner can open; an answer still a
+placeholder gets one line instead, saying what the cell checks ("Not answered yet" in its text).
 Given ``None`` (or ``...``), or a function that raises ``NotImplementedError``, a checker says "not answered
 yet". The checkers that run a learner's function share one skeleton, ``_judge.py`` (its docstring shows how to
 write a new one): the learner's code runs on copies of seeded inputs; an exception comes back as feedback naming
 the exception, its message and the learner's line, never as a traceback; so do ``SystemExit``, a run longer
 than 10 s, and a call of the attn_lib function the problem asks the learner to write. An answer passes when it
-matches on every case to the precision of its dtype (float32 to float32 rounding). Mistakes are recognised by
+matches on every case to the precision of the inputs (float32 rounding at the coarsest), whatever the dtype of
+the answer. Mistakes are recognised by
 computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
 first measurable difference, printed with enough digits that the two numbers differ.
 
@@ -31,7 +33,8 @@ Checkers and the mistakes they recognise (``mistake`` ids)
 -----------------------------------------------------------
 Every function checker also recognises ``not-answered``, ``not-callable``, ``wrong-signature``, ``exception``,
 ``exit``, ``too-slow``, ``returned-none``, ``returned-tuple``, ``not-an-array``, ``masked-array`` (a numpy
-masked array with masked entries), and (where the problem asks for it) ``used-attn-lib``; those promising leading
+masked array with masked entries), ``low-precision`` (the right answer rounded to float16: judged at the inputs'
+precision, not the answer's), and (where the problem asks for it) ``used-attn-lib``; those promising leading
 axes also ``no-batch`` (right on 2-D inputs only). A function that changes an input array in place is not failed
 for it, but gets a note.
 
@@ -51,7 +54,7 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
                           gives NaN
-check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-min,
+check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-min (or mean),
                           axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix, no-keepdims,
                           max-wrong-axis, no-division, uniform-weights, naive-overflow (right on small
                           scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
@@ -68,13 +71,16 @@ check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking)
 check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
                           bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
                           wrong-shape, wrong-pattern
-check_split_heads(fn)     no-transpose, heads-last, full-width (d_model per head), interleaved-columns,
-                          positions-last, split-positions (np.split along axis 0), integer-heads (the
-                          fractions of X cut off: an int array or rounding), wrong-shape, wrong-values
+check_split_heads(fn)     returned-list (the problem asks for an array), no-transpose, heads-last, full-width
+                          (d_model per head), interleaved-columns, positions-last, split-positions (np.split
+                          along axis 0), integer-heads (the fractions of X cut off: an int array or
+                          rounding), wrong-shape, wrong-values
 check_chunked_attention   global-max (one running maximum for all queries), max-not-running (each chunk's own
-(fn)                      maximum), max-never-updated, no-rescale, rescale-sum-only, rescale-output-only,
+(fn)                      maximum), max-never-updated, max-starts-at-zero (NaN when every score is below about
+                          -745), no-rescale, rescale-sum-only, rescale-output-only,
                           no-final-division, chunk-average (each
-                          chunk normalised separately), drops-last-chunk, dropped-key, no-scaling, divide-by-dk,
+                          chunk normalised separately), drops-last-chunk, loop-stops-short (range(0, m - 1,
+                          chunk_size): the last key), dropped-key, no-scaling, divide-by-dk,
                           uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
                           large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row
@@ -101,18 +107,20 @@ check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-t
                           scaled-too-early, no-batch
 check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
                           no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
-                          dk-from-rows, no-batch
+                          rounded-sqrt (math.isqrt, int or round of sqrt(d_k)), dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
                           power-after-softmax (weights ** (1 / T), not renormalised), temperature-ignored,
                           temperature-squared, temperature-square-root, no-keepdims, softmax-wrong-axis,
                           softmax-whole-array, no-division, naive-overflow, no-batch
-check_weighted_average    returned-weights, unweighted-mean, v-transposed, weights-transposed,
-(fn)                      np-dot-on-batch, dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
+check_weighted_average    returned-weights, unweighted-mean, output-transposed, v-transposed, weights-transposed,
+(fn)                      tensordot-on-batch (axes=1 pairs the keys with the batch), np-dot-on-batch,
+                          dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
 check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missing-query-axis, masks-queries,
                           additive-mask, not-boolean, wrong-pattern
-check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, shared-projection, last-head-only,
-                          heads-summed, w-o-transposed, queries-from-kv, kv-from-queries, scaled-by-dv,
+check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, concat-axis-0 (heads down the rows),
+                          shared-projection, last-head-only, heads-summed, w-o-transposed,
+                          self-attention-on-kv (queries from X_kv too), queries-from-kv, kv-from-queries, scaled-by-dv,
                           d-model-scaling, dk-from-d-model (sqrt(d_model / heads) where d_k differs),
                           no-scaling, softmax-wrong-axis
 check_cross_attention     kv-from-decoder, queries-from-encoder, shared-projection, causal-mask,
@@ -124,7 +132,8 @@ check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights,
 check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling,
                           x-not-transposed,
                           result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
-                          batch-axes (right for one sequence only: X.T on a batch), wrong-shape, wrong-values
+                          einsum-ellipsis-dropped ('...' in the inputs, not the output), batch-axes (right
+                          for one sequence only: X.T or a 2-D einsum on a batch), wrong-shape, wrong-values
 check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cache (the new token's own value),
                           masked-cache (np.tril laid as for a square matrix), scaled-by-dv, no-scaling,
                           divide-by-dk, queries-from-keys, softmax-wrong-axis, returned-weights, no-batch
@@ -148,9 +157,10 @@ Numbers may be given as int, float, numpy scalars, or 0-d / one-element arrays.
 Examples
 --------
 >>> check_variance(8.0, d_k=64, scaled=False)
-Not yet: 8 is sqrt(d_k), the standard deviation of one score; the question asks for its variance,
-the square of the standard deviation.
-Hint: Variances of independent terms add: add up the variances of the d_k products q_i k_i.
+Not yet: 8 is sqrt(d_k), the standard deviation of one score, a spread in the scores' own units; the
+question asks for the variance, the spread that adds up over independent terms.
+Hint: Variances of independent terms add. What is the variance of one product q_i k_i, and how many
+are there?
 >>> bool(check_variance(64, d_k=64, scaled=False))
 True
 """

@@ -33,6 +33,20 @@ def _number_text(x: float) -> str:
     return f"{x:.6g}"
 
 
+# The examples of a number in the not-a-number messages: no problem's answer (tests/exercises/test_no_giveaways.py).
+NUMBER_EXAMPLES = "3.5 or 1e-3"
+COUNT_EXAMPLES = "12_345_000 or 1.2345e7"
+
+
+def _judged_against(value: float, expected: float, rel: float, abs_tol: float) -> str:
+    """A right number's reason when the author gave none: what it was judged against, and how closely."""
+    if math.isnan(expected) or math.isinf(expected) or (rel == 0 and abs_tol == 0):
+        return f"{_number_text(value)} is right: it is exactly the value computed from the problem's numbers."
+    parts = ([f"{rel * 100:.3g} %"] if rel else []) + ([f"{abs_tol:.3g}"] if abs_tol else [])
+    return (f"{_number_text(value)} is right: it is within {' or '.join(parts)} of the value computed from the "
+            "problem's numbers (the tolerance allows for rounding, or for an estimate from samples).")
+
+
 def _near(value: float, target: float, rel: float, abs_tol: float) -> bool:
     if math.isnan(target) or math.isinf(target):
         return value == target or (math.isnan(value) and math.isnan(target))
@@ -54,19 +68,19 @@ def _how_far(value: float, expected: float) -> str:
         return f"Your answer, {shown}, is too {'large' if value > 0 else 'small'}."
     if value == 0:
         return "Your answer is 0, which is not it."
-    if (value > 0) != (expected > 0):
-        return f"Your answer, {shown}, has the wrong sign."
+    if (value > 0) != (expected > 0):  # its size is not shown: it may be the answer's, one step from it
+        return f"Your answer has the wrong sign: the answer is {'positive' if expected > 0 else 'negative'}."
     ratio = value / expected
     bigger = ratio > 1
     factor = ratio if bigger else 1 / ratio
-    if factor < 1.5:
-        percent = (factor - 1) * 100 if bigger else (1 - ratio) * 100
-        how = f"about {percent:.2g}% too {'large' if bigger else 'small'}"
-    else:
-        rounded = float(f"{factor:.2g}")
-        times = f"{rounded:,.0f}" if rounded >= 10 else f"{rounded:g}"
-        how = f"about {times} times too {'large' if bigger else 'small'}"
-    return f"Your answer, {shown}, is {how}."
+    # A band, not the factor: "about 4 times too small" or "20% too large" would be the answer one step away.
+    side = "large" if bigger else "small"
+    for top, band in ((1.1, f"too {side}, by less than 10 %"), (1.5, f"too {side}, by 10 % to 50 %"),
+                      (3, f"between 1.5 and 3 times too {side}"), (10, f"between 3 and 10 times too {side}"),
+                      (100, f"between 10 and 100 times too {side}"), (1000, f"between 100 and 1,000 times too {side}")):
+        if factor < top:
+            return f"Your answer, {shown}, is {band}."
+    return f"Your answer, {shown}, is more than 1,000 times too {side}."
 
 
 def _check_real(value, name: str) -> float:
@@ -105,7 +119,7 @@ def _check_mistakes(mistakes, expected, rel, abs_tol) -> list:
 
 
 def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explain="", hint="",
-                 what="your answer") -> Feedback:
+                 what="your answer", decimals=None) -> Feedback:
     """Check a predicted number: right within ``rel`` (relative) or ``abs_tol`` of ``expected``.
 
     Parameters
@@ -125,12 +139,16 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
         Shown with a wrong answer.
     what : str
         What the learner gives, for the "not answered" and "not a number" messages.
+    decimals : int, optional
+        The problem asks for the number to this many decimals: ``rel`` and ``abs_tol`` are then replaced by half a
+        unit of the last decimal (0.005 for 2), and an answer that agrees only to fewer decimals is named
+        (``too-few-decimals``).
 
     Returns
     -------
     Feedback
-        Mistake ids: those of ``mistakes``, ``wrong-number`` (says how far off, without the expected value),
-        ``not-a-number``, ``not-answered``.
+        Mistake ids: those of ``mistakes``, ``too-few-decimals``, ``wrong-number`` (says how far off, without
+        the expected value), ``not-a-number``, ``not-answered``.
 
     Raises
     ------
@@ -144,7 +162,7 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     >>> check_number(8, 64, mistakes=[(8, "std", "8 is the standard deviation, not the variance.")]).mistake
     'std'
     >>> print(check_number(256, 64, hint="Variances add."))
-    Not yet: Your answer, 256, is about 4 times too large.
+    Not yet: Your answer, 256, is between 3 and 10 times too large.
     Hint: Variances add.
     >>> check_number(np.array([64.0]), 64).passed
     True
@@ -156,6 +174,10 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
         raise ValueError(f"rel must be a finite number >= 0; got {rel!r}")
     if not (math.isfinite(abs_tol) and abs_tol >= 0):
         raise ValueError(f"abs_tol must be a finite number >= 0; got {abs_tol!r}")
+    if decimals is not None:
+        if isinstance(decimals, bool) or not isinstance(decimals, numbers.Integral) or decimals < 0:
+            raise TypeError(f"decimals must be a whole number >= 0 or None; got {decimals!r}")
+        rel, abs_tol = 0.0, 0.5 * 10.0 ** -int(decimals) * (1 + 1e-9)
     explain = _check_text(explain, "explain")
     hint = _check_text(hint, "hint")
     what = _check_text(what, "what")
@@ -166,14 +188,22 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     if value is None:
         return _fail(
             "not-a-number",
-            f"{what[:1].upper() + what[1:]} should be a number, like 64 or 0.25; got {type(answer).__name__} "
+            f"{what[:1].upper() + what[1:]} should be a number, like {NUMBER_EXAMPLES}; got {type(answer).__name__} "
             f"{answer!r}.",
             "Write the number itself: not in quotes, not inside a list or a tuple.",
         )
     if _near(value, expected, rel, abs_tol):
-        return Feedback(True, explain or f"{_number_text(value)} is right.")
+        return Feedback(True, explain or _judged_against(value, expected, rel, abs_tol))
     close = [(abs(value - v) if math.isfinite(v) else 0.0, mid, reason, h) for v, mid, reason, h in table
              if _near(value, v, rel, abs_tol)]
+    if not close and decimals is not None and math.isfinite(expected):
+        fewer = [k for k in range(int(decimals)) if value == round(value, k) == round(expected, k)]
+        if fewer:
+            k = fewer[-1]
+            return _fail("too-few-decimals", f"{_number_text(value)} agrees with the answer to {k} decimal"
+                         f"{'' if k == 1 else 's'}, but the problem asks for {decimals}: work out "
+                         f"{'one more digit' if decimals - k == 1 else f'{decimals - k} more digits'}.",
+                         hint)
     if close:
         _, mid, reason, mistake_hint = min(close, key=lambda c: c[0])
         return _fail(mid, reason, hint if mistake_hint is None else mistake_hint)
@@ -235,7 +265,7 @@ def check_choice(answer, right, reasons, *, hint="") -> Feedback:
     hint = _check_text(hint, "hint")
     options = ", ".join(str(label) for label in reasons)
     if _blank(answer) or (isinstance(answer, str) and not answer.strip()):
-        return _not_answered("your answer")
+        return _not_answered(f"your choice among the options {options}")
     if isinstance(answer, (str, numbers.Integral)) and not isinstance(answer, bool):
         label = labels.get(_norm(answer))
     else:

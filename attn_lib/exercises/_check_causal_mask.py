@@ -6,6 +6,7 @@ import numpy as np
 
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, Mistake, judge
+from ._pieces import number_mask_trouble
 
 _SIZES = ((4, 4), (3, 5), (5, 3), (1, 1))
 
@@ -111,9 +112,8 @@ def _must_be_boolean(fn, run) -> Feedback | None:
     shown = dtype
     return _fail(
         "not-boolean",
-        f"Your mask has the right pattern but dtype {shown}, not bool. A number mask misbehaves: ~ of an "
-        "integer 1 is -2, and an array of 0s and 1s used as an index picks rows 0 and 1 instead of "
-        "selecting entries.",
+        f"Your mask has the right pattern but dtype {shown}, not bool. A number mask misbehaves: "
+        f"{number_mask_trouble(dtype)}.",
         "Make it boolean: build it from a comparison, or give dtype=bool.",
     )
 
@@ -125,6 +125,7 @@ _CAUSAL = FunctionProblem(
     mistakes=_causal_mistakes,
     what="mask",
     forbidden=("causal_mask",),
+    tools="np.arange and a comparison of the query and key indices, or np.tril",
     passed=(
         "Your causal mask is right for (n, m) = (4, 4), (3, 5), (5, 3) and (1, 1): True where key j <= query i, "
         "aligned top-left."

@@ -17,15 +17,15 @@ from ._pieces import _OVERFLOW, _UNIFORM, _out
 
 
 def _online(Q, K, V, chunk_size, rescale_sum=True, rescale_out=True, divide=True, use_running_max=True,
-            drop_last=False, divide_by=None, update_max=True, shared_max=False):
+            drop_last=False, divide_by=None, update_max=True, shared_max=False, start_max=-np.inf, stop_short=False):
     """The online softmax over chunks of keys, with switches that turn off one piece each (mistaken variants)."""
     m = K.shape[0]
     n, d_k = Q.shape
     scale = np.sqrt(d_k) if divide_by is None else divide_by
-    running_max = np.full((n, 1), -np.inf)
+    running_max = np.full((n, 1), start_max)
     running_sum = np.zeros((n, 1))
     running_out = np.zeros((n, V.shape[1]))
-    stop = (m // chunk_size) * chunk_size if drop_last else m
+    stop = (m // chunk_size) * chunk_size if drop_last else m - 1 if stop_short else m
     for start in range(0, stop, chunk_size):
         part = slice(start, min(start + chunk_size, m))
         scores = Q @ K[part].T / scale  # (n, d_k) x (d_k, c) -> (n, c)
@@ -82,6 +82,10 @@ def _chunked_cases() -> list[Case]:
     Q4 = np.concatenate([rng.normal(size=(2, d - 1)), np.array([[0.0], [1.0]])], axis=1)
     K4 = _level_keys(rng.normal(size=(6, d - 1)), [1000.0] * 6, d)
     add("query 0 scores near 0, query 1 near 1000", Q4, K4, rng.normal(size=(6, 3)), 2, ("large",))
+    # Every score near -1000: exp(score) underflows to 0 unless the running maximum starts at -inf.
+    Q5 = np.concatenate([rng.normal(size=(3, d - 1)), np.ones((3, 1))], axis=1)
+    K5 = _level_keys(rng.normal(size=(7, d - 1)), [-1000.0] * 7, d)
+    add("every score near -1000", Q5, K5, rng.normal(size=(7, 2)), 3, ("large",))
     return cases
 
 
@@ -115,6 +119,15 @@ def _chunked_mistakes() -> list[Mistake]:
             "After each chunk: new_max = np.maximum(running_max, chunk_max); rescale the sums by "
             "np.exp(running_max - new_max); then running_max = new_max.",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, update_max=False),),
+            strict_nonfinite=True,
+        ),
+        Mistake(
+            "max-starts-at-zero",
+            "Your running maximum starts at 0 instead of -inf. While some score is above 0 that changes nothing, "
+            "but here every score is near -1000: the maximum stays 0, exp(score - 0) underflows to 0 for every "
+            "key (below about -745 in float64), and 0 / 0 gives NaN.",
+            "Start with running_max = np.full((n, 1), -np.inf): the first chunk's maximum then replaces it.",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, start_max=0.0),),
             strict_nonfinite=True,
         ),
         Mistake(
@@ -173,10 +186,17 @@ def _chunked_mistakes() -> list[Mistake]:
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, drop_last=True),),
         ),
         Mistake(
+            "loop-stops-short",
+            "Your loop stops one key short, range(0, m - 1, chunk_size): whenever chunk_size does not reach the "
+            "last key in its final chunk, key m - 1 is never seen (on K (7, 5) with chunk_size 1, 2 or 3, key 6; "
+            "with one chunk of all 7 keys it is right). Every one of the m keys must take part.",
+            "Loop over range(0, m, chunk_size): range stops before m by itself.",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, stop_short=True),),
+        ),
+        Mistake(
             "dropped-key",
             "Your output leaves out one key (the last or the first): a range or slice stops one short, e.g. "
-            "range(0, m - 1, chunk_size) or K[start:start + chunk_size - 1]. Every one of the m keys must take "
-            "part.",
+            "K[:-1], K[1:] or K[start:start + chunk_size - 1]. Every one of the m keys must take part.",
             "Loop over range(0, m, chunk_size) and slice K[start:start + chunk_size].",
             (lambda Q, K, V, chunk_size: _out(Q, K[:-1], V[:-1]),
              lambda Q, K, V, chunk_size: _out(Q, K[1:], V[1:]),
@@ -327,8 +347,9 @@ _CHUNKED = FunctionProblem(
     forbidden=("attention", "chunked_attention"),
     passed=(
         "Your chunked attention gives the same output as attention for chunk sizes 1, 2, 3, 7 (= m) and 10 "
-        "(> m), with scores as large as 1000, a later chunk 900 above the first, and queries at very different "
-        "levels; it never holds the whole (n, m) score matrix, and it takes the keys chunk_size at a time."
+        "(> m), with scores as large as 1000, a later chunk 900 above the first, queries at very different "
+        "levels, and every score near -1000; it never holds the whole (n, m) score matrix, and it takes the keys "
+        "chunk_size at a time."
     ),
     overflow=(
         "no-running-max",
@@ -348,7 +369,8 @@ def check_chunked_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, chunk_size) -> output`` (the online softmax) against attention.
 
     Chunk sizes 1, 2, 3, 7 (= m) and 10 (> m) on Q (3, 5), K (7, 5), V (7, 2); scores as large as 1000; a later
-    chunk whose scores are 900 above the first chunk's; a query near 0 beside a query near 1000. Once all are
+    chunk whose scores are 900 above the first chunk's; a query near 0 beside a query near 1000; every score near
+    -1000 (a running maximum that starts at 0 gives 0 / 0 there). Once all are
     right, the peak memory (tracemalloc) on Q (32, 1), K (1024, 1) with chunk_size 32 must stay well below
     the whole (n, m) score matrix, and on Q (2, d), K (20000, d) with chunk_size 256 below half a row of m
     float64 scores (``keys-not-chunked``: one query's whole row of scores), whatever copies of the inputs the

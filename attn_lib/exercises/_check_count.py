@@ -9,12 +9,21 @@ import numpy as np
 
 from .._checks import check_size
 from ..cost import attention_cost
-from ._check_answers import _check_mistakes, _how_far
+from ._check_answers import COUNT_EXAMPLES, _check_mistakes, _how_far
 from ._compare import isclose, isfinite
 from ._feedback import Feedback, _blank, _fail, _not_answered
 
 
 _QUANTITIES = ("scores", "score_macs", "mix_macs", "score_bytes_float32", "projection_weights")
+
+
+_WHAT = {  # what each quantity counts, for the not-answered prompt
+    "scores": "the scores held at once",
+    "score_macs": "the multiply-adds that make the scores, Q K^T",
+    "mix_macs": "the multiply-adds that mix the values, weights @ V",
+    "score_bytes_float32": "the bytes the scores take in float32",
+    "projection_weights": "the numbers in one head's W_q",
+}
 
 
 def _as_number(answer):
@@ -30,8 +39,8 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
     """(right value, [(id, value, reason), ...]) for one quantity."""
     H, L, S = heads, layers, n * m
     per = H * L
-    heads_text = f"each of the {H} heads keeps its own scores"
-    layers_text = f"each of the {L} layers has its own attention"
+    heads_text = "every head keeps scores of its own"  # no sizes: the factor left out would be one step away
+    layers_text = "every layer has attention of its own"
     if quantity == "projection_weights":
         d_model = 512 if d_model is None else d_model  # the paper's base model
         right = d_model * d_k
@@ -49,8 +58,9 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
             ("with-bias", d_model * d_k + d_k, "that includes a bias; the paper's projections are plain matrices "
              "with no bias."),
         ]
-    square = [("square-when-cross", x, f"that counts {a} x {a} pairs; in cross-attention n = {n} queries meet "
-               f"m = {m} keys: n x m pairs.") for a, x in (("n", n * n), ("m", m * m))] if n != m else []
+    square = [("square-when-cross", x, f"that counts {a} x {a} pairs, as if queries and keys were one sequence; "
+               "in cross-attention they come from two sequences of different lengths, and every query meets "
+               "every key.") for a, x in (("n", n * n), ("m", m * m))] if n != m else []
     causal = [("causal-half", x, "a causal mask blocks about half the pairs, but their scores are still "
                "computed (and set to -inf), and the n x m array is stored whole.")
               for x in (n * (n + 1) // 2, n * (n - 1) // 2)]
@@ -70,8 +80,8 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
             cands += [
                 ("counted-macs", S * d_k * per, "that counts multiply-adds; a score is one number, however long "
                  "the dot product that makes it."),
-                ("counted-bytes", S * per * 4, "that is bytes in float32 (4 per score); the question asks how "
-                 "many scores."),
+                ("counted-bytes", S * per * 4, "that is bytes in float32; the question asks how many scores, "
+                 "whatever each takes in memory."),
                 ("counted-bytes", S * per * 8, "that is bytes in float64 (8 per score); the question asks how "
                  "many scores."),
             ]
@@ -101,8 +111,8 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
          "counts once."),
     ]
     if d_model is not None:  # named only when the problem gives the model's width
-        general.append(("used-d-model", S * d_model * per, f"each head's vectors are {width_name} = {width} wide, "
-                        f"not d_model = {d_model}."))
+        general.append(("used-d-model", S * d_model * per, f"each head's vectors are {width_name} wide, not "
+                        "d_model wide: the model's width is split between the heads."))
     general += [(i, v * width * per, r) for i, v, r in square]
     general += [(i, v * width * per, r) for i, v, r in causal]
     # The confusions of this quantity come first: when two readings give the same number, the width
@@ -181,15 +191,15 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         assert right == attention_cost(n, m, d_k, d_v, heads, layers).scores
     own = _check_mistakes(mistakes, right, 1e-9, 0.0)
     if _blank(answer):
-        return _not_answered("your answer")
+        return _not_answered(f"your count of {_WHAT[quantity]}")
     value = _as_number(answer)
     if value is None:
         return _fail(
             "not-a-number",
-            f"Your answer should be a number, like 64_000_000 or 6.4e7; got {type(answer).__name__} {answer!r}.",
+            f"Your answer should be a number, like {COUNT_EXAMPLES}; got {type(answer).__name__} {answer!r}.",
         )
     if isclose(value, right, rtol=1e-9, atol=0):
-        return Feedback(True, f"{_fmt_int(right)} is right.")
+        return Feedback(True, _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model))
     for wrong, mid, reason, hint in own:
         if isclose(value, wrong, rtol=1e-9, atol=0):
             return _fail(mid, reason, _count_hint(quantity) if hint is None else hint)
@@ -197,6 +207,29 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         if wrong != right and isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
             return _fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))
     return _fail("wrong-count", _how_far(value, right), _count_hint(quantity))
+
+
+def _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model) -> str:
+    """Why a right count is right: the product that gives it, with the numbers, in the terms of the idea."""
+    if quantity == "projection_weights":
+        d_model = 512 if d_model is None else d_model
+        return (f"{_fmt_int(right)} is right: one head's W_q maps a d_model-wide row to a d_k-wide query, so it is "
+                f"a d_model x d_k matrix, {_fmt_int(d_model)} x {_fmt_int(d_k)} = {_fmt_int(right)} numbers, "
+                "whatever the number of heads.")
+    factors = [("n", n), ("m", m)]
+    why = {
+        "scores": "one score per (query, key) pair, whatever d_k is",
+        "score_bytes_float32": "one score per (query, key) pair, 4 bytes each in float32",
+        "score_macs": "each of the n x m scores is a dot product of d_k multiply-adds",
+        "mix_macs": "weights (n, m) times V (m, d_v) makes n x d_v output entries, each a sum of m products",
+    }[quantity]
+    factors += {"score_macs": [("d_k", d_k)], "mix_macs": [("d_v", d_v)]}.get(quantity, [])
+    factors += [(name, size) for name, size in (("heads", heads), ("layers", layers)) if size != 1]
+    if quantity == "score_bytes_float32":
+        factors.append(("bytes", 4))
+    names = " x ".join(name for name, _ in factors)
+    sizes = " x ".join(_fmt_int(size) for _, size in factors)
+    return f"{_fmt_int(right)} is right: {why}: {names} = {sizes} = {_fmt_int(right)}."
 
 
 def _fmt_int(x) -> str:

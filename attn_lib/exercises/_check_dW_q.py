@@ -32,7 +32,7 @@ def _dW_q_cases() -> list[Case]:
         # Each entry sums batch * n * m products of three inputs: float32 rounding grows with that, not with one input.
         scale = np.abs(X).max() * np.abs(K).max() * np.abs(d_scores).max() * X.size / d_model * m
         cases.append(Case(label, {"X": X, "K": K, "d_scores": d_scores}, expected=_right(X, K, d_scores),
-                          tags=("batch",) if len(batch) > 1 else (), scale=float(scale)))
+                          tags=("batch",) if batch else (), scale=float(scale)))
     return cases
 
 
@@ -42,6 +42,15 @@ def _scaled(factor):
         d_k, d_model = K.shape[-1], X.shape[-1]
         return _right(X, K, d_scores) * np.sqrt(d_k) * factor(d_k, d_model)
     return variant
+
+
+_BATCH_AXES = (
+    "Right for a single sequence, but not with a batch axis: your code assumes X, K and d_scores are 2-D. On a "
+    "3-D array X.T reverses all three axes (it does not swap the last two), and an einsum whose subscripts name "
+    "two axes per array refuses a third. W_q's gradient is X^T dQ for each sequence, summed over the batch."
+)
+_BATCH_AXES_FIX = ("Swap only the last two axes of X (not .T), and sum over the batch; or fold the batch into the "
+                   "rows first; or let einsum carry the leading axes with '...' in each operand.")
 
 
 def _dW_q_mistakes() -> list[Mistake]:
@@ -106,14 +115,21 @@ def _dW_q_mistakes() -> list[Mistake]:
             (lambda X, K, d_scores: np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1])),),
         ),
         Mistake(
-            "batch-axes",
-            "Right for a single sequence, but not with a batch axis: on a 3-D array X.T reverses all three axes "
-            "(it does not swap the last two), so X.T @ dQ fails there. W_q's gradient is X^T dQ for each "
-            "sequence, summed over the batch.",
-            "Swap only the last two axes of X (not .T), and sum over the batch; or fold the batch into the rows "
-            "first.",
+            "einsum-ellipsis-dropped",
+            "Right for a single sequence, but numpy refuses your einsum on a batch: its inputs carry '...' for the "
+            "leading axes and its output does not, and numpy sums an axis away only when the subscripts name it "
+            "(it raises \"output has more dimensions than subscripts given\"). W_q's gradient sums over the "
+            "batch, so those axes must be named to be summed.",
+            "Fold the batch into the rows first (X.reshape(-1, d_model), dQ.reshape(-1, d_k)), or sum the "
+            "per-sequence gradients, or name the batch axes with letters in the inputs and leave them out of the "
+            "output.",
+            (lambda X, K, d_scores: np.einsum("...nd,...nk->dk", X, d_scores @ K) / np.sqrt(K.shape[-1]),),
+        ),
+        Mistake(
+            "batch-axes", _BATCH_AXES, _BATCH_AXES_FIX,
             (lambda X, K, d_scores: X.T @ (d_scores @ K / np.sqrt(K.shape[-1])),
-             lambda X, K, d_scores: np.dot(X.T, d_scores @ K / np.sqrt(K.shape[-1]))),
+             lambda X, K, d_scores: np.dot(X.T, d_scores @ K / np.sqrt(K.shape[-1])),
+             lambda X, K, d_scores: np.einsum("nd,nm,mk->dk", X, d_scores, K) / np.sqrt(K.shape[-1])),
         ),
         Mistake(
             "batch-averaged",
@@ -134,7 +150,10 @@ PROBLEM = FunctionProblem(
     passed="Your dW_q is right on all {count} cases, with and without a batch axis: X^T dQ summed over the "
            "batch, where dQ = d_scores K / sqrt(d_k) carries the forward pass's scale once.",
     what="gradient dW_q",
+    result_shape="(d_model, d_k)",
+    no_batch=("batch-axes", _BATCH_AXES, _BATCH_AXES_FIX),
     forbidden=("attention_backward",),
+    tools="@, np.swapaxes, .reshape or .sum over the batch axes",
     hint="Build it in two steps: dQ (..., n, d_k) from d_scores and K, with the forward pass's scale, then "
          "X^T dQ (d_model, d_k) summed over the batch. Check the shapes after each step.",
 )

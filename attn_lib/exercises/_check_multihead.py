@@ -87,10 +87,17 @@ def _multihead_mistakes() -> list[Mistake]:
                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     np.stack(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=-1).reshape(X_q.shape[0], -1) @ W_o
                 ),
-                lambda X_q, X_kv, W_q, W_k, W_v, W_o: (  # stacked down the rows: fails at W_o
-                    np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0) @ W_o
-                ),
             ),
+        ),
+        Mistake(
+            "concat-axis-0",
+            "You concatenated the heads along axis 0, down the rows: (heads * n, d_v), one block of n rows per "
+            "head, which W_o (heads * d_v, d_model) cannot multiply. The concatenation runs along the other axis: "
+            "each position keeps one row holding every head's output side by side, (n, heads * d_v).",
+            "np.concatenate(heads, axis=-1): along the last axis, the width.",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: (  # stacked down the rows: fails at W_o
+                np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0) @ W_o),
+             lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0)),
         ),
         Mistake(
             "shared-projection",
@@ -133,6 +140,15 @@ def _multihead_mistakes() -> list[Mistake]:
             "heads, so it goes on the right as it is, (n, heads * d_v) x (heads * d_v, d_model).",
             "Use concat @ W_o, without .T.",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)) @ W_o.T,),
+        ),
+        Mistake(
+            "self-attention-on-kv",
+            "Your queries come from X_kv too, so every head is self-attention on the sequence read: one output row "
+            "per key position, (m, d_model). In cross-attention only the keys and values come from X_kv; the "
+            "queries ask from the sequence being written, X_q, so the output has one row per query, (n, d_model). "
+            "(On the self-attention case, where X_q is X_kv, your answer is right.)",
+            "Each head's queries are projected from X_q; only its keys and values come from X_kv.",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_kv, X_kv, W_q, W_k, W_v, W_o),),
         ),
         Mistake(
             "queries-from-kv",
@@ -237,6 +253,7 @@ _PROBLEM = FunctionProblem(
     "order along the last axis, then W^O.",
     what="output",
     forbidden=("MultiHeadAttention",),
+    tools="attn_lib.attention or your own attention for each head, np.concatenate, @",
     hint="Check one head at a time against attn_lib.attention on that head's projections; each head gives "
     "(n, d_v), side by side (n, heads * d_v), times W_o (heads * d_v, d_model).",
 )

@@ -6,6 +6,7 @@ import numpy as np
 
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, Mistake, judge
+from ._pieces import number_mask_trouble
 
 _SIZES = [([3, 5, 1], 5), ([2], 3), ([4, 2], 6), ([1, 6, 3, 6], 6)]
 
@@ -103,9 +104,8 @@ def _boolean(fn, run):
     return _fail(
         "not-boolean",
         f"Your mask has the right pattern but dtype {out.dtype}, not bool. np.where(mask, scores, -np.inf) would "
-        "still work, but ~mask of an integer 1 is -2, and a mask of 0s and 1s used as an index picks rows 0 and 1 "
-        "instead of selecting entries.",
-        "Make it boolean: keep the result of the comparison rather than casting it to int.",
+        f"still work, but {number_mask_trouble(out.dtype)}.",
+        "Make it boolean: keep the result of the comparison rather than casting it to int or float.",
     )
 
 
@@ -118,6 +118,7 @@ _PROBLEM = FunctionProblem(
     "keys of sequence b, including a sequence with no padding and one of length 1.",
     what="mask",
     forbidden=("padding_mask",),
+    tools="np.arange(m) compared with the lengths, and a new axis for the queries",
     diagnose=_diagnose,
     after_pass=_boolean,
     convert="array",

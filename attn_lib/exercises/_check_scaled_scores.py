@@ -14,16 +14,17 @@ def _qkt(Q, K):
 
 
 def _cases():
-    """d_k = 64 (one head of the base model), d_k = 16 and 9 (so a hard-coded 8 fails), n != m everywhere except
-    where m = d_k (so Q @ K runs), one and two leading batch axes, and a batch of one where Q @ K.T runs."""
+    """d_k = 64 (one head of the base model), then widths that are not perfect squares, 12, 8, 3 and 32 (so a
+    hard-coded 8 fails, and so does a square root rounded to a whole number), n != m everywhere except where
+    m = d_k (so Q @ K runs), one and two leading batch axes, and a batch of one where Q @ K.T runs."""
     rng = np.random.default_rng(3)
     shapes = [  # (Q shape, K shape, label)
         ((3, 64), (5, 64), "Q (3, 64) and K (5, 64): one head of the base model, d_k = 64"),
-        ((4, 16), (7, 16), "Q (4, 16) and K (7, 16): d_k = 16"),
-        ((2, 3, 9), (2, 5, 9), "a batch: Q (2, 3, 9) and K (2, 5, 9), d_k = 9"),
-        ((5, 4), (4, 4), "Q (5, 4) and K (4, 4): m = d_k = 4"),
-        ((1, 6, 4), (1, 4, 4), "a batch of one with m = d_k: Q (1, 6, 4) and K (1, 4, 4)"),
-        ((2, 2, 3, 25), (2, 2, 6, 25), "two batch axes: Q (2, 2, 3, 25) and K (2, 2, 6, 25), d_k = 25"),
+        ((4, 12), (7, 12), "Q (4, 12) and K (7, 12): d_k = 12"),
+        ((2, 3, 8), (2, 5, 8), "a batch: Q (2, 3, 8) and K (2, 5, 8), d_k = 8"),
+        ((5, 3), (3, 3), "Q (5, 3) and K (3, 3): m = d_k = 3"),
+        ((1, 6, 3), (1, 3, 3), "a batch of one with m = d_k: Q (1, 6, 3) and K (1, 3, 3)"),
+        ((2, 2, 3, 32), (2, 2, 6, 32), "two batch axes: Q (2, 2, 3, 32) and K (2, 2, 6, 32), d_k = 32"),
     ]
     cases = []
     for q_shape, k_shape, label in shapes:
@@ -106,9 +107,20 @@ def _mistakes():
         Mistake(
             "hardcoded-dk",
             "Right at d_k = 64 only: you divided by 8 = sqrt(64) as a fixed number. Other heads have other "
-            "widths (the checker also tries d_k = 16, 9, 4 and 25); read d_k from the queries.",
+            "widths (the checker also tries d_k = 12, 8, 3 and 32); read d_k from the queries.",
             _FIX,
             variants=(by(lambda Q, K: 8.0), by(lambda Q, K: 64.0)),
+        ),
+        Mistake(
+            "rounded-sqrt",
+            "You rounded sqrt(d_k) to a whole number (math.isqrt, int(np.sqrt(d_k)), round(d_k ** 0.5) or an integer "
+            "division): that is right only when d_k is a perfect square such as 64. At d_k = 8 the standard "
+            "deviation of a raw score is sqrt(8) = 2.83, and dividing by 2 or 3 leaves the scores too wide or too "
+            "narrow.",
+            "Keep the square root a float: np.sqrt(d_k) or d_k ** 0.5, with no int() or round() around it.",
+            variants=(by(lambda Q, K: float(int(np.sqrt(Q.shape[-1])))),
+                      by(lambda Q, K: float(round(Q.shape[-1] ** 0.5))),
+                      by(lambda Q, K: float(np.ceil(np.sqrt(Q.shape[-1]))))),
         ),
         Mistake(
             "dk-from-rows",
@@ -127,10 +139,11 @@ PROBLEM = FunctionProblem(
     params=("Q", "K"),
     cases=_cases,
     mistakes=_mistakes,
-    passed="Your scaled scores match on all {count} cases (d_k = 64, 16, 9, 4 and 25; n != m; batched): "
+    passed="Your scaled scores match on all {count} cases (d_k = 64, 12, 8, 3 and 32; n != m; batched): "
            "Q K^T divided by sqrt(d_k), the standard deviation of one raw score.",
     what="scaled scores",
     forbidden=("scaled_scores", "attention"),
+    tools="@, np.swapaxes and np.sqrt, or np.einsum",
     hint="Q K^T (transpose the last two axes of K), divided by the square root of the queries' width Q.shape[-1].",
 )
 
@@ -138,11 +151,12 @@ PROBLEM = FunctionProblem(
 def check_scaled_scores(fn) -> Feedback:
     """Check a learner's ``fn(Q, K) -> Q K^T / sqrt(d_k)`` for Q (..., n, d_k) and K (..., m, d_k).
 
-    Six seeded cases: d_k = 64, 16, 9, 4 and 25, n != m (except where m = d_k, so that ``Q @ K`` runs), one and
-    two leading batch axes, a batch of one where ``Q @ K.T`` runs. Mistakes: transpose-on-batch,
-    dk-from-wrong-axis (``Q.shape[1]`` on a batch), no-transpose, keys-times-queries, no-scaling, divide-by-dk,
-    multiply-by-sqrt-dk, d-model-scaling (512 or sqrt(512)), hardcoded-dk (8 or 64), dk-from-rows (sqrt(n) or
-    sqrt(m)), and the skeleton's no-batch and generic ones.
+    Six seeded cases: d_k = 64, 12, 8, 3 and 32 (widths that are not perfect squares), n != m (except where
+    m = d_k, so that ``Q @ K`` runs), one and two leading batch axes, a batch of one where ``Q @ K.T`` runs.
+    Mistakes: transpose-on-batch, dk-from-wrong-axis (``Q.shape[1]`` on a batch), no-transpose,
+    keys-times-queries, no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling (512 or sqrt(512)),
+    hardcoded-dk (8 or 64), rounded-sqrt (math.isqrt, int(np.sqrt(d_k)), round(d_k ** 0.5)), dk-from-rows
+    (sqrt(n) or sqrt(m)), and the skeleton's no-batch and generic ones.
 
     Parameters
     ----------

@@ -86,6 +86,7 @@ PROBLEM = FunctionProblem(
            "dotted with key j.",
     what="scores",
     forbidden=("scaled_scores", "attention"),
+    tools="@ and np.swapaxes, or np.einsum",
     hint="Entry (i, j) is query i . key j: Q (..., n, d_k) times K transposed on its last two axes, "
          "(..., d_k, m).",
 )

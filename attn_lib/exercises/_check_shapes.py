@@ -64,15 +64,32 @@ def _shape_rules(n, m, d_k, d_v):
         wrong[name] = [
             ((m, n), f"{name}-transposed", f"The {name} have one row per query and one column per key: (n, m), "
              "not (m, n)."),
-            ((n, n), f"{name}-square", f"n x n would be self-attention; here n = {n} queries meet m = {m} keys, "
-             f"so the {name} are n x m."),
-            ((m, m), f"{name}-square", f"m x m would be self-attention; here n = {n} queries meet m = {m} keys, "
-             f"so the {name} are n x m."),
+            ((n, n), f"{name}-square", "n x n would be self-attention, queries and keys from one sequence; here "
+             f"they come from two sequences of different lengths, and there is one of the {name} for every "
+             "(query, key) pair."),
+            ((m, m), f"{name}-square", "m x m would be self-attention, queries and keys from one sequence; here "
+             f"they come from two sequences of different lengths, and there is one of the {name} for every "
+             "(query, key) pair."),
             ((n, d_k), f"{name}-width-dk", width_dk[name]),
             ((n, d_v), f"{name}-width-dv", f"A row of {name} has one entry per key: length m; it knows nothing "
              "about d_v."),
         ]
     return right, wrong
+
+
+def _axis_reasons(n, m, d_k, d_v) -> dict:
+    """For each name, where each axis of its right shape comes from, with the sizes."""
+    return {
+        "Q": f"its rows are the n = {n} queries, its columns the d_k = {d_k} components of each",
+        "K": f"its rows are the m = {m} keys, its columns d_k = {d_k}, as wide as the queries each key is "
+             "compared with",
+        "V": f"one value row per key (m = {m} rows), each d_v = {d_v} wide",
+        "scores": f"one row per query (n = {n}) and one column per key (m = {m}): entry (i, j) is query i . key "
+                  f"j, its d_k = {d_k} products summed to one number",
+        "weights": f"the softmax keeps the scores' shape: one row of m = {m} weights for each of the n = {n} "
+                   "queries",
+        "output": f"one row per query (n = {n}), each a mix of value rows and so d_v = {d_v} wide",
+    }
 
 
 def _shape_of(value, sizes):
@@ -119,8 +136,9 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
     --------
     >>> print(check_shapes({"scores": (3, 3), "output": (3, 64)}, n=3, m=5, d_k=64, d_v=32))
     Not yet: 2 of 2 shapes are not right.
-    - scores: (3, 3) is not it. n x n would be self-attention; here n = 3 queries meet m = 5 keys, so
-      the scores are n x m.
+    - scores: (3, 3) is not it. n x n would be self-attention, queries and keys from one sequence; here
+      they come from two sequences of different lengths, and there is one of the scores for every
+      (query, key) pair.
     - output: (3, 64) is not it. An output row is a mix of value rows, so it has width d_v, not d_k.
     Hint: Write each shape next to the equation, and say for each axis what it counts: queries, keys, or
     the width of a row.
@@ -128,7 +146,8 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
     sizes = {"n": check_size(n, "n"), "m": check_size(m, "m"), "d_k": check_size(d_k, "d_k"),
              "d_v": check_size(d_v, "d_v")}
     if _blank(answers) or (isinstance(answers, dict) and all(_blank(v) for v in answers.values())):
-        return _not_answered("your answer")  # None, ..., {} or a dict of blanks
+        names = [k for k in _SHAPE_NAMES if isinstance(answers, dict) and k in answers] or list(_SHAPE_NAMES)
+        return _not_answered(f"your predicted shapes of {', '.join(names)}")  # None, ..., {} or a dict of blanks
     if not isinstance(answers, dict):
         return _fail(
             "not-a-shape",
@@ -167,7 +186,9 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
         lines.append(f"- {name}: {got} is not it. {reason}")
         first = first or mistake_id
     if not lines:
-        return Feedback(True, f"All {len(good)} shapes are right ({', '.join(good)}).")
+        axes = _axis_reasons(**sizes)
+        return Feedback(True, "\n".join([f"All {len(good)} shapes are right; each axis counts something:",
+                                          *(f"- {name} {right[name][0]}: {axes[name]}." for name in good)]))
     total = len(lines) + len(good)
     right_text = f" ({', '.join(good)} {'is' if len(good) == 1 else 'are'} right)" if good else ""
     return _fail(

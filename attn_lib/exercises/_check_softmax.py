@@ -60,11 +60,13 @@ def _softmax_mistakes() -> list[Mistake]:
                 strict_nonfinite=True),
         Mistake(
             "subtract-min",
-            "Your softmax subtracts each row's minimum instead of its maximum. The result is the same in exact "
-            "arithmetic, but the largest exponent is then exp(max - min): it overflows when a row spans more "
-            "than about 709, and a -inf entry makes the minimum -inf (NaN everywhere in its row).",
+            "Your softmax subtracts each row's minimum (or its mean) instead of its maximum. The result is the same "
+            "in exact arithmetic, but the largest exponent is then exp(max - min) (or exp(max - mean)): it "
+            "overflows when a row spans more than about 709, and a -inf entry makes the minimum and the mean -inf "
+            "(NaN everywhere in its row).",
             "Subtract the maximum, so the largest exponent is exp(0) = 1.",
-            (lambda x: _softmax_from(x - np.min(x, axis=-1, keepdims=True)),),
+            (lambda x: _softmax_from(x - np.min(x, axis=-1, keepdims=True)),
+             lambda x: _softmax_from(x - np.mean(x, axis=-1, keepdims=True))),
             strict_nonfinite=True,
         ),
         Mistake(

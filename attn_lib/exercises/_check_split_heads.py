@@ -125,6 +125,7 @@ _SPLIT = FunctionProblem(
     cases=_split_cases,
     mistakes=_split_mistakes,
     what="heads",
+    array_only=True,  # 07 P4: "Return an array (heads, n, d_k)"
     passed=(
         "Your split is right in all {count} cases: shape (heads, n, d_k), and head h holds columns h*d_k to "
         "(h+1)*d_k of every position, in order."

@@ -163,9 +163,9 @@ PROBLEM = FunctionProblem(
     what="weights",
     forbidden=("softmax",),
     forbidden_why=(
-        "Your function calls attn_lib.softmax. This problem asks you to write the stable softmax yourself, after "
-        "dividing by the temperature: subtracting each row's maximum of scores / temperature is part of what is "
-        "checked. attn_lib.softmax is there to compare with afterwards."
+        "Your function calls attn_lib.softmax, which notebook 04 teaches you to write. This problem asks for the "
+        "stable softmax after dividing by the temperature: subtracting each row's maximum of scores / temperature "
+        "is part of what is checked."
     ),
     overflow=(
         "naive-overflow",

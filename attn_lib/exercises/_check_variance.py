@@ -40,12 +40,13 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     if not isinstance(scaled, (bool, np.bool_)):
         raise TypeError(f"scaled must be True or False; got {type(scaled).__name__} {scaled!r}")
     if _blank(answer):
-        return _not_answered("your answer")
+        return _not_answered("your predicted variance of one score" + (" divided by sqrt(d_k)" if scaled else
+                                                                        ", before any division"))
     value = _as_number(answer)
     if value is None:
         return _fail("not-a-number", f"Your answer should be a number; got {type(answer).__name__} {answer!r}.")
     right = 1.0 if scaled else float(d_k)
-    rule = "Variances of independent terms add: add up the variances of the d_k products q_i k_i."
+    rule = "Variances of independent terms add. What is the variance of one product q_i k_i, and how many are there?"
     if abs(value - right) <= 0.1 * right:
         why = ("dividing by sqrt(d_k) divides the variance by d_k, so the scaled score has variance 1 whatever "
                "d_k is" if scaled else "q . k is a sum of d_k products, each of variance 1, and variances add")
@@ -57,22 +58,24 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     ]
     if scaled:
         candidates += [
-            ("dk-when-scaled", d_k, f"{d_k} = d_k is the variance before the division. Dividing a score by "
-             "sqrt(d_k) divides its variance by (sqrt(d_k))^2 = d_k.", rule),
-            ("sqrt-when-scaled", r, f"{_fmt(r)} = sqrt(d_k) would be the variance if dividing by sqrt(d_k) "
-             "divided the variance by sqrt(d_k); it divides it by the square, d_k.",
-             "Var(a X) = a^2 Var(X)."),
-            ("inverse-dk", 1 / d_k, f"1/d_k = {_fmt(1 / d_k)} divides by d_k once too often: start from the "
-             "unscaled variance, d_k (not 1), and divide it by d_k once.", rule),
-            ("inverse-sqrt-dk", 1 / r, f"{_fmt(1 / r)} = 1/sqrt(d_k): the unscaled variance is d_k, and dividing "
-             "the score by sqrt(d_k) divides the variance by d_k.", "Var(a X) = a^2 Var(X)."),
+            ("dk-when-scaled", d_k, f"{d_k} = d_k is the variance before the division; dividing a score by a "
+             "number divides its variance by that number squared.", "Var(a X) = a^2 Var(X)."),
+            ("sqrt-when-scaled", r, f"{_fmt(r)} = sqrt(d_k) would be the variance if dividing a score by a number "
+             "divided its variance by the same number; a variance is in squared units, so it is divided by the "
+             "square.", "Var(a X) = a^2 Var(X)."),
+            ("inverse-dk", 1 / d_k, f"1/d_k = {_fmt(1 / d_k)} divides the variance by d_k one time too many: "
+             "the division applies to the unscaled score, whose variance is not 1.", rule),
+            ("inverse-sqrt-dk", 1 / r, f"{_fmt(1 / r)} = 1/sqrt(d_k) mixes up the score and its variance: a "
+             "variance is in squared units, and it starts from the unscaled score's.", "Var(a X) = a^2 Var(X)."),
         ]
     else:
         candidates += [
-            ("std-not-variance", r, f"{_fmt(r)} is sqrt(d_k), the standard deviation of one score; the question "
-             "asks for its variance, the square of the standard deviation.", rule),
-            ("one-when-unscaled", 1.0, "1 is the variance of each product q_i k_i, or of the score after "
-             "dividing by sqrt(d_k); unscaled, the d_k products add their variances.", rule),
+            ("std-not-variance", r, f"{_fmt(r)} is sqrt(d_k), the standard deviation of one score, a spread in "
+             "the scores' own units; the question asks for the variance, the spread that adds up over "
+             "independent terms.", rule),
+            ("one-when-unscaled", 1.0, "1 is the variance of one product q_i k_i, or of the score after the "
+             "division by sqrt(d_k); the unscaled score is a sum of products, and variances of independent "
+             "terms add.", rule),
             ("dk-squared", float(d_k) ** 2, f"{_fmt(float(d_k) ** 2)} = d_k^2: variances of independent terms "
              "add; they do not multiply, and the sum of d_k terms is not squared.", rule),
             ("inverse-dk", 1 / d_k, f"1/d_k = {_fmt(1 / d_k)}: a sum of more terms spreads more, not less.",

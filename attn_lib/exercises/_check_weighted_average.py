@@ -60,6 +60,12 @@ _NP_DOT = (
     "treat leading axes as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights "
     "with every sentence's values, giving (b, n, b, d_v)."
 )
+_TENSORDOT = (
+    "Your function is right on 2-D inputs but not with a batch axis in front: np.tensordot(weights, V, axes=1) "
+    "(or axes=(-1, 0)) pairs the weights' last axis, the keys, with V's first axis. On 2-D inputs that is V's "
+    "key axis; on a batch V is (b, m, d_v) and its first axis is the batch b, so the keys meet the batch (and "
+    "tensordot keeps no batch of its own: with the right axes it pairs every sentence with every other)."
+)
 _FIX_NP_DOT = "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others as a batch."
 
 
@@ -88,6 +94,13 @@ def _weighted_average_mistakes() -> list[Mistake]:
             ),
         ),
         Mistake(
+            "output-transposed",
+            "Your output is transposed, (..., d_v, n): one row per value component and one column per query (V^T "
+            "weights^T, say). Output row i belongs to query i: (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
+            "Put the weights first and V second, without transposing either.",
+            (lambda weights, V: _swap(weights @ V),),
+        ),
+        Mistake(
             "v-transposed",
             "You multiplied the weights by V transposed. V has one row per key, (m, d_v), and the weights have "
             "one column per key, so they meet V as it is: (n, m) x (m, d_v). With V transposed, the output's "
@@ -104,10 +117,17 @@ def _weighted_average_mistakes() -> list[Mistake]:
             (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
         ),
         Mistake(
+            "tensordot-on-batch",
+            _TENSORDOT,
+            _FIX_NP_DOT,
+            (lambda weights, V: np.tensordot(weights, V, axes=1),
+             lambda weights, V: np.tensordot(weights, V, axes=(-1, 0))),
+        ),
+        Mistake(
             "np-dot-on-batch",
             _NP_DOT,
             _FIX_NP_DOT,
-            (lambda weights, V: np.dot(weights, V),),
+            (lambda weights, V: np.dot(weights, V), lambda weights, V: np.tensordot(weights, V, axes=(-1, -2))),
         ),
         Mistake(
             "fixed-axis-on-batch",

@@ -17,9 +17,10 @@ isclose, allclose, isfinite, array_equal = np.isclose, np.allclose, np.isfinite,
 
 
 def tolerance(dtype, case: Case) -> tuple[float, float]:
-    """(rtol, atol) for a learner's answer of ``dtype`` on ``case``: 64 roundings at the case's scale, of that
-    dtype or of float32 if finer (a step done in float32 may come back as float64: 1 / np.sqrt(d_k) promotes it),
-    at most 2 % (float16); the absolute part is that times |V|.max() for an output that averages rows of V
+    """(rtol, atol) for judging ``case`` at the precision ``dtype`` (the judge passes the inputs' precision,
+    :func:`inputs_dtype`, not the answer's): 64 roundings at the case's scale, of that dtype or of float32 if finer
+    (a step done in float32 may come back as float64: 1 / np.sqrt(d_k) promotes it), at most 2 % (float16 inputs);
+    the absolute part is that times |V|.max() for an output that averages rows of V
     (``case.averaged``), else a hundredth of it."""
     dtype = np.dtype(dtype)
     eps = max(np.finfo(dtype).eps if dtype.kind == "f" else 0.0, float(np.finfo(np.float32).eps))
@@ -27,6 +28,34 @@ def tolerance(dtype, case: Case) -> tuple[float, float]:
     # An output that averages rows of V with weights each off by up to rtol (relative) is off by up to
     # rtol * |V|.max(), however small cancellation makes the output itself.
     return rtol, rtol * (case.averaged if case.averaged is not None else 1e-2)
+
+
+def inputs_dtype(case: Case) -> np.dtype:
+    """The precision a case is judged at: its coarsest floating-point input (float64 when it has none), so that an
+    answer cast to float16 does not widen its own tolerance."""
+    floats = [v.dtype for v in case.inputs.values() if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+    return max(floats, key=lambda dt: np.finfo(dt).eps, default=np.dtype(np.float64))
+
+
+def coarser(dtype, case: Case) -> bool:
+    """Whether an answer of ``dtype`` keeps fewer digits than the case is judged at (float32 at the coarsest)."""
+    dtype = np.dtype(dtype)
+    judged = max(np.finfo(inputs_dtype(case)).eps, np.finfo(np.float32).eps)
+    return dtype.kind == "f" and np.finfo(dtype).eps > judged
+
+
+def rounded_right(got, case: Case, dtype) -> bool:
+    """Whether ``got`` is the right answer up to the rounding of a computation done in ``dtype``: the typical
+    entry off by a few of its roundings, none by more than 20 of them (relative to the largest entry). A mistake
+    of 1 %, the same factor on every entry, is a mistake, not rounding."""
+    want = case.expected
+    if not (isinstance(got, np.ndarray) and got.shape == want.shape and isfinite(got).all() and isfinite(want).all()):
+        return False
+    eps = float(np.finfo(np.dtype(dtype)).eps)
+    top = float(np.abs(want).max(initial=0.0)) or 1.0
+    sizable = np.abs(want) >= 0.01 * top
+    typical = float(np.median(np.abs(got - want)[sizable] / np.abs(want)[sizable])) if sizable.any() else 0.0
+    return typical <= 4 * eps and float(np.abs(got - want).max(initial=0.0)) <= 20 * eps * top
 
 
 def close(got, want, tol) -> np.ndarray:
@@ -100,7 +129,7 @@ def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=No
     text = (
         f"entry {index(first)} of your {what} is {sg} where it should be {sw}; {len(where)} of {got.size} entries "
         f"differ, the largest difference is {fmt(diff[worst])} at {index(worst)}"
-    )
+    ) if got.ndim else f"your {what} is {sg} where it should be {sw}"  # a single number has no entries
     digits = agreeing_digits(g, w)
     if digits >= 3:
         coarse = dtype is not None and np.dtype(dtype) != np.float64

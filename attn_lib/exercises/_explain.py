@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ._compare import close, first_difference, index, is_right, isfinite, nonfinite, tolerance
+from ._compare import close, first_difference, fmt, index, is_right, isfinite, nonfinite, tolerance
 from ._feedback import Feedback, _fail
 from ._pieces import _OVERFLOW
 from ._running import Bad, Raised, _copy
@@ -93,7 +93,26 @@ def report_mistake(mistake: Mistake, variant, results, cases, overflow) -> Feedb
     return _fail(mistake.id, reason, mistake.hint)
 
 
-def exception_hint(exc: BaseException) -> str:
+# The shapes of the arguments the function checkers pass, for the hint of an exception that names shapes.
+ARGUMENT_SHAPES = {
+    "Q": "Q (..., n, d_k)", "K": "K (..., m, d_k)", "V": "V (..., m, d_v)", "scores": "scores (..., n, m)",
+    "mask": "mask (..., n, m), or any shape that broadcasts to it", "weights": "weights (..., n, m)",
+    "x": "x (..., n, m)", "X": "X (..., n, d_model)", "d_scores": "d_scores (..., n, m)",
+    "lengths": "lengths (batch,)",
+}
+
+
+def _shapes_text(problem) -> str:
+    """The problem's own arguments and result with their shapes, e.g. "X (..., n, d_model), ... and your dW_q"."""
+    if problem is None:
+        names = [ARGUMENT_SHAPES[p] for p in ("Q", "K", "V", "scores")]
+        return ", ".join(names) + " and the output (..., n, d_v)"
+    names = [ARGUMENT_SHAPES[p] for p in (*problem.params, *problem.optional) if p in ARGUMENT_SHAPES]
+    result = f"your {problem.what}" + (f" {problem.result_shape}" if problem.result_shape else "")
+    return ", ".join(names) + f" and {result}" if names else result
+
+
+def exception_hint(exc: BaseException, problem=None) -> str:
     message = str(exc)
     if type(exc).__name__ == "AxisError":
         return ("An axis number is out of range for this array. Count from the end: axis=-1 is the last axis "
@@ -103,21 +122,20 @@ def exception_hint(exc: BaseException) -> str:
     ):
         return (
             "The message names shapes that do not fit. Print the shape of each intermediate array and compare "
-            "with Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v), scores and weights (..., n, m), output "
-            "(..., n, d_v)."
+            f"with {_shapes_text(problem)}."
         )
     if isinstance(exc, NameError):
         return "Define that name inside your function (or run the cell that defines it) before using it."
     return "Call your function by hand on a small input, and print the intermediate arrays to see where it goes wrong."
 
 
-def report_problem(problem, case: Case) -> Feedback:
-    """Feedback for a Raised or Bad result on ``case``."""
+def report_problem(problem, case: Case, owner=None) -> Feedback:
+    """Feedback for a Raised or Bad result on ``case`` (``owner``: the FunctionProblem, for the hint's shapes)."""
     if isinstance(problem, Raised):
         return _fail(
             "exception",
             f"Your function raised {problem.describe()} when called on {case.label}.",
-            exception_hint(problem.exc),
+            exception_hint(problem.exc, owner),
         )
     return _fail(problem.mistake, f"{problem.text} (Called on {case.label}.)")
 
@@ -155,7 +173,7 @@ def explain(results, cases, tols, dtypes, judged, problem, run, table, split=Tru
         return _no_batch(results, cases, tols, batch, problem)
     for i in judged:
         if isinstance(results[i], (Raised, Bad)):
-            return report_problem(results[i], cases[i])
+            return report_problem(results[i], cases[i], problem)
     judged_results = [results[i] for i in judged]
     judged_cases = [cases[i] for i in judged]
     judged_tols = [tols[i] for i in judged]
@@ -187,13 +205,19 @@ def _no_batch(results, cases, tols, batch, problem) -> Feedback:
     what = _went_wrong(got, problem)
     if isinstance(got, np.ndarray) and got.shape != cases[i].expected.shape:
         what += f" of shape {got.shape}"
+    if problem.no_batch is not None and not any(is_right(results[j], cases[j], tols[j]) for j in batch):
+        # right on no batch at all: the problem's own words for a 2-D-only answer
+        mid, reason, hint = problem.no_batch
+        return _fail(mid, reason + f" (On {cases[i].label} it {what}.)", hint)
     return _fail(
         "no-batch",
         f"Your function is right on every 2-D input, but not on {cases[i].label}: it {what}. The problem asks "
         "for any number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
         "x.shape[0], a loop over rows) goes wrong on other shapes.",
-        "Count axes from the end: axis=-1 for the keys, np.swapaxes(K, -1, -2) instead of K.T, Q.shape[-1] for "
-        "d_k; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
+        "Count axes from the end: axis=-1 for the keys"
+        + (", np.swapaxes(K, -1, -2) instead of K.T" if "K" in problem.params else ", np.swapaxes(x, -1, -2) "
+           "instead of x.T") + (", Q.shape[-1] for d_k" if "Q" in problem.params else "")
+        + "; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
     )
 
 
@@ -208,14 +232,19 @@ def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None
                 f"{got.shape}.",
                 problem.hint,
             )
-    for got, case in zip(results, cases):
+    for got, case, dtype in zip(results, cases, dtypes):
         if nonfinite(got):
+            half = dtype is not None and np.dtype(dtype) == np.float16
+            small = (f" Your {problem.what} is float16, whose largest number is 65504: a product or an exp beyond it "
+                     "is inf, and inf - inf is NaN." if half else "")
             return _fail(
                 "non-finite-output",
-                f"For {case.label}, your {problem.what} has NaN or inf (first at "
-                f"{index(np.argwhere(~isfinite(got))[0])}); the right {problem.what} is finite.",
-                "Look for exp of large numbers, 0/0 (a row whose exponentials are all 0), or -inf reaching a "
-                "product.",
+                f"For {case.label}, your {problem.what} has NaN or inf"
+                + (f" (first at {index(np.argwhere(~isfinite(got))[0])})" if got.ndim else f" ({fmt(got)})")
+                + f"; the right {problem.what} is finite.{small}",
+                "Look for 0/0: a mean or a division over nothing (an empty range or slice, at the smallest size the "
+                "problem allows), or a row whose exponentials all underflow to 0; then for exp of large numbers, "
+                "or -inf reaching a product.",
             )
     for got, case, tol, dtype in zip(results, cases, tols, dtypes):
         if not is_right(got, case, tol):

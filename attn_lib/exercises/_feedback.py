@@ -15,8 +15,11 @@ _WIDTH = 100  # columns of the plain-text repr
 # The verdict's colour, its border, and (at opacity TINT_ALPHA) the block's background. Each passes WCAG AA for
 # normal text (4.5:1) on white and on its own tint; on JupyterLab's dark theme (#111) they reach 3.3:1, AA for
 # large text, which the verdict line is (14 pt bold). The word and the mark say the verdict without the colour.
-VERDICT_COLOURS = {"Correct": "#247b3d", "Not yet": "#c7302b", "Not answered yet": "#906300"}
-VERDICT_MARKS = {"Correct": "&#10004;", "Not yet": "&#10008;", "Not answered yet": "&#8230;"}
+VERDICT_COLOURS = {"Correct": "#247b3d", "Not yet": "#c7302b"}
+VERDICT_MARKS = {"Correct": "&#10004;", "Not yet": "&#10008;"}
+# A checker cell run before its answer is written shows one line, no verdict box: what the cell checks and what to
+# do (the stored learner notebooks show it for every problem).
+WAITING_MARK = "&#9998;"
 TINT_ALPHA = 0x1A / 0xFF
 
 
@@ -61,6 +64,8 @@ class Feedback:
         return bool(self.passed)
 
     def __repr__(self) -> str:
+        if self.mistake == NOT_ANSWERED:  # a prompt, not a verdict: one paragraph, what the cell is for
+            return "\n".join(_wrap(" ".join(part for part in (f"{self.verdict}:", self.reason, self.hint) if part)))
         lines = _wrap(f"{self.verdict}: {self.reason}")
         if self.hint:
             lines += _wrap(f"Hint: {self.hint}")
@@ -71,6 +76,10 @@ class Feedback:
     def _repr_html_(self) -> str:
         # Text keeps the theme's own colour; only the verdict and a translucent tint carry colour, so the
         # block reads on JupyterLab's light and dark themes alike (see VERDICT_COLOURS).
+        if self.mistake == NOT_ANSWERED:  # one quiet line saying what the cell is for, in the theme's colours
+            prompt = html.escape(" ".join(part for part in (self.reason, self.hint) if part))
+            return (f'<div class="attn-feedback attn-waiting" style="font-style: italic; margin: 0.3em 0;">'
+                    f'{WAITING_MARK} {prompt}</div>')
         colour, mark = VERDICT_COLOURS[self.verdict], VERDICT_MARKS[self.verdict]
         reason = html.escape(self.reason).replace("\n", "<br>")
         parts = [
@@ -89,8 +98,8 @@ class Feedback:
         return "".join(parts)
 
 
-# Indices, shapes and comparisons stay on one line: "[0, 1]", "(n, d_k)", "j <= i".
-_UNBREAKABLE = re.compile(r"\[[^\[\]]{0,40}\]|\([^()]{0,40}\)|\w+ (?:<=|>=|!=|==|<|>) \w+")
+# Indices, shapes, comparisons and sizes stay on one line: "[0, 1]", "(n, d_k)", "j <= i", "n = 6".
+_UNBREAKABLE = re.compile(r"\[[^\[\]]{0,40}\]|\([^()]{0,40}\)|\w+ (?:<=|>=|!=|==|<|>|=) [\w.]+")
 
 
 def _wrap(text: str, width: int = _WIDTH) -> list[str]:
@@ -117,11 +126,11 @@ def _blank(answer) -> bool:
 
 
 def _not_answered(what: str = "your function") -> Feedback:
+    """The prompt of a checker cell whose answer is still a placeholder; ``what`` says what the cell checks."""
     return Feedback(
         False,
-        f"There is nothing to check yet: {what} is still a placeholder.",
-        "Write your answer in place of `None`, `...` or `raise NotImplementedError`, run that cell, then run "
-        "this one again.",
+        f"This cell checks {what}.",
+        "Write your answer in the cell above in place of the placeholder, run that cell, then run this one again.",
         NOT_ANSWERED,
     )
 

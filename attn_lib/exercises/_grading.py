@@ -68,8 +68,8 @@ def assert_correct(feedback: Feedback) -> None:
     Examples
     --------
     >>> from attn_lib.exercises import check_number
-    >>> assert_correct(check_number(8, 8))
-    Correct: 8 is right.
+    >>> assert_correct(check_number(8, 8, explain="8 = 2 x 4."))
+    Correct: 8 = 2 x 4.
     >>> try:
     ...     assert_correct(check_number(None, 8))
     ... except CheckFailed as failed:

@@ -12,10 +12,11 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported), or passing
    it as the answer (itself, a functools.partial or a wrapper of it), becomes ``used-attn-lib``; returning None,
    a tuple or a non-number becomes ``returned-none``, ``returned-tuple``, ``not-an-array``.
-4. Right when every case matches ``case.expected`` to the precision of the learner's own dtype (a float32 answer
-   right to float32 rounding passes, float16 gets float16's; the tolerance grows with ``case.scale``, the size of
-   the numbers the computation goes through). Then ``after_pass`` may still fail it (too much memory, not
-   boolean) or add a note.
+4. Right when every case matches ``case.expected`` to the precision of the case's inputs (float32 rounding at
+   the coarsest: a float32 answer right to its rounding passes; an answer cast to float16 is judged at the
+   inputs' precision too, and when it is right only up to float16's rounding it fails as ``low-precision``);
+   the tolerance grows with ``case.scale``, the size of the numbers the computation goes through. Then
+   ``after_pass`` may still fail it (too much memory, not boolean) or add a note.
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
    When none matches and the answer fails on cases tagged ``"batch"`` or ``"broadcast"`` (a 2-D-only answer with
@@ -68,9 +69,9 @@ Writing one
   value (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by
   you (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
   (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest finite
-  input); an answer passes within about 64 float32 roundings at that scale (64 of its own dtype's if coarser:
-  float16). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute tolerance grows with it, so
-  cancellation cannot make an output too small for its own rounding.
+  input); an answer passes within about 64 float32 roundings at that scale (64 of the inputs' dtype's if coarser,
+  whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute
+  tolerance grows with it, so cancellation cannot make an output too small for its own rounding.
 - ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
   keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
   raising the same exception with the same message, numbers aside). A case where the variant is
@@ -82,13 +83,17 @@ Writing one
   other cases and then fails with ``no-<name>-parameter``. ``by_name`` lists params passed by keyword when the
   learner's function has a parameter of that name (e.g. ``("chunk_size",)``), else positionally. ``forbidden``
   names attn_lib functions the learner must write, not call (e.g. ``("softmax",)``; ``forbidden_why`` replaces
-  the generic reason when the function is a part of the problem, not all of it). ``diagnose(results, cases,
+  the generic reason when the function is a part of the problem, not all of it; the verdict then states the one rule
+  of every function problem, ``_running.CALL_RULE``, and ``tools``, what to use instead). ``diagnose(results, cases,
   tols, run) -> Feedback | None`` sees every result as an array (exceptions and odd returns were reported
   before), ``tols[i]`` the (rtol, atol) for ``results[i]`` (use ``close(got, want, tol)``), and may call the
   learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
   ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
   failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
-  ``convert="array"`` keeps bool/int dtypes.
+  ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` refuses a list as ``returned-list``.
+  ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments' shapes in the hint of an exception that names
+  shapes; ``no_batch=(id, reason, hint)`` replaces the generic ``no-batch`` for an answer right on 2-D inputs and
+  on no batch.
 - ``run`` returns the raw result, or a ``_running.Raised`` when the learner's code raised. Helpers in
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
@@ -106,12 +111,13 @@ from typing import Callable
 
 import numpy as np
 
-from ._compare import is_right, tolerance
+from ._compare import coarser, inputs_dtype, is_right, rounded_right, tolerance
 from ._explain import explain
 from ._feedback import Feedback, _blank, _fail, _not_answered
 from ._pieces import _FIX_OVERFLOW, _OVERFLOW
 from ._learner_code import _signature_text
-from ._running import Runner, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib, _Verdict
+from ._running import (Runner, wanted, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib,
+                       _Verdict)
 
 
 # ------------------------------------------------------------------------------------------- the author's parts
@@ -166,6 +172,7 @@ class FunctionProblem:
     by_name: tuple = ()
     forbidden: tuple = ()
     forbidden_why: str = ""  # the reason when the learner calls a forbidden function (default: a generic one)
+    tools: str = "np.exp, np.max, np.sum, @, ..."  # what the used-attn-lib hint suggests instead
     overflow: tuple = (
         "naive-overflow",
         "Your function is right on small scores, but on {label} it gives NaN or inf: it does not subtract each "
@@ -176,8 +183,11 @@ class FunctionProblem:
     after_pass: Callable | None = None
     after_pass_inputs: str = ""  # when after_pass runs the function on larger inputs: what they are (own time limit)
     hint: str = "Call your function by hand on a small input and print each intermediate array."
+    result_shape: str = ""  # the answer's shape, e.g. "(d_model, d_k)", for the hint of an exception naming shapes
+    no_batch: tuple | None = None  # (id, reason, hint) for an answer right on no batch at all (default: no-batch)
     define: str = ""
     convert: str = "float"
+    array_only: bool = False  # the problem says "return an array": a list returned is named (returned-list)
     time_limit: float | None = None  # seconds; None: _running.TIME_LIMIT, read when the check runs
 
 
@@ -213,7 +223,7 @@ def _signature_problem(fn, problem: FunctionProblem) -> Feedback | None:
 
 def _judge(fn, problem: FunctionProblem) -> Feedback:
     if _blank(fn):
-        return _not_answered()
+        return _not_answered(wanted(fn, problem))
     original = _forbidden_original(fn, problem)
     if original is not None:  # e.g. my_softmax = attn_lib.softmax, or functools.partial(attn_lib.softmax)
         return _used_attn_lib(problem, original)
@@ -227,6 +237,19 @@ def _judge(fn, problem: FunctionProblem) -> Feedback:
         except _Verdict as verdict:
             feedback = verdict.feedback
     return runner.with_note(feedback)
+
+
+def _low_precision(problem: FunctionProblem, case: Case, dtype) -> Feedback:
+    digits = int(np.finfo(dtype).precision)
+    return _fail(
+        "low-precision",
+        f"Your {problem.what} on {case.label} is {np.dtype(dtype).name}: it is the right answer up to the "
+        f"rounding of {np.dtype(dtype).name}, which keeps about {digits} significant digits. The inputs are "
+        f"{inputs_dtype(case).name}, and the problem is judged at their precision (to float32 rounding at the "
+        "coarsest), so a result cast to half precision is not the formula's answer: it could hide a mistake of 1 %.",
+        "Leave out the cast (.astype(np.float16), np.half, or float16 arrays): compute and return in float32 or "
+        "float64.",
+    )
 
 
 def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> Feedback:
@@ -244,9 +267,13 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
         out = runner.call(*args, **kwargs)
         dtype = getattr(out, "dtype", None)
         dtypes.append(dtype if isinstance(dtype, np.dtype) and dtype.kind == "f" else np.dtype(np.float64))
-        results.append(_as_result(out, problem.what, problem.convert))
-    tols = [tolerance(dt, case) for dt, case in zip(dtypes, cases)]
+        results.append(_as_result(out, problem.what, problem.convert, problem.array_only))
+    tols = [tolerance(inputs_dtype(case), case) for case in cases]  # the inputs' precision, not the answer's
     judged = [i for i, got in enumerate(results) if got is not None]
+    coarse = [i for i in judged if coarser(dtypes[i], cases[i])]
+    if coarse and all(is_right(results[i], cases[i], tols[i]) or (i in coarse and rounded_right(
+            results[i], cases[i], dtypes[i])) for i in judged):
+        return _low_precision(problem, cases[coarse[0]], dtypes[coarse[0]])
     if all(is_right(results[i], cases[i], tols[i]) for i in judged):
         missing = [k for k, ok in takes.items() if not ok and any(c.inputs.get(k) is not None for c in cases)]
         if missing:
@@ -266,5 +293,11 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
                 return extra
             note = extra or ""
         return Feedback(True, problem.passed.format(count=len(cases)) + note)
-    return explain(results, cases, tols, dtypes, judged, problem, runner.call, problem.mistakes())
+    feedback = explain(results, cases, tols, dtypes, judged, problem, runner.call, problem.mistakes())
+    if coarse and np.dtype(dtypes[coarse[0]]).name not in feedback.reason:  # a second cause the learner should see
+        name = np.dtype(dtypes[coarse[0]]).name
+        feedback = _fail(feedback.mistake, f"{feedback.reason} Also, your {problem.what} is {name}, which keeps about "
+                         f"{int(np.finfo(dtypes[coarse[0]]).precision)} significant digits: the problem is judged at "
+                         "the precision of its inputs.", feedback.hint)
+    return feedback
 

@@ -142,3 +142,12 @@ _BOOL_INDEX = (
 )
 
 _FIX_BOOL_INDEX = "Use np.where instead of boolean indexing: it broadcasts the mask to the scores' shape."
+
+
+def number_mask_trouble(dtype) -> str:
+    """What goes wrong with a mask of numbers of ``dtype`` where a boolean one is expected."""
+    if np.dtype(dtype).kind == "f":
+        return ("~mask on floats raises TypeError (invert is defined for integers and booleans only), and a float "
+                "array used as an index raises IndexError")
+    return "~ of an integer 1 is -2, and an array of 0s and 1s used as an index picks rows 0 and 1 instead of " \
+           "selecting entries"

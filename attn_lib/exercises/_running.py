@@ -115,6 +115,14 @@ def _namespaces_of(fn) -> list:
     return spaces
 
 
+def wanted(fn, problem) -> str:
+    """What a function problem's checker cell checks, for its not-answered prompt: the function by its name."""
+    name = getattr(fn, "__name__", "")
+    name = name if name.isidentifier() else "fn"
+    define = problem.define or ", ".join([*problem.params, *(f"{o}=None" for o in problem.optional)])
+    return f"your function {name}({define}), which returns the {problem.what}"
+
+
 class Runner:
     """Calls the learner's function safely; used as a context manager around all calls of one check."""
 
@@ -267,7 +275,7 @@ class Runner:
                 warnings.simplefilter("ignore")
                 result = self._run(args, kwargs)
         except NotImplementedError:
-            raise _Verdict(_not_answered()) from None
+            raise _Verdict(_not_answered(wanted(self.fn, self.problem))) from None
         except _TimeUp:
             raise _Verdict(_too_slow(self.problem, self._inputs, self._discount)) from None
         except SystemExit as exc:
@@ -308,13 +316,25 @@ def _too_slow(problem: FunctionProblem, inputs: str = "", discount: float = 1.0)
     )
 
 
+# What every function problem lets the learner call, one rule for all of them, stated whenever a call is refused.
+CALL_RULE = ("The rule of every function problem: numpy may always be called, and so may attn_lib's functions, "
+             "except the ones its notebook teaches you to write and any that does the problem's main step in one "
+             "call")
+
+
+def call_rule(problem: FunctionProblem) -> str:
+    """The rule, with the attn_lib functions it refuses in ``problem``."""
+    names = " and ".join(f"attn_lib.{name}" for name in problem.forbidden)
+    return f"{CALL_RULE}; here that is {names}." if names else f"{CALL_RULE}."
+
+
 def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
+    reason = (problem.forbidden_why or f"Your function calls attn_lib.{name}, which does what this problem asks you "
+              f"to write; it is there to compare with afterwards.")
     return _fail(
         "used-attn-lib",
-        problem.forbidden_why
-        or f"Your function calls attn_lib.{name}, the function this problem asks you to write. The point is to "
-        f"build it yourself from numpy operations; attn_lib.{name} is there to compare with afterwards.",
-        f"Replace the call to {name} with your own numpy code (np.exp, np.max, np.sum, @, ...).",
+        f"{reason} {call_rule(problem)}",
+        f"Replace the call to {name} with numpy code of your own ({problem.tools}).",
     )
 
 
@@ -360,10 +380,15 @@ def _has_parameter(fn, name: str) -> bool:
 
 
 
-def _as_result(out, what: str, convert: str = "float"):
-    """The learner's return value as an array (float64 for convert="float"), or a Bad / Raised."""
+def _as_result(out, what: str, convert: str = "float", array_only: bool = False):
+    """The learner's return value as an array (float64 for convert="float"), or a Bad / Raised (``array_only``: a
+    list is refused, for a problem that asks for an array)."""
     if isinstance(out, (Raised, Bad)):
         return out
+    if array_only and isinstance(out, list):
+        return Bad("returned-list", f"Your function returned a Python list of {len(out)} items; the problem asks for "
+                   f"an array of the {what}. A list has no .shape and no batch axes for @ to broadcast over: "
+                   "np.stack(...) or np.array(...) turns it into one.")
     if out is None:
         return Bad("returned-none", f"Your function returned None instead of the {what}: is a `return` missing?")
     if isinstance(out, tuple):

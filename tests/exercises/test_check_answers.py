@@ -51,12 +51,15 @@ def test_number_named_mistake_gets_its_id_reason_and_own_hint():
     assert (feedback.mistake, feedback.hint) == ("one", "general")
 
 
-@pytest.mark.parametrize("answer, words", [(256, "about 4 times too large"), (16, "about 4 times too small"),
-                                           (70, "too large"), (-64, "wrong sign"), (64_000, "1,000 times")])
+@pytest.mark.parametrize("answer, words", [
+    (256, "between 3 and 10 times too large"), (16, "between 3 and 10 times too small"),
+    (70, "too large, by less than 10 %"), (-64, "wrong sign"), (64_000, "more than 1,000 times"),
+])
 def test_number_unmatched_wrong_says_how_far_without_the_expected_value(answer, words):
     feedback = check_number(answer, 64, hint="Variances add.")
     assert feedback.mistake == "wrong-number"
     assert words in feedback.reason
+    assert "4 times" not in feedback.reason  # a band, not the factor that leads back to the answer
     assert "64 " not in feedback.reason.replace("64,000", "") and "64." not in feedback.reason
     assert feedback.hint == "Variances add."
 
@@ -131,3 +134,14 @@ def test_choice_numeric_labels_accept_ints():
 def test_choice_author_errors(args, error):
     with pytest.raises(error):
         check_choice(*args)
+
+
+@pytest.mark.parametrize("answer, passed, mistake", [
+    (11.09, True, None), (11.0898, True, None), (11.1, False, "too-few-decimals"), (11.08, False, "wrong-number"),
+])
+def test_a_number_asked_to_two_decimals_is_judged_to_two_decimals(answer, passed, mistake):
+    # Issue 17: 04 P4 asks for ln(65504) "to two decimals", but rel=0.001 passed 11.1.
+    feedback = check_number(answer, np.log(65504), decimals=2, explain="ln(65504).")
+    assert feedback.passed is passed and feedback.mistake == mistake, feedback
+    if mistake == "too-few-decimals":
+        assert "asks for 2" in feedback.reason and "11.09" not in feedback.reason

@@ -202,3 +202,11 @@ def test_float32_einsum_passes_where_cancellation_makes_the_output_small():
 
     feedback = check_attention(float32_einsum)
     assert feedback.passed, feedback
+
+
+def test_attention_slightly_too_large_cast_to_float16_does_not_pass():
+    # Issue 17: judged at the answer's dtype, a float16 output 1.5 % too large passed (float16's 2 % tolerance).
+    feedback = check_attention(lambda Q, K, V, mask=None: (right_attention(Q, K, V, mask) * 1.015).astype(np.float16))
+    assert not feedback.passed and feedback.mistake != "low-precision", feedback
+    rounded = check_attention(lambda Q, K, V, mask=None: right_attention(Q, K, V, mask).astype(np.float16))
+    assert rounded.mistake == "low-precision", rounded

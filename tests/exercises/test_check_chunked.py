@@ -16,17 +16,19 @@ def full_attention(Q, K, V):
 
 
 def chunked(rescale_sum=True, rescale_out=True, divide=True, running_max=True, scale=True, whole_chunks=False,
-            correction_power=1, update_max=True, shared_max=False, dtype=float, stop_short=0):
+            correction_power=1, update_max=True, shared_max=False, dtype=float, stop_short=0, start_max=-np.inf,
+            range_stop=0):
     """An online-softmax loop as a learner writes it, with one piece switched off."""
 
     def fn(Q, K, V, chunk_size):
         Q, K, V = (np.asarray(a, dtype=dtype) for a in (Q, K, V))
         n, d_k = Q.shape
         m = K.shape[0]
-        run_max = np.full((n, 1), -np.inf, dtype=dtype)
+        run_max = np.full((n, 1), start_max, dtype=dtype)
         run_sum = np.zeros((n, 1), dtype=dtype)
         run_out = np.zeros((n, V.shape[1]), dtype=dtype)
-        starts = [k * chunk_size for k in range(m // chunk_size)] if whole_chunks else range(0, m, chunk_size)
+        starts = ([k * chunk_size for k in range(m // chunk_size)] if whole_chunks
+                  else range(0, m - range_stop, chunk_size))
         for start in starts:
             k_chunk = K[start:start + chunk_size - stop_short]
             v_chunk = V[start:start + chunk_size - stop_short]
@@ -156,6 +158,8 @@ CHUNKED_MISTAKES = {
     "chunk-average": (chunk_average, "normalises each chunk separately"),
     "drops-last-chunk": (chunked(whole_chunks=True), "drops the last"),
     "dropped-key": (chunked(stop_short=1), "leaves out one key"),
+    "loop-stops-short": (chunked(range_stop=1), "key m - 1 is never seen"),
+    "max-starts-at-zero": (chunked(start_max=0.0), "starts at 0 instead of -inf"),
     "no-scaling": (chunked(scale=False), "never divided by sqrt(d_k)"),
     "no-running-max": (chunked(running_max=False), "without subtracting a running maximum"),
     "max-never-updated": (chunked(update_max=False), "never updated"),
@@ -338,3 +342,18 @@ def test_too_slow_on_the_memory_checks_names_their_inputs(monkeypatch):
     assert feedback.mistake == "too-slow", feedback
     assert "memory checks' inputs" in feedback.reason and "few dozen" not in feedback.reason
     assert "traced" in feedback.reason
+
+
+def test_a_loop_that_stops_one_key_short_is_not_told_the_chunks_are_combined_wrongly():
+    # Issue 17: range(0, m - 1, chunk_size) drops the last key except when one chunk holds them all; it was
+    # diagnosed as wrong-combination.
+    feedback = check_chunked_attention(chunked(range_stop=1))
+    assert feedback.mistake == "loop-stops-short" and "range(0, m - 1, chunk_size)" in feedback.reason, feedback
+    assert "combined" not in feedback.reason
+
+
+def test_a_running_maximum_that_starts_at_zero_is_named_on_scores_far_below_zero():
+    # Issue 17: no case had every score of a query below about -745, so a maximum started at 0 passed.
+    feedback = check_chunked_attention(chunked(start_max=0.0))
+    assert feedback.mistake == "max-starts-at-zero" and "-1000" in feedback.reason, feedback
+    assert check_chunked_attention(chunked()).passed

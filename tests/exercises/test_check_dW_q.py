@@ -130,3 +130,25 @@ def test_an_einsum_for_one_batch_axis_is_no_batch():
     feedback = check_dW_q(one_batch_axis)
     assert feedback.mistake == "no-batch", feedback
     assert "two leading axes" in feedback.reason
+
+
+@pytest.mark.parametrize("fn", [
+    lambda X, K, d_scores: np.einsum("nd,nm,mk->dk", X, d_scores, K) / np.sqrt(K.shape[-1]),
+    lambda X, K, d_scores: np.einsum("ij,ik,kl->jl", X, d_scores, K) / np.sqrt(K.shape[-1]),
+    lambda X, K, d_scores: X.T @ (d_scores @ K) / np.sqrt(K.shape[-1]),
+], ids=["einsum-2d", "einsum-2d-other-letters", "X.T"])
+def test_every_2d_only_answer_gets_batch_axes(fn):
+    # Issue 17: a 2-D-only einsum got a generic `exception` (with a hint naming another problem's arguments),
+    # while X.T got batch-axes.
+    feedback = check_dW_q(fn)
+    assert feedback.mistake == "batch-axes", feedback
+
+
+def test_an_exception_hint_names_this_problems_own_arguments():
+    def wrong_reshape(X, K, d_scores):
+        return X.reshape(-1, X.shape[-1]).T @ (d_scores @ K)[..., :2].reshape(-1, K.shape[-1])
+
+    feedback = check_dW_q(wrong_reshape)
+    assert feedback.mistake == "exception", feedback
+    assert "X (..., n, d_model), K (..., m, d_k), d_scores (..., n, m)" in feedback.hint
+    assert "(d_model, d_k)" in feedback.hint and "V (" not in feedback.hint and "Q (" not in feedback.hint

@@ -74,7 +74,7 @@ WRONG = [
     ("no-scaling", lambda *a: np.concatenate(loop_heads(*a[:5], scale=1.0), axis=-1) @ a[5]),
     ("softmax-wrong-axis", lambda *a: np.concatenate(loop_heads(*a[:5], axis=0), axis=-1) @ a[5]),
     ("used-attn-lib", lambda X_q, X_kv, W_q, W_k, W_v, W_o: MultiHeadAttention(X_q.shape[1], len(W_q))(X_q, X_kv)),
-    ("concat-wrong-axis", lambda *a: np.concatenate(loop_heads(*a[:5]), axis=0) @ a[5]),  # fails at W_o
+    ("concat-axis-0", lambda *a: np.concatenate(loop_heads(*a[:5]), axis=0) @ a[5]),  # fails at W_o
     ("exception", lambda *a: a[2][len(a[2])]),  # one head too many: IndexError
     ("wrong-values", lambda *a: np.concatenate(loop_heads(*a[:5]), axis=-1) @ a[5] * 1.01),
     ("wrong-signature", lambda X, W_q, W_k, W_v, W_o: X),
@@ -118,7 +118,7 @@ def last_head_everywhere(X_q, X_kv, W_q, W_k, W_v, W_o):
     (lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(loop_heads(X_q, X_q, W_q, W_k, W_v), axis=-1) @ W_o,
      "kv-from-queries"),
     (lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(loop_heads(X_q, X_kv, W_q, W_k, W_v), axis=0) @ W_o,
-     "concat-wrong-axis"),
+     "concat-axis-0"),
     (lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(
         loop_heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(W_v.shape[-1])), axis=-1) @ W_o, "scaled-by-dv"),
 ])
@@ -140,3 +140,19 @@ def test_dk_read_from_d_model_over_heads_is_dk_from_d_model(split):
     feedback = check_multihead(scale_from_d_model)
     assert feedback.mistake == "dk-from-d-model", feedback
     assert "W_q's last axis" in feedback.reason
+
+
+def test_self_attention_on_X_kv_alone_is_named_not_only_a_shape():
+    # Issue 17: queries, keys and values all from X_kv got only a wrong-shape message.
+    feedback = check_multihead(lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(
+        loop_heads(X_kv, X_kv, W_q, W_k, W_v), axis=-1) @ W_o)
+    assert feedback.mistake == "self-attention-on-kv" and "queries come from X_kv too" in feedback.reason, feedback
+
+
+def test_heads_concatenated_down_the_rows_are_named_as_the_wrong_axis():
+    # Issue 17: np.concatenate(heads, axis=0) was told it "mixes positions".
+    for fn in (lambda *a: np.concatenate(loop_heads(*a[:5]), axis=0) @ a[5],
+               lambda *a: np.concatenate(loop_heads(*a[:5]), axis=0)):
+        feedback = check_multihead(fn)
+        assert feedback.mistake == "concat-axis-0" and "along axis 0" in feedback.reason, feedback
+        assert "mixes positions" not in feedback.reason

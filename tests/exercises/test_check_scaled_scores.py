@@ -1,6 +1,8 @@
 """check_scaled_scores against hand-written learner answers: each wrong one gets its own mistake id, every
 right one passes whatever its style."""
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -115,3 +117,23 @@ def test_dividing_by_the_number_of_rows_is_dk_from_rows(fn):
     feedback = check_scaled_scores(fn)
     assert feedback.mistake == "dk-from-rows", feedback
     assert "Q.shape[1] is n" not in feedback.reason
+
+
+@pytest.mark.parametrize("fn", [
+    lambda Q, K: qkt(Q, K) / math.isqrt(Q.shape[-1]),
+    lambda Q, K: qkt(Q, K) / int(np.sqrt(Q.shape[-1])),
+    lambda Q, K: qkt(Q, K) / round(Q.shape[-1] ** 0.5),
+], ids=["isqrt", "int-sqrt", "round-sqrt"])
+def test_a_square_root_rounded_to_a_whole_number_is_named(fn):
+    # Issue 17: with only perfect-square widths (64, 16, 9, 4, 25) these passed.
+    feedback = check_scaled_scores(fn)
+    assert feedback.mistake == "rounded-sqrt", feedback
+    assert "perfect square" in feedback.reason
+
+
+def test_scores_slightly_too_large_cast_to_float16_do_not_pass():
+    # Issue 17: a float16 answer widened the tolerance to about 2 %, so scores 1.5 % too large passed.
+    feedback = check_scaled_scores(lambda Q, K: (qkt(Q, K) / np.sqrt(Q.shape[-1]) * 1.015).astype(np.float16))
+    assert feedback.mistake == "wrong-values", feedback
+    rounded = check_scaled_scores(lambda Q, K: (qkt(Q, K) / np.sqrt(Q.shape[-1])).astype(np.float16))
+    assert rounded.mistake == "low-precision" and "judged at their precision" in rounded.reason, rounded

@@ -105,3 +105,11 @@ def test_the_module_table_lists_every_mistake_id():
 ])
 def test_more_scores_mistakes_are_named(fn, mistake):
     assert check_scores(fn).mistake == mistake
+
+
+def test_scores_slightly_too_large_cast_to_float16_do_not_pass():
+    # Issue 17: the tolerance followed the answer's dtype (about 2 % for float16), so 1.5 % too large passed.
+    feedback = check_scores(lambda Q, K: (Q @ swap(K) * 1.015).astype(np.float16))
+    assert feedback.mistake == "wrong-values", feedback
+    assert check_scores(lambda Q, K: (Q @ swap(K)).astype(np.float16)).mistake == "low-precision"
+    assert check_scores(lambda Q, K: (Q @ swap(K)).astype(np.float32)).passed

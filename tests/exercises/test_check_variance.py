@@ -10,12 +10,12 @@ from attn_lib.exercises import check_variance
 
 VARIANCE_MISTAKES = {
     "std-not-variance": (8.0, False, "standard deviation"),
-    "one-when-unscaled": (1.0, False, "add their variances"),
+    "one-when-unscaled": (1.0, False, "variances of independent terms add"),
     "dk-squared": (4096, False, "do not multiply"),
     "inverse-dk": (1 / 64, False, "spreads more, not less"),
     "mean-not-variance": (0, False, "is the mean"),
     "dk-when-scaled": (64, True, "variance before the division"),
-    "sqrt-when-scaled": (8, True, "divides it by the square"),
+    "sqrt-when-scaled": (8, True, "divided by the square"),
     "inverse-sqrt-dk": (0.125, True, "1/sqrt(d_k)"),
     "wrong-variance": (20, False, "too small"),
     "not-a-number": ("64", False, "should be a number"),
@@ -50,7 +50,7 @@ def test_variance_mistakes_get_distinct_reasons():
 
 def test_variance_inverse_dk_when_scaled_has_its_own_reason():
     feedback = check_variance(1 / 64, d_k=64, scaled=True)
-    assert feedback.mistake == "inverse-dk" and "once too often" in feedback.reason
+    assert feedback.mistake == "inverse-dk" and "one time too many" in feedback.reason
 
 
 @settings(max_examples=40, deadline=None)

@@ -97,3 +97,18 @@ def test_an_einsum_for_one_batch_axis_is_wrong_on_two():
         lambda weights, V: weights @ V if weights.ndim == 2 else np.einsum("bnm,bmd->bnd", weights, V))
     assert feedback.mistake == "einsum-2d-only", feedback
     assert "two leading axes" in feedback.reason
+
+
+@pytest.mark.parametrize("axes", [1, (-1, 0)], ids=["axes=1", "axes=(-1, 0)"])
+def test_tensordot_that_pairs_the_keys_with_the_batch_is_named(axes):
+    # Issue 17: these raise on a batch and got the generic no-batch, which did not say what tensordot pairs.
+    feedback = check_weighted_average(lambda weights, V: np.tensordot(weights, V, axes=axes))
+    assert feedback.mistake == "tensordot-on-batch", feedback
+    assert "pairs the weights' last axis, the keys, with V's first axis" in feedback.reason
+
+
+def test_the_generic_batch_hint_names_this_problems_arguments():
+    feedback = check_weighted_average(lambda weights, V: np.stack([w @ v for w, v in zip(weights, V)])
+                                      if weights.ndim == 3 else weights @ V if weights.ndim == 2 else weights)
+    assert feedback.mistake == "no-batch", feedback
+    assert "K.T" not in feedback.hint and "Q.shape" not in feedback.hint

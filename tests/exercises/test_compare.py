@@ -21,9 +21,12 @@ def test_answer_off_by_more_than_float32_rounding_is_not_right():
     assert off.mistake == "wrong-values"
 
 
-def test_float16_answer_gets_float16_tolerance_and_float64_does_not():
-    assert judge(lambda x: softmax_rows(x).astype(np.float16), PROBLEM).passed
-    assert not judge(lambda x: softmax_rows(x).astype(np.float16).astype(float), PROBLEM).passed
+def test_a_float16_answer_is_judged_at_the_inputs_precision_and_named():
+    rounded = judge(lambda x: softmax_rows(x).astype(np.float16), PROBLEM)
+    assert rounded.mistake == "low-precision" and "float16" in rounded.reason, rounded
+    assert judge(lambda x: softmax_rows(x).astype(np.float16).astype(float), PROBLEM).mistake == "wrong-values"
+    off = judge(lambda x: (softmax_rows(x) * 1.015).astype(np.float16), PROBLEM)  # 1.5 % off, within float16's 2 %
+    assert off.mistake == "wrong-values", off
 
 
 def test_digits_agree_and_differ():

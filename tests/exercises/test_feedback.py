@@ -1,11 +1,13 @@
 """Feedback: its text and HTML, and a blank answer (None, ...) that is not answered yet."""
 
+import html
 import sys
 from pathlib import Path
 
 import pytest
 
-from attn_lib.exercises import Feedback, check_count, check_shapes, check_variance
+from attn_lib.exercises import (Feedback, check_attention, check_choice, check_count, check_number, check_scores,
+                                check_shapes, check_variance)
 from attn_lib.exercises._feedback import TINT_ALPHA, VERDICT_COLOURS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
@@ -55,8 +57,7 @@ def test_verdict_colours_pass_wcag_aa_on_light_and_large_text_aa_on_dark(verdict
         tinted = over(colour, TINT_ALPHA, page)
         needed = AA_NORMAL if page == "#ffffff" else AA_LARGE
         assert contrast_ratio(colour, page) >= needed and contrast_ratio(colour, tinted) >= needed, (verdict, page)
-    passed, mistake = verdict == "Correct", "not-answered" if verdict == "Not answered yet" else "x"
-    html = Feedback(passed, "reason", "", mistake)._repr_html_()
+    html = Feedback(verdict == "Correct", "reason", "", None if verdict == "Correct" else "x")._repr_html_()
     # the dark theme's 3:1 holds only for large text: the verdict line is 14 pt bold
     assert f"font-weight: bold; font-size: 14pt; color: {colour};" in html
     assert f"background: {colour}{round(TINT_ALPHA * 255):02x};" in html
@@ -74,3 +75,28 @@ def test_feedback_text_wraps_long_reasons_without_splitting_shapes():
 def test_blank_answers_are_not_answered_yet(name, blank):
     feedback = ANSWER_CHECKERS[name](blank)
     assert feedback.mistake == "not-answered" and not feedback.passed
+
+
+def _my_attention(Q, K, V, mask=None):
+    raise NotImplementedError
+
+
+@pytest.mark.parametrize("feedback, checks", [
+    (check_count("score_macs", None, n=10), "your count of the multiply-adds that make the scores, Q K^T"),
+    (check_count("projection_weights", ..., n=1), "your count of the numbers in one head's W_q"),
+    (check_shapes({"Q": None, "output": None}, n=3, m=5, d_k=4, d_v=2), "your predicted shapes of Q, output"),
+    (check_variance(None, d_k=64, scaled=True), "your predicted variance of one score divided by sqrt(d_k)"),
+    (check_choice(None, "a", {"a": "x", "b": "y"}), "your choice among the options a, b"),
+    (check_number(None, 3, what="your predicted ratio"), "your predicted ratio"),
+    (check_attention(_my_attention), "your function _my_attention(Q, K, V, mask=None), which returns the output"),
+    (check_scores(None), "your function fn(Q, K), which returns the scores"),
+])
+def test_not_answered_is_a_one_line_prompt_saying_what_the_cell_checks_not_a_verdict_box(feedback, checks):
+    assert feedback.mistake == "not-answered" and feedback.verdict == "Not answered yet"
+    text = " ".join(repr(feedback).split())
+    assert text.startswith(f"Not answered yet: This cell checks {checks}. Write your answer in the cell above")
+    assert "\nHint" not in repr(feedback)  # one paragraph, not a verdict, a reason and a hint
+    page = feedback._repr_html_()
+    assert page.count("<div") == 1 and "border-left" not in page and "font-weight: bold" not in page
+    assert "<details" not in page and "Not answered yet" not in page
+    assert f"This cell checks {html.escape(checks)}" in page
