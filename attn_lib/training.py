@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._checks import check_size
+from ._checks import InputValueError, check_size
 from ._kernels import softmax_rows_inplace
 
 KEY_SYMBOLS = "abcdefghijklmnop"
@@ -110,9 +110,9 @@ class RecallTask:
         check_size(self.pairs, "pairs", minimum=1)
         check_size(self.queries, "queries", minimum=1)
         if self.pairs > len(KEY_SYMBOLS):
-            raise ValueError(f"pairs must be at most {len(KEY_SYMBOLS)} (one key symbol each); got {self.pairs}")
+            raise InputValueError(f"pairs must be at most {len(KEY_SYMBOLS)} (one key symbol each); got {self.pairs}")
         if self.queries > self.pairs:
-            raise ValueError(f"queries must be at most pairs={self.pairs}; got {self.queries}")
+            raise InputValueError(f"queries must be at most pairs={self.pairs}; got {self.queries}")
         rng = np.random.default_rng(self.seed)
         d = self.d_model
         tables = {
@@ -143,11 +143,11 @@ class RecallTask:
         (``batch`` never repeats them)."""
         keys, values, match = (np.asarray(a) for a in (keys, values, match))
         if keys.ndim not in (2, 3) or keys.shape[-1] != self.pairs or values.shape != keys.shape:
-            raise ValueError(f"keys must be (B, pairs) = (B, {self.pairs}), or (S, B, pairs), and values alike; "
-                             f"got keys {keys.shape} and values {values.shape}")
+            raise InputValueError(f"keys must be (B, pairs) = (B, {self.pairs}), or (S, B, pairs), and values alike; "
+                                  f"got keys {keys.shape} and values {values.shape}")
         if match.shape != (*keys.shape[:-1], self.queries):
-            raise ValueError(f"match must be (..., B, queries) = {(*keys.shape[:-1], self.queries)}; got "
-                             f"{match.shape}")
+            raise InputValueError(f"match must be (..., B, queries) = {(*keys.shape[:-1], self.queries)}; got "
+                                  f"{match.shape}")
         e = self.embeddings
         query_keys = np.take_along_axis(keys, match, axis=-1)  # (B, n)
         X_kv = e["key"][keys]  # X_kv = (key + value + place) / sqrt(3), (B, m, d_model), in one buffer
@@ -183,7 +183,7 @@ def stack_parameters(models):
     whose W_q is (S, heads, d_model, d_k), and so on."""
     models = list(models)
     if not models:
-        raise ValueError("models must hold at least one dict of parameters; got none")
+        raise InputValueError("models must hold at least one dict of parameters; got none")
     return {name: np.stack([model[name] for model in models]) for name in models[0]}
 
 
@@ -192,7 +192,7 @@ def stack_batches(batches):
     axis S: X_q (S, B, n, d_model), keys (S, B, m), targets (S, B, n)."""
     batches = list(batches)
     if not batches:
-        raise ValueError("batches must hold at least one RecallBatch; got none")
+        raise InputValueError("batches must hold at least one RecallBatch; got none")
     arrays = [np.stack([getattr(b, name) for b in batches])
               for name in ("X_q", "X_kv", "keys", "values", "query_keys", "match")]
     targets = {t: np.stack([b.targets[t] for b in batches]) for t in batches[0].targets}
@@ -203,21 +203,21 @@ def _check_parameters(params):
     """(leading axes, heads, d_v, outputs) of a dict of parameters, one model or one per seed."""
     missing = {"W_q", "W_k", "W_v", "W_o"} - set(params)
     if missing:
-        raise ValueError(f"params must hold W_q, W_k, W_v and W_o; missing {sorted(missing)}")
+        raise InputValueError(f"params must hold W_q, W_k, W_v and W_o; missing {sorted(missing)}")
     shape_q = np.shape(params["W_q"])
     if len(shape_q) not in (3, 4):
-        raise ValueError(f"params W_q must be (heads, d_model, d_k), or (S, heads, d_model, d_k) for S seeds; got "
-                         f"{shape_q}")
+        raise InputValueError(f"params W_q must be (heads, d_model, d_k), or (S, heads, d_model, d_k) for S seeds; got "
+                              f"{shape_q}")
     lead, (heads, d_model, d_k) = shape_q[:-3], shape_q[-3:]
     d_v = np.shape(params["W_v"])[-1]
     if np.shape(params["W_k"]) != shape_q or np.shape(params["W_v"]) != (*lead, heads, d_model, d_v):
-        raise ValueError(
+        raise InputValueError(
             f"params W_q and W_k must be (heads, d_model, d_k) and W_v (heads, d_model, d_v) alike, with the same "
             f"leading axes; got W_q {shape_q}, W_k {np.shape(params['W_k'])}, W_v {np.shape(params['W_v'])}")
     shape_o = np.shape(params["W_o"])
     if shape_o[:-2] != lead or shape_o[-2] != heads * d_v or shape_o[-1] % len(VALUE_SYMBOLS):
-        raise ValueError(f"params W_o must be (heads * d_v, outputs * 10) = ({heads * d_v}, outputs * 10), after "
-                         f"the leading axes {lead}; got {shape_o}")
+        raise InputValueError(f"params W_o must be (heads * d_v, outputs * 10) = ({heads * d_v}, outputs * 10), after "
+                              f"the leading axes {lead}; got {shape_o}")
     return lead, heads, d_v, shape_o[-1] // len(VALUE_SYMBOLS)
 
 
@@ -276,11 +276,11 @@ def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
     lead, heads, d_v, outputs = _check_parameters(params)
     targets = tuple(targets)
     if len(targets) != outputs or not set(targets) <= set(TARGETS):
-        raise ValueError(f"targets must name {outputs} of {TARGETS} (one per 10 columns of W_o); got {targets}")
+        raise InputValueError(f"targets must name {outputs} of {TARGETS} (one per 10 columns of W_o); got {targets}")
     X_q, X_kv = batch.X_q, batch.X_kv
     if X_q.shape[:-3] != lead:
-        raise ValueError(f"batch must have the parameters' leading axes {lead} before (B, n, d_model); got X_q "
-                         f"{X_q.shape}")
+        raise InputValueError(f"batch must have the parameters' leading axes {lead} before (B, n, d_model); got X_q "
+                              f"{X_q.shape}")
     d_k = params["W_q"].shape[-1]
     scale = d_k**-0.5 if scale is None else float(scale)
     B, n = X_q.shape[-3:-1]
@@ -358,7 +358,7 @@ class _Optimizer:
 
     def __init__(self, params, lr, optimizer):
         if optimizer not in ("sgd", "adam"):
-            raise ValueError(f"optimizer must be 'sgd' or 'adam'; got {optimizer!r}")
+            raise InputValueError(f"optimizer must be 'sgd' or 'adam'; got {optimizer!r}")
         self.params, self.lr, self.adam, self.t = params, lr, optimizer == "adam", 0
         self.moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in params.items()}
 
@@ -510,11 +510,11 @@ def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall"
     seeds = [int(s) for s in np.atleast_1d(seeds)]
     lead = _check_parameters(params)[0]
     if lead != (len(seeds),):
-        raise ValueError(f"params must carry one model per seed, a leading axis of {len(seeds)}; got leading axes "
-                         f"{lead} (use stack_parameters)")
+        raise InputValueError(f"params must carry one model per seed, a leading axis of {len(seeds)}; got leading axes "
+                              f"{lead} (use stack_parameters)")
     keep_at = sorted({check_size(s, "keep_at", minimum=1) for s in keep_at})
     if keep_at and keep_at[-1] > steps:
-        raise ValueError(f"keep_at must hold numbers of updates from 1 to steps={steps}; got {keep_at[-1]}")
+        raise InputValueError(f"keep_at must hold numbers of updates from 1 to steps={steps}; got {keep_at[-1]}")
     update = _Optimizer(params, lr, optimizer)
     rngs = [np.random.default_rng(seed) for seed in seeds]
     losses = np.full((steps, len(seeds)), np.nan)

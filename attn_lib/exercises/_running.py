@@ -68,7 +68,11 @@ class Raised:
         message = str(self.exc).strip()
         if len(message) > 300:
             message = message[:297] + "..."
-        text = type(self.exc).__name__ + (f": {message}" if message else "")
+        # attn_lib's own input errors (InputValueError, ...) read as the builtin they are, as IPython shows them.
+        kind = next((k for k in type(self.exc).__mro__ if k.__module__ == "builtins"), type(self.exc))
+        if not type(self.exc).__module__.startswith("attn_lib"):
+            kind = type(self.exc)
+        text = kind.__name__ + (f": {message}" if message else "")
         return text + (f" ({self.line})" if self.line else "")
 
 

@@ -7,6 +7,7 @@ import functools
 import ipywidgets as widgets
 import numpy as np
 
+from .._checks import InputValueError
 from ..training import RecallTask, init_parameters, train
 from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, readout_rows
 
@@ -45,13 +46,13 @@ def replay_explorer(steps=151, save_every=5, lr=0.5, seed=0):
         Control ``"step"`` (main).
     """
     if isinstance(steps, bool) or not isinstance(steps, (int, np.integer)) or not 10 <= steps <= 1000:
-        raise ValueError(f"steps must be an integer from 10 to 1000; got {steps!r}")
+        raise InputValueError(f"steps must be an integer from 10 to 1000; got {steps!r}")
     if isinstance(save_every, bool) or not isinstance(save_every, (int, np.integer)) or not 1 <= save_every <= 50:
-        raise ValueError(f"save_every must be an integer from 1 to 50; got {save_every!r}")
+        raise InputValueError(f"save_every must be an integer from 1 to 50; got {save_every!r}")
     if not isinstance(lr, (int, float)) or not 0 < lr <= 2:
-        raise ValueError(f"lr must be a number above 0 and at most 2; got {lr!r}")
+        raise InputValueError(f"lr must be a number above 0 and at most 2; got {lr!r}")
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer; got {seed!r}")
+        raise InputValueError(f"seed must be a non-negative integer; got {seed!r}")
     history = _replayed_run(int(steps), int(save_every), float(lr), int(seed))
     queries, pairs = history.example.labels(0)
     match = history.example.match[0]  # (n,): the key position each query asks for

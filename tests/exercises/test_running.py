@@ -322,3 +322,11 @@ def test_what_the_learners_function_writes_to_stderr_is_shown_on_stdout_and_a_ri
     assert feedback.passed, feedback
     assert "debugging: rows of" in out and err == ""
     assert sys.stderr is stderr  # the redirection ends with the check
+
+
+def test_an_attn_lib_input_error_is_described_as_the_builtin_it_is():
+    from attn_lib._checks import InputValueError
+    from attn_lib.exercises._running import Raised
+
+    assert Raised(InputValueError("mask blocks every key")).describe() == "ValueError: mask blocks every key"
+    assert Raised(KeyError("x")).describe() == "KeyError: 'x'"
