@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import problems  # noqa: E402  (tools/problems.py)
 
 NOTEBOOKS = problems.NOTEBOOKS
-SESSIONS = (("00", "01", "02"), ("03", "04"), ("05", "06"), ("07", "08"), ("09",), ("10",))
+SESSIONS = (("00", "01", "02"), ("03", "04"), ("05", "06"), ("07",), ("08",), ("09",), ("10",))
 
 
 def lines_of_code(source: str) -> int:
