@@ -1,5 +1,6 @@
-"""No path of the machine that built a notebook in any stored output, and attn_lib's input errors shown without
-attn_lib's own frames (attn_lib/_checks.py) — the frames are where a built notebook's paths came from.
+"""What the stored outputs of every notebook show a reader: no path of the machine that built it, attn_lib's input
+errors without attn_lib's own frames (attn_lib/_checks.py; the frames are where a built notebook's paths came from),
+no bare verdict ("...: True") where a sentence with the measured numbers belongs, and each cell's prints as one block.
 
 The committed notebooks are read as they are (no kernel starts for the path checks): every output of every code
 cell of every learner and solutions notebook, its text, every text form of its data and an error's traceback.
@@ -139,3 +140,52 @@ def test_attn_lib_input_errors_show_in_a_kernel_as_the_learners_frames_and_the_m
     for text in (direct, nested):
         assert "attn_lib" not in text and "File " not in text and machine_paths(nb) == []
     assert nb.cells[3].outputs[0].text == "True InputValueError\n"
+
+
+# --- verdicts and blocks ---------------------------------------------------------------------------------------------
+
+# A check printed as a bare boolean: "...: True", "(between 2.5 and 6: False)", "[True, True]", a line of booleans.
+BARE_VERDICT = re.compile(r"(:\s*|\()(True|False)\)?\s*$"  # "...: True", "(... : False)"
+                          r"|\[(True|False)(, (True|False))*\]"  # "[True, True]"
+                          r"|^\s*(True|False)(\s+(True|False))*\s*$")  # a line of booleans
+
+
+def bare_verdicts(nb) -> list[str]:
+    found = []
+    for index, cell in enumerate(nb.cells):
+        for output in cell.get("outputs", []) if cell.cell_type == "code" else []:
+            for where, text in output_texts(output):
+                found += [f"cell {index} ({where}): {line.strip()}" for line in text.splitlines()
+                          if BARE_VERDICT.search(line)]
+    return found
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_stored_output_is_a_bare_verdict(path):
+    """A cell says what it measured in a sentence, with the bound inside it, not True or False alone (issue 17)."""
+    found = bare_verdicts(nbformat.read(path, as_version=4))
+    assert not found, f"{path.name} prints verdicts without their numbers:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize("line, bare", [
+    ("n  128 ->  256: time 0.3 ms -> 0.7 ms, x2.7  (between 2.5 and 6: False)", True),
+    ("max abs difference below 1e-12: True", True),
+    ("same as attention_backward: [True, True, True]", True),
+    ("True", True),
+    ("at n = 1024 the chunked peak is 18 % of the full one, below a quarter", False),
+    ("largest difference 3e-16, below the bound of 1e-12", False),
+    ("the weights of the True/False mask", False),
+])
+def test_the_bare_verdict_pattern(line, bare):
+    assert bool(BARE_VERDICT.search(line)) is bare
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_each_cells_prints_are_stored_as_one_block(path):
+    """The reading copy shows each stored stream output as its own block: a table printed line by line must be one
+    (tools/build_notebooks.py joins them, as JupyterLab does on screen)."""
+    nb = nbformat.read(path, as_version=4)
+    split = [index for index, cell in enumerate(nb.cells) if cell.cell_type == "code"
+             and any(a.get("output_type") == b.get("output_type") == "stream" and a.get("name") == b.get("name")
+                     for a, b in zip(cell.get("outputs", []), cell.get("outputs", [])[1:]))]
+    assert not split, f"{path.name}: cells {split} store their prints in pieces; rebuild with tools/build_notebooks.py"

@@ -182,6 +182,12 @@ def test_the_notebooks_have_checker_calls_to_read():
     assert len({(rel, heading) for rel, heading, *_ in CALLS}) >= 30, len(CALLS)
 
 
+# A reason that places the learner's number against the answer ("twice the answer", "the answer in megabytes") is
+# one step from it, whatever numbers it holds.
+RELATIVE_TO_ANSWER = re.compile(r"\b(twice|half|double|times|of) the answer\b|\bthe answer (in|times|divided|over)\b",
+                                re.IGNORECASE)
+
+
 def _offending(built_in_only: bool) -> list[str]:
     offending = []
     for rel, heading, name, args, kwargs in CALLS:
@@ -194,7 +200,7 @@ def _offending(built_in_only: bool) -> list[str]:
             if not (built_in_only and name == "check_number"):  # check_number's hint is the notebook's
                 parts.append(("hint", feedback.hint))
             for part, text in parts:
-                found = giveaways(text, expected)
+                found = giveaways(text, expected) + [m.group(0) for m in RELATIVE_TO_ANSWER.finditer(text)][:1]
                 if found and (part, text) not in seen:
                     seen.add((part, text))
                     offending.append(f"{rel} | {heading} | {feedback.mistake} {part} shows {found} "
@@ -238,3 +244,12 @@ def test_renderings_of_a_number(token, expected, rendered):
 def test_giveaways_skip_names_and_fractions_with_letters():
     assert giveaways("float32 and W_1 and 1/m", 32) == [] and giveaways("the first two keys", 2) == ["two"]
     assert giveaways("(6, 4) x (4, 4)", 4) == ["4", "4", "4"] and giveaways("d_k = 64 wide", 64) == ["64"]
+
+
+@pytest.mark.parametrize("text, relative", [
+    ("1,610,612,736 is twice the answer: float64 takes 8 bytes", True),
+    ("805 is the answer in megabytes", True),
+    ("That counts every head; the problem asks for one", False),
+])
+def test_a_reason_that_places_the_number_against_the_answer_is_caught(text, relative):
+    assert bool(RELATIVE_TO_ANSWER.search(text)) is relative
