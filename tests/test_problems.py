@@ -132,3 +132,43 @@ def test_no_two_problems_make_the_same_check():
             repeats.append(f"{rel} {p.heading!r} repeats {seen[call]}")
         seen.setdefault(call, f"{rel} {p.heading!r}")
     assert not repeats, "\n".join(repeats)
+
+
+# --- what a function problem may call ------------------------------------------------------------------------------
+
+def _function_problems_by_checker():
+    """checker name -> its FunctionProblem, from every checker module of attn_lib.exercises."""
+    import importlib
+    import pkgutil
+
+    import attn_lib.exercises as exercises
+    from attn_lib.exercises._judge import FunctionProblem
+
+    found = {}
+    for info in pkgutil.iter_modules(exercises.__path__):
+        module = importlib.import_module(f"attn_lib.exercises.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, FunctionProblem):
+                found[value.checker] = value
+    return found
+
+
+def test_every_function_problem_says_what_may_be_called():
+    """One rule, said in every function problem: numpy and attn_lib may be called, except the attn_lib functions
+    its checker refuses (the ones that do the problem's step in one call); each of those is named in the problem."""
+    by_checker = _function_problems_by_checker()
+    missing = []
+    learner, solutions = _course_problems(), _course_problems("solutions")
+    asks = [p.asks_for_a_function for _, p in learner]  # the learner's stub says it (a solution may define helpers)
+    for (rel, p), function in zip(learner + solutions, asks + asks):
+        if not function:
+            continue
+        call = _checker_call(p)
+        problem = by_checker.get(call[0]) if call else None
+        assert problem is not None, f"{rel} {p.heading!r}: no FunctionProblem found for {call}"
+        text = p.heading_cell.source
+        if "You may call" not in text:
+            missing.append(f"{rel} {p.heading!r}: says nothing of what may be called")
+        missing += [f"{rel} {p.heading!r}: does not name attn_lib.{name}, which its checker refuses"
+                    for name in problem.forbidden if f"attn_lib.{name}" not in text]
+    assert not missing, "\n".join(missing)
