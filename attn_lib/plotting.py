@@ -43,7 +43,7 @@ def ink_on(colour) -> str:
     """``"black"`` or ``"white"``, whichever has the higher WCAG 2 contrast on ``colour`` (an RGB or RGBA tuple of
     floats from 0 to 1, matplotlib's): at least 4.58:1 (the square root of 21) on any colour, so text written on a
     heatmap cell meets AA's 4.5:1 whatever the cell's weight."""
-    channels = np.asarray(colour, float)[:3]
+    channels = np.round(np.asarray(colour, float)[:3] * 255) / 255  # the 8-bit colour the figure shows
     linear = np.where(channels <= 0.04045, channels / 12.92, ((channels + 0.055) / 1.055) ** 2.4)
     luminance = float(linear @ np.array([0.2126, 0.7152, 0.0722]))  # WCAG 2 relative luminance
     return "black" if (luminance + 0.05) / 0.05 >= 1.05 / (luminance + 0.05) else "white"

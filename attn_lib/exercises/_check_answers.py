@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 
 import numpy as np
 
@@ -268,6 +269,9 @@ def check_choice(answer, right, reasons, *, hint="") -> Feedback:
         return _not_answered(f"your choice among the options {options}")
     if isinstance(answer, (str, numbers.Integral)) and not isinstance(answer, bool):
         label = labels.get(_norm(answer))
+        if label is None and isinstance(answer, str):  # the option's line copied: "C: NaN in every entry", "b) ..."
+            copied = re.match(r"\s*\(?\s*([^\s:).]+)\s*[:).]\s+\S", answer)
+            label = labels.get(_norm(copied.group(1))) if copied else None
     else:
         label = None
     if label is None:

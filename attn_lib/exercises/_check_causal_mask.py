@@ -120,6 +120,7 @@ def _must_be_boolean(fn, run) -> Feedback | None:
 
 _CAUSAL = FunctionProblem(
     checker="check_causal_mask",
+    array_only=True,  # 06 P5: "returning a boolean (n, m) array"
     params=("n", "m"),
     cases=_causal_cases,
     mistakes=_causal_mistakes,

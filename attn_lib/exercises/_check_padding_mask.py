@@ -111,6 +111,7 @@ def _boolean(fn, run):
 
 _PROBLEM = FunctionProblem(
     checker="check_padding_mask",
+    array_only=True,  # 06 P6: "Return a boolean array of shape (batch, 1, m)"
     params=("lengths", "m"),
     cases=_padding_cases,
     mistakes=_padding_mistakes,

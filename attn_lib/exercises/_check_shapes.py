@@ -7,7 +7,7 @@ import numbers
 
 import numpy as np
 
-from .._checks import check_size
+from .._checks import InputValueError, check_size
 from ._feedback import Feedback, NOT_ANSWERED, _blank, _fail, _not_answered
 
 
@@ -111,7 +111,7 @@ def _shape_of(value, sizes):
     return tuple(out)
 
 
-def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
+def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
     """Check predicted shapes of Q, K, V, the scores, the weights and the output.
 
     Parameters
@@ -121,6 +121,9 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
         "n", "m", "d_k", "d_v"). ``None`` or ``...`` as a value means not answered yet.
     n, m, d_k, d_v : int
         Queries, keys, query/key width, value width.
+    asks : sequence of str, optional
+        The shapes the problem asks for; one missing from ``answers`` (its line deleted) is not answered yet, not
+        passed over. By default only the shapes given are judged.
 
     Returns
     -------
@@ -160,6 +163,15 @@ def check_shapes(answers, n, m, d_k, d_v) -> Feedback:
             "unknown-name",
             f"Unknown name {unknown[0]!r} in your answers; the names are {', '.join(_SHAPE_NAMES)}.",
         )
+    if asks is not None:
+        if isinstance(asks, str) or not all(name in _SHAPE_NAMES for name in asks):
+            raise InputValueError(f"asks must name some of {', '.join(_SHAPE_NAMES)}; got {asks!r}")
+        missing = [k for k in asks if k not in answers]
+        if missing:
+            return Feedback(False, f"Not everything is answered yet: {', '.join(missing)} "
+                                   f"{'is' if len(missing) == 1 else 'are'} missing from your answers; put "
+                                   f"{'it' if len(missing) == 1 else 'them'} back and fill in the shape.", "",
+                            NOT_ANSWERED)
     blank = [k for k in _SHAPE_NAMES if k in answers and _blank(answers[k])]
     if blank:
         return Feedback(False, f"Not everything is answered yet: fill in {', '.join(blank)}.", "", NOT_ANSWERED)

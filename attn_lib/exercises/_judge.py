@@ -90,7 +90,9 @@ Writing one
   learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
   ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
   failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
-  ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` refuses a list as ``returned-list``.
+  ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` (for a problem
+  whose text says "an array"; elsewhere a list of the right numbers is one more style) refuses a list as
+  ``returned-list``.
   ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments' shapes in the hint of an exception that names
   shapes; ``no_batch=(id, reason, hint)`` replaces the generic ``no-batch`` for an answer right on 2-D inputs and
   on no batch.

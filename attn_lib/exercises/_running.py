@@ -391,7 +391,7 @@ def _as_result(out, what: str, convert: str = "float", array_only: bool = False)
         return out
     if array_only and isinstance(out, list):
         return Bad("returned-list", f"Your function returned a Python list of {len(out)} items; the problem asks for "
-                   f"an array of the {what}. A list has no .shape and no batch axes for @ to broadcast over: "
+                   f"an array of the {what}. A list has no .shape, no dtype and no batch axes to broadcast over: "
                    "np.stack(...) or np.array(...) turns it into one.")
     if out is None:
         return Bad("returned-none", f"Your function returned None instead of the {what}: is a `return` missing?")

@@ -51,9 +51,11 @@ def words(text):
 
 
 def figure_descriptions(nb):
-    """Every "Figure: ..." paragraph of a notebook, from its markdown cells and its printed outputs."""
+    """Every "Figure: ..." paragraph of a notebook, from its markdown cells, its printed outputs and the plain-text
+    form of its displays (an explorer's still image carries its description there)."""
     texts = [cell.source for cell in nb.cells if cell.cell_type == "markdown"]
-    texts += [out.get("text", "") for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
+    outputs = [out for cell in nb.cells if cell.cell_type == "code" for out in cell.get("outputs", [])]
+    texts += [out.get("text", "") for out in outputs] + [out.get("data", {}).get("text/plain", "") for out in outputs]
     return {words(re.split(r"\n\s*\n", text[m.start():])[0]).strip(" >*_")
             for text in texts for m in re.finditer(r"^[\s>*_]*Figure:", text, re.MULTILINE)}
 

@@ -145,3 +145,16 @@ def test_a_number_asked_to_two_decimals_is_judged_to_two_decimals(answer, passed
     assert feedback.passed is passed and feedback.mistake == mistake, feedback
     if mistake == "too-few-decimals":
         assert "asks for 2" in feedback.reason and "11.09" not in feedback.reason
+
+
+@pytest.mark.parametrize("answer", ["C: NaN in every entry", "c) NaN in every entry", "(C) NaN", "C. NaN in every entry"])
+def test_a_choice_written_as_its_label_and_the_options_text_is_read_as_the_label(answer):
+    # A learner review: copying the option's line was "not an option".
+    reasons = {"A": "Wrong: a.", "B": "Wrong: b.", "C": "Right: every entry is NaN."}
+    assert check_choice(answer, "C", reasons).passed
+    assert check_choice(answer.replace("C", "B", 1).replace("c", "b", 1), "C", reasons).mistake == "chose-B"
+
+
+def test_a_sentence_that_only_starts_like_a_label_is_not_an_option():
+    reasons = {"a": "Wrong.", "b": "Right."}
+    assert check_choice("about half", "b", reasons).mistake == "not-an-option"

@@ -59,9 +59,10 @@ def test_right_causal_mask_passes(fn):
     assert check_causal_mask(fn).passed
 
 
-def test_list_of_lists_of_bools_passes_or_says_boolean():
-    # Python bools in a list become a boolean array.
-    assert check_causal_mask(causal_list_of_lists).passed
+def test_a_list_of_lists_is_named_where_the_problem_asks_for_an_array():
+    # 06 P5 asks for a boolean (n, m) array: the right bools as a list are named, with the way to an array.
+    feedback = check_causal_mask(causal_list_of_lists)
+    assert feedback.mistake == "returned-list" and "np.array(...)" in feedback.reason, feedback
 
 
 def test_calling_attn_lib_causal_mask_is_told_to_write_it():

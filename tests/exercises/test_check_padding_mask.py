@@ -69,3 +69,9 @@ def test_the_shortest_length_for_every_sequence_is_same_length_for_all():
     feedback = check_padding_mask(
         lambda lengths, m: np.broadcast_to(np.arange(m) < np.min(lengths), (len(lengths), m))[:, None, :])
     assert feedback.mistake == "same-length-for-all"
+
+
+def test_a_list_is_named_where_the_problem_asks_for_an_array():
+    # 06 P6 says "Return a boolean array of shape (batch, 1, m)".
+    feedback = check_padding_mask(lambda lengths, m: [[[j < n for j in range(m)]] for n in lengths])
+    assert feedback.mistake == "returned-list", feedback

@@ -111,3 +111,18 @@ def test_a_wrong_shape_is_explained_without_the_right_shape():
     for name, shape, _ in SHAPE_MISTAKES.values():
         reason = check_shapes({name: shape}, **SIZES).reason
         assert str(RIGHT_SHAPES[name]) not in reason, reason
+
+
+def test_a_shape_the_problem_asks_for_but_deleted_from_the_answers_is_not_answered():
+    # A learner review: deleting the "output" line passed as "All 5 shapes are right".
+    asks = ("Q", "K", "V", "scores", "weights", "output")
+    answers = {"Q": (6, 4), "K": (6, 4), "V": (6, 3), "scores": (6, 6), "weights": (6, 6)}
+    feedback = check_shapes(answers, n=6, m=6, d_k=4, d_v=3, asks=asks)
+    assert not feedback.passed and feedback.mistake == "not-answered" and "output" in feedback.reason
+    assert check_shapes({**answers, "output": (6, 3)}, n=6, m=6, d_k=4, d_v=3, asks=asks).passed
+    assert check_shapes(answers, n=6, m=6, d_k=4, d_v=3).passed  # without asks, the shapes given are judged
+
+
+def test_asks_must_name_shapes():
+    with pytest.raises(ValueError, match="asks must name some of Q, K, V"):
+        check_shapes({"Q": (6, 4)}, n=6, m=6, d_k=4, d_v=3, asks=("Q", "queries"))

@@ -76,8 +76,11 @@ def _previous_short_range(weights):
 
 
 def test_a_nan_from_an_empty_range_gets_a_hint_about_an_empty_range_not_overflow():
-    # Issue 17: the NaN of a mean over range(1, n - 1) at n = 2 got a hint about exp of large numbers first.
-    feedback = check_previous_token(_previous_short_range)
+    # Issue 17: the NaN of a mean over range(1, n - 1) at n = 2 got a hint about exp of large numbers first. That
+    # loop is now named for what it does (the checker's own mistake); a mean over another empty slice, which no
+    # mistake describes, gets the empty-range hint.
+    assert check_previous_token(_previous_short_range).mistake == "dropped-last-query"
+    feedback = check_previous_token(lambda w: np.diagonal(w, -1, -2, -1)[..., 50:].mean(-1))
     assert feedback.mistake == "non-finite-output", feedback
     assert feedback.hint.startswith("Look for 0/0: a mean or a division over nothing (an empty range")
     assert "first at []" not in feedback.reason and "(nan)" in feedback.reason
@@ -131,7 +134,8 @@ UNUSUAL_RIGHT = {
         attn_lib.scaled_scores(Q, K) if mask is None else np.where(mask, attn_lib.scaled_scores(Q, K), -np.inf)) @ V),
     "causal greater_equal.outer": (check_causal_mask, lambda n, m: np.greater_equal.outer(np.arange(n), np.arange(m))),
     "causal not triu": (check_causal_mask, lambda n, m: ~np.triu(np.ones((n, m), dtype=bool), k=1)),
-    "causal list of bools": (check_causal_mask, lambda n, m: [[j <= i for j in range(m)] for i in range(n)]),
+    "causal array from a list of bools": (check_causal_mask,
+                                          lambda n, m: np.array([[j <= i for j in range(m)] for i in range(n)])),
     "padding less.outer": (check_padding_mask, lambda lengths, m: np.less.outer(np.arange(m), lengths).T[:, None, :]),
     "padding reshape": (check_padding_mask, lambda lengths, m: np.arange(m)[None, None, :] < np.reshape(lengths,
                                                                                                        (-1, 1, 1))),
