@@ -78,7 +78,10 @@ def _decode_mistakes() -> list[Mistake]:
             "position up to and including itself, so the step attends over the cache with k and v appended as "
             "its last row; at the first step the cache is empty and the new key is all there is.",
             "Append first: K_all = np.concatenate([K_cache, k], axis=-2), and the same for the values.",
-            (lambda q, k, v, K_cache, V_cache: _out(q, K_cache, V_cache),),
+            (lambda q, k, v, K_cache, V_cache: _out(q, K_cache, V_cache),
+             # the same, where an empty cache at the first step averages nothing and gives zeros
+             lambda q, k, v, K_cache, V_cache: (np.zeros_like(v + 0.0 * q[..., :1]) if K_cache.shape[-2] == 0
+                                                else _out(q, K_cache, V_cache))),
         ),
         Mistake(
             "forgot-cache",

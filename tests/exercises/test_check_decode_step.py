@@ -101,3 +101,14 @@ def test_the_cases_start_from_an_empty_cache_and_try_one_cached_position():
     assert {0, 1} <= cached
     assert any(case.inputs["q"].shape[-1] != case.inputs["v"].shape[-1] for case in _decode_cases())
     assert any(case.inputs["q"].ndim > 2 for case in _decode_cases())
+
+
+def test_attending_to_the_cache_alone_is_named_when_the_empty_first_step_gives_zeros():
+    # A learner review: this got a generic wrong-values (its first step, over an empty cache, returns zeros).
+    def cache_alone(q, k, v, K_cache, V_cache):
+        scores = q @ np.swapaxes(K_cache, -1, -2) / np.sqrt(q.shape[-1])
+        if scores.shape[-1] == 0:
+            return np.zeros(np.broadcast_shapes(q.shape[:-1], v.shape[:-2] + (1,)) + v.shape[-1:])
+        e = np.exp(scores - scores.max(-1, keepdims=True))
+        return (e / e.sum(-1, keepdims=True)) @ V_cache
+    assert check_decode_step(cache_alone).mistake == "forgot-append"
