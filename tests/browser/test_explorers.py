@@ -36,6 +36,10 @@ def test_explorer_moves_with_the_keyboard_and_redraws(lab, page, kind):
     assert lab_driver.error_outputs(page) == []
     lab_driver.wait_for_figure(page, kind)
     assert page.locator(f"{lab_driver.explorer_selector(kind)} .attn-figure canvas").count() >= 1
+    # The still image stored for a reader without a kernel gives way to the live explorer once the cell has run.
+    shown_stills = page.evaluate("() => Array.from(document.querySelectorAll('.attn-still'))"
+                                 ".filter(e => e.offsetParent !== null).length")
+    assert shown_stills == 0, f"{shown_stills} still image(s) shown beside the live {kind} explorer"
 
     how = lab_driver.focus_main_control(page, kind)
     for keys in (lab_driver.STEP_KEYS[how], lab_driver.END_KEYS[how]):
