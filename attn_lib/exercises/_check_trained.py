@@ -365,7 +365,7 @@ WEIGHT_TIMES_VALUE = FunctionProblem(
     what="weights times value lengths",
     passed=("Your function is right on all {count} cases, with batch axes and n != m != d_v: entry (i, j) is "
             "weights[..., i, j] x |V[..., j, :]|, the most that key j can add to query i's output row. A large "
-            "weight on a short value row adds almost nothing."),
+            "weight on a short value row adds far less than the weight suggests."),
     hint="np.linalg.norm(V, axis=-1) gives each key's length (..., m); put a query axis in front of it and "
          "multiply the weights (..., n, m) by it.",
     forbidden=(),
