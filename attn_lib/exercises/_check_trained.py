@@ -154,14 +154,14 @@ def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.
 
 
 WHY_REASONS = {
-    "a": "The components' variances are what the prediction already used (the table printed them, between 0.68 and "
-         "1.70): a prediction that uses them cannot be off by a factor of 2 to 8 because of them.",
+    "a": "The components' variances are what the prediction already used (the table printed them, within a factor "
+         "of 1.8 of 1): a prediction that uses them cannot be off by a factor of 2 to 8 because of them.",
     "b": "Alignment leaves the mean out. It is most of layer 0, but in layers 2 to 5 the part of a row's spread "
-         "that depends on the query is, once q and k are centred, within about twice footnote 4's prediction; "
-         "most of the spread does not depend on the query at all.",
-    "c": "Right: about half of each query component's mean square is a constant of its head, so every query shares "
-         "a mean query, and that mean query prefers the same keys in every row. Those differences between keys come "
-         "from the keys alone, and footnote 4's mean-0 assumption has no room for them.",
+         "that depends on the query is, once q and k are centred, between about one and two and a half times "
+         "footnote 4's prediction; most of the spread does not depend on the query at all.",
+    "c": "Right: about half to two thirds of each query component's mean square is a constant of its head, so every "
+         "query shares a mean query, and that mean query prefers the same keys in every row. Those differences between "
+         "keys come from the keys alone, and footnote 4's mean-0 assumption has no room for them.",
     "d": "Twelve keys a row give a rough variance, but the same picture holds on every one of five sentences, and "
          "noise would make the measurement scatter round the prediction, not sit above it in every layer.",
 }
@@ -178,9 +178,9 @@ def check_why_scores_grow(answer) -> Feedback:
     'chose-b'
     """
     return check_choice(answer, "c", WHY_REASONS,
-                        hint="Footnote 4 assumes three things of the components: independence, mean 0 and variance 1. "
-                             "Which of them does the table above show to be far from true, and what does that "
-                             "do to the keys of a row whatever the query?")
+                        hint="Footnote 4 assumes three things of the components: independence, mean 0 and variance 1, "
+                             "and the prediction above already uses the measured variances. Of the other two, which "
+                             "could make the same keys score high in every row, whatever the query?")
 
 
 def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
@@ -365,7 +365,7 @@ WEIGHT_TIMES_VALUE = FunctionProblem(
     what="weights times value lengths",
     passed=("Your function is right on all {count} cases, with batch axes and n != m != d_v: entry (i, j) is "
             "weights[..., i, j] x |V[..., j, :]|, the most that key j can add to query i's output row. A large "
-            "weight on a short value row adds almost nothing."),
+            "weight on a short value row adds far less than the weight suggests."),
     hint="np.linalg.norm(V, axis=-1) gives each key's length (..., m); put a query axis in front of it and "
          "multiply the weights (..., n, m) by it.",
     forbidden=(),

@@ -232,3 +232,59 @@ def test_every_problem_of_notebook_10_says_its_kind_and_the_solutions_agree():
         found.append([t[0] for t in tags])
     assert found[0] == found[1]
     assert found[0].count("problem-transfer") >= 0.6 * len(found[0])
+
+
+def _notebook_10():
+    from pathlib import Path
+
+    import nbformat
+
+    return nbformat.read(Path(__file__).resolve().parents[2] / "notebooks" / "10-a-trained-model.ipynb",
+                         as_version=4).cells
+
+
+def _flat(text):
+    return " ".join(text.split())
+
+
+def test_why_scores_grow_answer_is_not_named_above_the_problem():
+    # The right option is the head's mean query: no cell above Problem 3 (prose, code or printed output) may name it
+    # or print its share, or the problem is answered before it is asked (it once was, "49 to 55 %" just above).
+    cells = _notebook_10()
+    heading = next(i for i, c in enumerate(cells) if c.source.startswith("### Problem 3"))
+    for cell in cells[:heading]:
+        shown = cell.source + "".join(o.get("text", "") for o in cell.get("outputs", []))
+        assert "mean query" not in _flat(shown).lower(), cell.source[:80]
+        assert "share from the mean" not in _flat(shown).lower(), cell.source[:80]
+
+
+def test_why_scores_grow_alignment_reason_gives_the_prose_range():
+    # The reason for (b) once said "within about twice footnote 4's prediction" where the notebook says between about
+    # one and two and a half times: the reason states the same range as the prose beside the split.
+    from attn_lib.exercises._check_trained import WHY_REASONS
+
+    claim = "between about one and two and a half times footnote 4's prediction"
+    assert claim in _flat(WHY_REASONS["b"])
+    assert any(claim in _flat(c.source) for c in _notebook_10() if c.cell_type == "markdown")
+
+
+def test_notebook_10_states_one_factor_for_the_variances_and_it_covers_the_five_sentences():
+    # "Lines worth keeping" once said the variances are "near 1" while the body gave a factor: both give the same
+    # factor now, and it covers the variances printed over the five sentences.
+    import re
+
+    cells = _notebook_10()
+    factors = {float(f) for c in cells if c.cell_type == "markdown"
+               for f in re.findall(r"within a factor of ([\d.]+) of", _flat(c.source))}
+    assert len(factors) == 1, factors
+    printed = next(o["text"] for c in cells if c.cell_type == "code" for o in c.get("outputs", [])
+                   if "var(q) and var(k) from" in o.get("text", ""))
+    low, high = map(float, re.search(r"var\(q\) and var\(k\) from ([\d.]+) to ([\d.]+)", printed).groups())
+    assert max(high, 1 / low) <= factors.pop() + 1e-9
+    assert not any("variances are near 1" in _flat(c.source) for c in cells)
+
+
+def test_notebook_10_does_not_say_cls_adds_almost_nothing():
+    # [CLS]'s weight x |v| is the largest of any key on every one of the five sentences (a fifth of the total):
+    # "adds almost nothing" overstated it.
+    assert not any("almost nothing" in _flat(c.source) for c in _notebook_10() if c.cell_type == "markdown")
