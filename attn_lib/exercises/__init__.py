@@ -81,7 +81,7 @@ check_chunked_attention   global-max (one running maximum for all queries), max-
                           no-final-division, chunk-average (each
                           chunk normalised separately), drops-last-chunk, loop-stops-short (range(0, m - 1,
                           chunk_size): the last key), dropped-key, no-scaling, divide-by-dk,
-                          uniform-weights, no-running-max (overflow on large scores), wrong-combination
+                          scaled-by-dv, uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
                           large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row
                           of m scores, e.g. one query against all keys, whatever copies of the inputs),
