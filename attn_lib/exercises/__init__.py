@@ -60,14 +60,17 @@ check_softmax(fn)         global-max (rows far below the largest score become 0/
                           scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
                           rows-not-one, neg-inf-not-zero, not-shift-invariant, wrong-values
 check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking), zero-then-renormalise
-                          (NaN when a blocked score dominates), mask-after-softmax
+                          (NaN when a blocked score dominates; also exp(scores - max) * mask, which gives
+                          max-before-mask's numbers: the code decides, -inf or np.where in it being the
+                          fill), mask-after-softmax
                           (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
                           inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
                           subtract-min (the row's minimum or mean), axis-1-on-batch, softmax-wrong-axis,
                           softmax-whole-matrix, max-wrong-axis, no-division, uniform-weights,
                           naive-overflow, wrong-shape, negative-weights,
                           non-finite-output, rows-not-one, blocked-not-zero, wrong-values; a note (not a
-                          failure) when a fully masked row gives NaN
+                          failure) when a fully masked row gives NaN, or (a finite fill)
+                          weights on keys it must not see
 check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
                           bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
                           wrong-shape, wrong-pattern

@@ -9,7 +9,7 @@ from ._attention_mistakes import _attention_mistakes
 from ._compare import fmt, two_numbers
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, judge
-from ._pieces import _FIX_OVERFLOW, _OVERFLOW, _scaled
+from ._pieces import _FINITE_FILL_NOTE, _FIX_OVERFLOW, _OVERFLOW, _scaled
 
 
 def _attention_cases() -> list[Case]:
@@ -127,6 +127,8 @@ def _fully_masked_note(fn, run) -> str:
             "(all its scores are -inf, and the softmax computes 0/0). attn_lib.attention raises a ValueError "
             "instead; a NaN would spread silently through every later layer."
         )
+    if isinstance(got, np.ndarray) and got.shape == (3, 2) and np.allclose(np.asarray(got, float)[1], V.mean(axis=0)):
+        return _FINITE_FILL_NOTE.format(what="that query's output is an average of value rows it must not see.")
     return ""
 
 

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
+import io
+import re
+import textwrap
+import tokenize
+
 import numpy as np
+
+from ..attention import softmax as _attn_lib_softmax
 
 from ._check_softmax import _diagnose_weights, _expected
 from ._feedback import Feedback
@@ -15,6 +24,7 @@ from ._pieces import (
     _FIX_MAX_BEFORE_MASK,
     _FIX_NO_DIVISION,
     _FIX_OVERFLOW,
+    _FINITE_FILL_NOTE,
     _GLOBAL_MAX,
     _MAX_BEFORE_MASK,
     _NO_DIVISION,
@@ -94,6 +104,16 @@ def _exp_times_mask(scores, mask):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _exp_shift_times_mask(scores, mask):
+    e = np.exp(scores - np.max(scores, axis=-1, keepdims=True)) * mask  # no -inf anywhere: zeroed, renormalised
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _inverted_raising(scores, mask):
+    """The inverted mask through attn_lib.softmax, which raises on a row whose keys are all blocked."""
+    return _attn_lib_softmax(np.where(mask, -np.inf, scores))
+
+
 def _masked_mistakes() -> list[Mistake]:
     fix = "Put -inf in the blocked scores before the softmax (np.where broadcasts the mask): exp(-inf) = 0."
     return [
@@ -109,7 +129,7 @@ def _masked_mistakes() -> list[Mistake]:
             "blocked ones overflow and inf x 0 is NaN.",
             fix,
             (_renormalised, lambda scores, mask: _renormalised(scores, mask, 1e-9),
-             lambda scores, mask: _renormalised(scores, mask, 1e-12), _exp_times_mask),
+             lambda scores, mask: _renormalised(scores, mask, 1e-12), _exp_times_mask, _exp_shift_times_mask),
             strict_nonfinite=True,
         ),
         Mistake(
@@ -138,7 +158,7 @@ def _masked_mistakes() -> list[Mistake]:
             "Your function uses the mask the wrong way round: blocked keys get the weight and allowed keys get "
             "0. In this course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
             "Keep the score where the mask is True, and put -inf where it is False.",
-            (lambda scores, mask: _softmax(np.where(mask, -np.inf, scores)),),
+            (lambda scores, mask: _softmax(np.where(mask, -np.inf, scores)), _inverted_raising),
         ),
         Mistake(
             "ignored-mask",
@@ -245,6 +265,8 @@ def _fully_masked_weights_note(fn, run) -> str:
             "(all its scores are -inf, and the softmax computes 0/0). attn_lib.softmax raises a ValueError "
             "instead; a NaN would spread silently through every later layer."
         )
+    if got is not None and got.shape == (2, 3) and np.allclose(got[1], 1 / 3):  # a finite fill: spread evenly
+        return _FINITE_FILL_NOTE.format(what="nothing downstream can tell that row was empty.")
     return ""
 
 
@@ -269,6 +291,41 @@ _MASKED = FunctionProblem(
     after_pass=_fully_masked_weights_note,
     hint="Compare one row at a time with attn_lib.softmax of the same row, its blocked scores set to -inf.",
 )
+
+
+def _zeroed_first() -> list[Mistake]:
+    """The table with zero-then-renormalise before max-before-mask (see :func:`_fills_blocked`)."""
+    table = _masked_mistakes()
+    return [table[1], table[0], *table[2:]]
+
+
+# A maximum taken before the mask and exp(scores - max) zeroed by the mask give the same numbers on every input;
+# only the code tells them apart: the first fills the blocked scores (-inf, np.where, a fill such as -1e9).
+_MASKED_ZEROED = dataclasses.replace(_MASKED, mistakes=_zeroed_first)
+_FILL_NAMES = {"inf", "NINF", "where", "finfo", "putmask", "copyto", "place", "fill"}
+
+
+def _fills_blocked(fn) -> bool:
+    """Whether the learner's code visibly fills blocked scores (True when it cannot be read): a name such as
+    np.inf or np.where, a number such as -1e9, ``~`` (as in x[~mask] = ...) or float("-inf"); comments and
+    docstrings do not count."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except Exception:  # a builtin, a partial, a callable object, code typed where no source is kept
+        return True
+    tokens = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            tokens.append(tok)
+    except (tokenize.TokenError, SyntaxError):  # a lambda's line cut mid-expression: the tokens read so far
+        pass
+    return any(
+        (tok.type == tokenize.NAME and tok.string in _FILL_NAMES)
+        or (tok.type == tokenize.NUMBER and re.fullmatch(r"\d*\.?\d*e\+?\d+", tok.string.lower()))
+        or (tok.type == tokenize.OP and tok.string == "~")
+        or (tok.type == tokenize.STRING and len(tok.string) < 12 and "inf" in tok.string.lower())
+        for tok in tokens
+    )
 
 
 def check_masked_softmax(fn) -> Feedback:
@@ -305,4 +362,4 @@ def check_masked_softmax(fn) -> Feedback:
     >>> check_masked_softmax(renormalised).mistake
     'zero-then-renormalise'
     """
-    return judge(fn, _MASKED)
+    return judge(fn, _MASKED if _fills_blocked(fn) else _MASKED_ZEROED)

@@ -210,3 +210,13 @@ def test_attention_slightly_too_large_cast_to_float16_does_not_pass():
     assert not feedback.passed and feedback.mistake != "low-precision", feedback
     rounded = check_attention(lambda Q, K, V, mask=None: right_attention(Q, K, V, mask).astype(np.float16))
     assert rounded.mistake == "low-precision", rounded
+
+
+def test_a_finite_fill_passes_with_a_note_on_fully_blocked_rows():
+    # The review (08 P10): -inf answers got a note about fully blocked rows, a -1e9 fill none.
+    def fill_minus_1e9(Q, K, V, mask=None):
+        scores = Q @ kt(K) / np.sqrt(Q.shape[-1])
+        return row_softmax(scores if mask is None else np.where(mask, scores, -1e9)) @ V
+
+    feedback = check_attention(fill_minus_1e9)
+    assert feedback.passed and "finite number" in feedback.reason and "must not see" in feedback.reason, feedback
