@@ -232,3 +232,21 @@ def test_every_problem_of_notebook_10_says_its_kind_and_the_solutions_agree():
         found.append([t[0] for t in tags])
     assert found[0] == found[1]
     assert found[0].count("problem-transfer") >= 0.6 * len(found[0])
+
+
+# ------------------------------------------------------------------- learner review (10 P4, P5): the batch note
+
+
+@pytest.mark.parametrize("check, fn", [
+    (check_previous_token, lambda w: np.diagonal(w, offset=-1, axis1=-2, axis2=-1).mean(-1, keepdims=True)),
+    (check_weight_times_value, lambda w, V: np.linalg.norm(w @ V, axis=-1)),
+], ids=["keepdims", "norm of the output"])
+def test_a_wrong_shape_made_alike_on_every_sequence_gets_no_batch_note(check, fn):
+    # The review: these count axes from the end, and were still told to (their batch answer is the 2-D one, stacked).
+    feedback = check(fn)
+    assert feedback.mistake == "wrong-shape" and "count axes from the end" not in feedback.reason, feedback
+
+
+def test_an_axis_mistake_that_shows_only_on_a_batch_keeps_the_batch_note():
+    feedback = check_previous_token(lambda w: np.diagonal(w, offset=-1).mean(-1, keepdims=True))  # axes 0 and 1
+    assert "count axes from the end" in feedback.reason, feedback
