@@ -20,7 +20,8 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
    When none matches and the answer fails on cases tagged ``"batch"`` or ``"broadcast"`` (a 2-D-only answer with
-   a second mistake), steps 5-7 run on the other cases and a note about the batch is added.
+   a second mistake), steps 5-7 run on the other cases and a note about the batch is added
+   (none when the batch answer is the batch's axes in front of the answer's 2-D shape: one mistake on every sequence).
 6. Otherwise: right except NaN/inf on cases tagged ``"large"`` -> ``overflow`` (id, reason, hint).
 7. Otherwise ``no-batch`` (right on every case without the tag ``"batch"``, wrong on one with it), an
    exception or odd return value on some case, ``diagnose(results, cases, tols, run)`` (the problem's own
