@@ -74,7 +74,8 @@ check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking)
 check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
                           bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
                           wrong-shape, wrong-pattern
-check_split_heads(fn)     returned-list (the problem asks for an array), no-transpose, heads-last, full-width
+check_split_heads(fn)     returned-list (the problem asks for an array), no-transpose, heads-last,
+                          heads-dk-swapped ((d_k, n, heads)), full-width
                           (d_model per head), interleaved-columns, positions-last, split-positions (np.split
                           along axis 0), integer-heads (the fractions of X cut off: an int array or
                           rounding), wrong-shape, wrong-values

@@ -138,7 +138,7 @@ def report_problem(problem, case: Case, owner=None) -> Feedback:
             f"Your function raised {problem.describe()} when called on {case.label}.",
             exception_hint(problem.exc, owner),
         )
-    return _fail(problem.mistake, f"{problem.text} (Called on {case.label}.)")
+    return _fail(problem.mistake, f"{problem.text} (Called on {case.label}.)", problem.hint)
 
 
 def explain(results, cases, tols, dtypes, judged, problem, run, table, split=True) -> Feedback:

@@ -220,3 +220,14 @@ def test_a_finite_fill_passes_with_a_note_on_fully_blocked_rows():
 
     feedback = check_attention(fill_minus_1e9)
     assert feedback.passed and "finite number" in feedback.reason and "must not see" in feedback.reason, feedback
+
+
+def test_a_returned_tuple_gets_a_hint():
+    # The review (08 P8, P10): returned-tuple failed with an empty hint.
+    def with_weights(Q, K, V, mask=None):
+        scores = Q @ kt(K) / np.sqrt(Q.shape[-1])
+        weights = row_softmax(scores if mask is None else np.where(mask, scores, -np.inf))
+        return weights @ V, weights
+
+    feedback = check_attention(with_weights)
+    assert feedback.mistake == "returned-tuple" and "return a, b" in feedback.hint, feedback
