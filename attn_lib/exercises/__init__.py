@@ -47,7 +47,8 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
                           softmax-no-keepdims, max-wrong-axis, no-division, no-transpose, scores-transposed
                           (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
-                          output-transposed, max-before-mask, mask-after-softmax, mask-on-values,
+                          output-transposed, max-before-mask (zero-then-renormalise for exp(scores - max)
+                          * mask: same numbers, and no -inf in the code), mask-after-softmax, mask-on-values,
                           mask-zero (0 instead of -inf, or scores * mask), small-fill (-10 ... -10000),
                           inverted-mask, ignored-mask,
                           mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,

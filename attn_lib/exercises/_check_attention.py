@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..attention import attention as _attention
@@ -9,6 +11,7 @@ from ._attention_mistakes import _attention_mistakes
 from ._compare import fmt, two_numbers
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, judge
+from ._learner_code import _fills_blocked, _zeroed_before_max
 from ._pieces import _FINITE_FILL_NOTE, _FIX_OVERFLOW, _OVERFLOW, _scaled
 
 
@@ -158,6 +161,11 @@ _ATTENTION = FunctionProblem(
 )
 
 
+# exp(scores - max) zeroed by the mask gives max-before-mask's numbers: code that fills no blocked score is told
+# the mistake it made (see _learner_code._zeroed_before_max).
+_ATTENTION_ZEROED = dataclasses.replace(_ATTENTION, mistakes=lambda: _zeroed_before_max(_attention_mistakes()))
+
+
 def check_attention(fn) -> Feedback:
     """Check a learner's ``fn(Q, K, V, mask=None) -> output`` against :func:`attn_lib.attention`.
 
@@ -194,4 +202,4 @@ def check_attention(fn) -> Feedback:
     >>> check_attention(lambda Q, K, V, mask=None: my_attention(Q, K, V, mask) * 2).mistake
     'not-an-average'
     """
-    return judge(fn, _ATTENTION)
+    return judge(fn, _ATTENTION if _fills_blocked(fn) else _ATTENTION_ZEROED)

@@ -3,11 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import inspect
-import io
-import re
-import textwrap
-import tokenize
 
 import numpy as np
 
@@ -16,6 +11,7 @@ from ..attention import softmax as _attn_lib_softmax
 from ._check_softmax import _diagnose_weights, _expected
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
+from ._learner_code import _fills_blocked, _zeroed_before_max
 from ._pieces import (
     _AXIS_1,
     _BOOL_INDEX,
@@ -294,40 +290,13 @@ _MASKED = FunctionProblem(
 
 
 def _zeroed_first() -> list[Mistake]:
-    """The table with zero-then-renormalise before max-before-mask (see :func:`_fills_blocked`)."""
-    table = _masked_mistakes()
-    return [table[1], table[0], *table[2:]]
+    """The table with zero-then-renormalise before max-before-mask (see ``_learner_code._fills_blocked``)."""
+    return _zeroed_before_max(_masked_mistakes())
 
 
 # A maximum taken before the mask and exp(scores - max) zeroed by the mask give the same numbers on every input;
 # only the code tells them apart: the first fills the blocked scores (-inf, np.where, a fill such as -1e9).
 _MASKED_ZEROED = dataclasses.replace(_MASKED, mistakes=_zeroed_first)
-_FILL_NAMES = {"inf", "NINF", "where", "finfo", "putmask", "copyto", "place", "fill"}
-
-
-def _fills_blocked(fn) -> bool:
-    """Whether the learner's code visibly fills blocked scores (True when it cannot be read): a name such as
-    np.inf or np.where, a number such as -1e9, ``~`` (as in x[~mask] = ...) or float("-inf"); comments and
-    docstrings do not count."""
-    try:
-        source = textwrap.dedent(inspect.getsource(fn))
-    except Exception:  # a builtin, a partial, a callable object, code typed where no source is kept
-        return True
-    tokens = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            tokens.append(tok)
-    except (tokenize.TokenError, SyntaxError):  # a lambda's line cut mid-expression: the tokens read so far
-        pass
-    return any(
-        (tok.type == tokenize.NAME and tok.string in _FILL_NAMES)
-        or (tok.type == tokenize.NUMBER and re.fullmatch(r"\d*\.?\d*e\+?\d+", tok.string.lower()))
-        or (tok.type == tokenize.OP and tok.string == "~")
-        or (tok.type == tokenize.STRING and len(tok.string) < 12 and "inf" in tok.string.lower())
-        for tok in tokens
-    )
-
-
 def check_masked_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
 

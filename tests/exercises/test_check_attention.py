@@ -231,3 +231,14 @@ def test_a_returned_tuple_gets_a_hint():
 
     feedback = check_attention(with_weights)
     assert feedback.mistake == "returned-tuple" and "return a, b" in feedback.hint, feedback
+
+
+def test_exponentials_zeroed_by_the_mask_are_zero_then_renormalise_not_max_before_mask():
+    # As in check_masked_softmax (review 06 P1): no -inf anywhere, so not "puts -inf in the blocked scores".
+    def exp_times_mask(Q, K, V, mask=None):
+        scores = Q @ kt(K) / np.sqrt(Q.shape[-1])
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * (1.0 if mask is None else mask)
+        return e / e.sum(axis=-1, keepdims=True) @ V
+
+    feedback = check_attention(exp_times_mask)
+    assert feedback.mistake == "zero-then-renormalise", feedback
