@@ -62,8 +62,8 @@ check_softmax(fn)         global-max (rows far below the largest score become 0/
                           rows-not-one, neg-inf-not-zero, not-shift-invariant, wrong-values
 check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking), zero-then-renormalise
                           (NaN when a blocked score dominates; also exp(scores - max) * mask, which gives
-                          max-before-mask's numbers: the code decides, -inf or np.where in it being the
-                          fill), mask-after-softmax
+                          max-before-mask's numbers: the code decides, a fill value in it, -inf or -1e9,
+                          meaning max-before-mask), mask-after-softmax
                           (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
                           inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
                           subtract-min (the row's minimum or mean), axis-1-on-batch, softmax-wrong-axis,

@@ -6,7 +6,6 @@ from __future__ import annotations
 import inspect
 import io
 import os
-import re
 import sysconfig
 import textwrap
 import tokenize
@@ -65,13 +64,21 @@ def _signature_text(fn) -> str:
         return "your function"
 
 
-_FILL_NAMES = {"inf", "NINF", "where", "finfo", "putmask", "copyto", "place", "fill"}
+_FILL_NAMES = {"inf", "NINF", "finfo", "iinfo"}
+
+
+def _fill_number(text: str) -> bool:
+    """A number a learner types as a fill for blocked scores: 1e9, 1e+30, 10000 (not 0, 1, 1e-9)."""
+    try:
+        return abs(float(text.replace("_", ""))) >= 1000
+    except ValueError:  # 1j and the like
+        return False
 
 
 def _fills_blocked(fn) -> bool:
-    """Whether the learner's code visibly fills blocked scores (True when it cannot be read): a name such as
-    np.inf or np.where, a number such as -1e9, ``~`` (as in x[~mask] = ...) or float("-inf"); comments and
-    docstrings do not count."""
+    """Whether the learner's code visibly fills blocked scores (True when it cannot be read): a fill value such
+    as np.inf, float("-inf"), np.finfo(...).min or -1e9 appears in it (np.where(mask, e, 0) zeroes, it does not
+    fill); comments and docstrings do not count."""
     try:
         source = textwrap.dedent(inspect.getsource(fn))
     except Exception:  # a builtin, a partial, a callable object, code typed where no source is kept
@@ -84,8 +91,7 @@ def _fills_blocked(fn) -> bool:
         pass
     return any(
         (tok.type == tokenize.NAME and tok.string in _FILL_NAMES)
-        or (tok.type == tokenize.NUMBER and re.fullmatch(r"\d*\.?\d*e\+?\d+", tok.string.lower()))
-        or (tok.type == tokenize.OP and tok.string == "~")
+        or (tok.type == tokenize.NUMBER and _fill_number(tok.string))
         or (tok.type == tokenize.STRING and len(tok.string) < 12 and "inf" in tok.string.lower())
         for tok in tokens
     )
