@@ -47,7 +47,8 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
                           softmax-no-keepdims, max-wrong-axis, no-division, no-transpose, scores-transposed
                           (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
-                          output-transposed, max-before-mask, mask-after-softmax, mask-on-values,
+                          output-transposed, max-before-mask (zero-then-renormalise for exp(scores - max)
+                          * mask: same numbers, and no -inf in the code), mask-after-softmax, mask-on-values,
                           mask-zero (0 instead of -inf, or scores * mask), small-fill (-10 ... -10000),
                           inverted-mask, ignored-mask,
                           mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,
@@ -60,18 +61,22 @@ check_softmax(fn)         global-max (rows far below the largest score become 0/
                           scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
                           rows-not-one, neg-inf-not-zero, not-shift-invariant, wrong-values
 check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking), zero-then-renormalise
-                          (NaN when a blocked score dominates), mask-after-softmax
+                          (NaN when a blocked score dominates; also exp(scores - max) * mask, which gives
+                          max-before-mask's numbers: the code decides, a fill value in it, -inf or -1e9,
+                          meaning max-before-mask), mask-after-softmax
                           (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
                           inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
                           subtract-min (the row's minimum or mean), axis-1-on-batch, softmax-wrong-axis,
                           softmax-whole-matrix, max-wrong-axis, no-division, uniform-weights,
                           naive-overflow, wrong-shape, negative-weights,
                           non-finite-output, rows-not-one, blocked-not-zero, wrong-values; a note (not a
-                          failure) when a fully masked row gives NaN
+                          failure) when a fully masked row gives NaN, or (a finite fill)
+                          weights on keys it must not see
 check_causal_mask(fn)     inverted-mask (True = blocked), diagonal-blocked, upper-triangle,
                           bottom-right-aligned, shape-transposed, ignores-m, additive-mask, not-boolean,
                           wrong-shape, wrong-pattern
-check_split_heads(fn)     returned-list (the problem asks for an array), no-transpose, heads-last, full-width
+check_split_heads(fn)     returned-list (the problem asks for an array), no-transpose, heads-last,
+                          heads-dk-swapped ((d_k, n, heads)), full-width
                           (d_model per head), interleaved-columns, positions-last, split-positions (np.split
                           along axis 0), integer-heads (the fractions of X cut off: an int array or
                           rounding), wrong-shape, wrong-values
@@ -81,7 +86,7 @@ check_chunked_attention   global-max (one running maximum for all queries), max-
                           no-final-division, chunk-average (each
                           chunk normalised separately), drops-last-chunk, loop-stops-short (range(0, m - 1,
                           chunk_size): the last key), dropped-key, no-scaling, divide-by-dk,
-                          uniform-weights, no-running-max (overflow on large scores), wrong-combination
+                          scaled-by-dv, uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
                           large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row
                           of m scores, e.g. one query against all keys, whatever copies of the inputs),
@@ -120,11 +125,13 @@ check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missin
                           additive-mask, not-boolean, wrong-pattern
 check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, concat-axis-0 (heads down the rows),
                           shared-projection, last-head-only, heads-summed, w-o-transposed,
-                          self-attention-on-kv (queries from X_kv too), queries-from-kv, kv-from-queries, scaled-by-dv,
-                          d-model-scaling, dk-from-d-model (sqrt(d_model / heads) where d_k differs),
+                          self-attention-on-kv (queries from X_kv too), queries-from-kv, kv-from-queries,
+                          values-from-queries, keys-from-queries (keys and values from different sequences),
+                          returned-weights, divide-by-dk, scaled-by-dv, d-model-scaling, dk-from-d-model (sqrt(d_model / heads) where d_k differs),
                           no-scaling, softmax-wrong-axis
-check_cross_attention     kv-from-decoder, queries-from-encoder, shared-projection, causal-mask,
-(fn)                      transpose-on-batch, scaled-by-dv, d-model-scaling, no-scaling, returned-weights,
+check_cross_attention     values-from-decoder, keys-from-decoder (only one of them from X_dec),
+(fn)                      kv-from-decoder, queries-from-encoder, shared-projection, causal-mask (top-left or
+                          bottom-right), transpose-on-batch, divide-by-dk, scaled-by-dv, d-model-scaling, no-scaling, returned-weights,
                           softmax-wrong-axis, no-batch
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,

@@ -50,6 +50,12 @@ def _renormalised(Q, K, mask, eps=0.0):
     return w / (w.sum(axis=-1, keepdims=True) + eps)
 
 
+def _exp_shift_times_mask(Q, K, V, mask):
+    s = _scaled(Q, K)
+    e = np.exp(s - np.max(s, axis=-1, keepdims=True)) * (1.0 if mask is None else mask)  # no -inf anywhere
+    return e / e.sum(axis=-1, keepdims=True) @ V
+
+
 def _mask_on_values(Q, K, V, mask, how):
     if mask is None:
         return _out(Q, K, V)
@@ -266,13 +272,14 @@ def _attention_mistakes() -> list[Mistake]:
                 strict_nonfinite=True),
         Mistake(
             "zero-then-renormalise",
-            "Your function removes the blocked keys after the softmax of all the scores (zeroing their weights) "
+            "Your function removes the blocked keys after the softmax (or the exponentials) of all the scores "
+            "(zeroing their weights) "
             "and then divides by the new row sum. That is right only while no blocked score is far above the "
             "allowed ones: here the blocked keys score 1000 more, so the allowed weights underflow to 0 and the "
             "division is 0/0 (NaN) or by a tiny number.",
             "Put -inf in the blocked scores before the softmax: np.where(mask, scores, -np.inf).",
             (lambda Q, K, V, mask: _renormalised(Q, K, mask) @ V,
-             lambda Q, K, V, mask: _renormalised(Q, K, mask, 1e-9) @ V),
+             lambda Q, K, V, mask: _renormalised(Q, K, mask, 1e-9) @ V, _exp_shift_times_mask),
             strict_nonfinite=True,
         ),
         Mistake(

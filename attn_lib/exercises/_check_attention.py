@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from ..attention import attention as _attention
@@ -9,7 +11,8 @@ from ._attention_mistakes import _attention_mistakes
 from ._compare import fmt, two_numbers
 from ._feedback import Feedback, _fail
 from ._judge import Case, FunctionProblem, judge
-from ._pieces import _FIX_OVERFLOW, _OVERFLOW, _scaled
+from ._learner_code import _fills_blocked, _zeroed_before_max
+from ._pieces import _FINITE_FILL_NOTE, _FIX_OVERFLOW, _OVERFLOW, _scaled
 
 
 def _attention_cases() -> list[Case]:
@@ -127,6 +130,8 @@ def _fully_masked_note(fn, run) -> str:
             "(all its scores are -inf, and the softmax computes 0/0). attn_lib.attention raises a ValueError "
             "instead; a NaN would spread silently through every later layer."
         )
+    if isinstance(got, np.ndarray) and got.shape == (3, 2) and np.allclose(np.asarray(got, float)[1], V.mean(axis=0)):
+        return _FINITE_FILL_NOTE.format(what="that query's output is an average of value rows it must not see.")
     return ""
 
 
@@ -154,6 +159,11 @@ _ATTENTION = FunctionProblem(
         "attn_lib.softmax and attn_lib.attention."
     ),
 )
+
+
+# exp(scores - max) zeroed by the mask gives max-before-mask's numbers: code that fills no blocked score is told
+# the mistake it made (see _learner_code._zeroed_before_max).
+_ATTENTION_ZEROED = dataclasses.replace(_ATTENTION, mistakes=lambda: _zeroed_before_max(_attention_mistakes()))
 
 
 def check_attention(fn) -> Feedback:
@@ -192,4 +202,4 @@ def check_attention(fn) -> Feedback:
     >>> check_attention(lambda Q, K, V, mask=None: my_attention(Q, K, V, mask) * 2).mistake
     'not-an-average'
     """
-    return judge(fn, _ATTENTION)
+    return judge(fn, _ATTENTION if _fills_blocked(fn) else _ATTENTION_ZEROED)

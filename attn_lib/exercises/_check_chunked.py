@@ -216,6 +216,13 @@ def _chunked_mistakes() -> list[Mistake]:
             "Divide each chunk's scores by the square root of d_k, once.",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),),
         ),
+        Mistake(
+            "scaled-by-dv",
+            "Your chunked output matches dividing the scores by sqrt(d_v): the scale was read from V. It belongs "
+            "to the dot products of queries with keys, which have d_k terms; d_v is the width of the values.",
+            "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(V.shape[1])),),
+        ),
         Mistake("uniform-weights", _UNIFORM, "Weigh each value row by exp(score - running_max), as above.",
                 (lambda Q, K, V, chunk_size: np.broadcast_to(V.mean(axis=0), (Q.shape[0], V.shape[1])),)),
     ]

@@ -41,12 +41,33 @@ def _cross_cases() -> list[Case]:
     return cases
 
 
-def _causal(n, m):
-    return np.tri(n, m, dtype=bool)  # top-left: query i sees keys 0..i
+def _causal(n, m, bottom_right=False):
+    """top-left: query i sees keys 0..i; bottom-right: the last query sees every key (keys 0..i + m - n)."""
+    return np.tri(n, m, k=m - n if bottom_right else 0, dtype=bool)
 
 
 def _cross_mistakes() -> list[Mistake]:
     return [
+        Mistake(
+            "values-from-decoder",
+            "Your keys come from X_enc, but your values from X_dec, the decoder's own states. The weights "
+            "(..., n, m) have one column per source position, so they average m value rows, and those must come "
+            "from the same sequence as the keys: the encoder's output X_enc through W_v. With values from X_dec "
+            "there are n value rows, which do not fit the m columns of the weights.",
+            "Compute V = X_enc @ W_v, like K = X_enc @ W_k.",
+            (lambda X_dec, X_enc, W_q, W_k, W_v: _out(X_dec @ W_q, X_enc @ W_k, X_dec @ W_v),),  # fails: n != m
+            same_sizes=True,
+        ),
+        Mistake(
+            "keys-from-decoder",
+            "Your values come from X_enc, but your keys from X_dec, the decoder's own states. The scores then "
+            "compare each decoder position with the decoder's positions (n x n), while the values have one row "
+            "per source position (m): the keys must come from the same sequence as the values, X_enc through W_k, "
+            "so the scores are n x m.",
+            "Compute K = X_enc @ W_k, like V = X_enc @ W_v.",
+            (lambda X_dec, X_enc, W_q, W_k, W_v: _out(X_dec @ W_q, X_dec @ W_k, X_enc @ W_v),),  # fails: n != m
+            same_sizes=True,
+        ),
         Mistake(
             "kv-from-decoder",
             "Your keys and values come from X_dec, the decoder's own states: that is self-attention, and the "
@@ -56,8 +77,6 @@ def _cross_mistakes() -> list[Mistake]:
             "Compute K = X_enc @ W_k and V = X_enc @ W_v; only Q = X_dec @ W_q comes from the decoder.",
             (
                 lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_dec, W_q, W_k, W_v),
-                lambda X_dec, X_enc, W_q, W_k, W_v: _out(X_dec @ W_q, X_enc @ W_k, X_dec @ W_v),  # fails: n != m
-                lambda X_dec, X_enc, W_q, W_k, W_v: _out(X_dec @ W_q, X_dec @ W_k, X_enc @ W_v),  # fails: n != m
                 lambda X_dec, X_enc, W_q, W_k, W_v: _softmax(  # and K.T, which fails on a batch
                     (X_dec @ W_q) @ (X_dec @ W_k).T / np.sqrt(W_q.shape[-1])) @ (X_dec @ W_v),
             ),
@@ -84,13 +103,15 @@ def _cross_mistakes() -> list[Mistake]:
         ),
         Mistake(
             "causal-mask",
-            "Your cross-attention applies a causal mask, so decoder position i reads only source positions 0 to "
-            "i. The causal mask belongs to the decoder's self-attention (it must not see words it has not "
+            "Your cross-attention applies a causal mask, so decoder position i reads only the source positions "
+            "up to its own (0 to i, or with the mask aligned to the bottom-right corner 0 to i + m - n). The "
+            "causal mask belongs to the decoder's self-attention (it must not see words it has not "
             "written yet); the source sentence is read whole before decoding starts, so every query may attend "
             "to all m encoder positions.",
             "Drop the mask: every decoder query sees every encoder position.",
-            (lambda X_dec, X_enc, W_q, W_k, W_v: _head(
-                X_dec, X_enc, W_q, W_k, W_v, mask=_causal(X_dec.shape[-2], X_enc.shape[-2])),),
+            tuple((lambda X_dec, X_enc, W_q, W_k, W_v, corner=corner: _head(
+                X_dec, X_enc, W_q, W_k, W_v, mask=_causal(X_dec.shape[-2], X_enc.shape[-2], corner)))
+                for corner in (False, True)),
         ),
         Mistake(
             "transpose-on-batch",
@@ -100,6 +121,15 @@ def _cross_mistakes() -> list[Mistake]:
             "Swap only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)).",
             (lambda X_dec, X_enc, W_q, W_k, W_v: _softmax(
                 (X_dec @ W_q) @ (X_enc @ W_k).T / np.sqrt(W_q.shape[-1])) @ (X_enc @ W_v),),
+        ),
+        Mistake(
+            "divide-by-dk",
+            "Your scores are divided by d_k = W_q.shape[-1] instead of sqrt(d_k). A score is a sum of d_k "
+            "products, so its standard deviation, the unit that makes scores comparable, is sqrt(d_k); dividing "
+            "by d_k shrinks the scores too much and flattens every row of weights.",
+            "Divide by np.sqrt(d_k), not by d_k (K.shape[-1] is d_k itself).",
+            (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
+                                                       divide_by=float(W_q.shape[-1])),),
         ),
         Mistake(
             "scaled-by-dv",

@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
+
+from ..attention import softmax as _attn_lib_softmax
 
 from ._check_softmax import _diagnose_weights, _expected
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
+from ._learner_code import _fills_blocked, _zeroed_before_max
 from ._pieces import (
     _AXIS_1,
     _BOOL_INDEX,
@@ -15,6 +20,7 @@ from ._pieces import (
     _FIX_MAX_BEFORE_MASK,
     _FIX_NO_DIVISION,
     _FIX_OVERFLOW,
+    _FINITE_FILL_NOTE,
     _GLOBAL_MAX,
     _MAX_BEFORE_MASK,
     _NO_DIVISION,
@@ -94,6 +100,16 @@ def _exp_times_mask(scores, mask):
     return e / e.sum(axis=-1, keepdims=True)
 
 
+def _exp_shift_times_mask(scores, mask):
+    e = np.exp(scores - np.max(scores, axis=-1, keepdims=True)) * mask  # no -inf anywhere: zeroed, renormalised
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def _inverted_raising(scores, mask):
+    """The inverted mask through attn_lib.softmax, which raises on a row whose keys are all blocked."""
+    return _attn_lib_softmax(np.where(mask, -np.inf, scores))
+
+
 def _masked_mistakes() -> list[Mistake]:
     fix = "Put -inf in the blocked scores before the softmax (np.where broadcasts the mask): exp(-inf) = 0."
     return [
@@ -109,7 +125,7 @@ def _masked_mistakes() -> list[Mistake]:
             "blocked ones overflow and inf x 0 is NaN.",
             fix,
             (_renormalised, lambda scores, mask: _renormalised(scores, mask, 1e-9),
-             lambda scores, mask: _renormalised(scores, mask, 1e-12), _exp_times_mask),
+             lambda scores, mask: _renormalised(scores, mask, 1e-12), _exp_times_mask, _exp_shift_times_mask),
             strict_nonfinite=True,
         ),
         Mistake(
@@ -138,7 +154,7 @@ def _masked_mistakes() -> list[Mistake]:
             "Your function uses the mask the wrong way round: blocked keys get the weight and allowed keys get "
             "0. In this course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
             "Keep the score where the mask is True, and put -inf where it is False.",
-            (lambda scores, mask: _softmax(np.where(mask, -np.inf, scores)),),
+            (lambda scores, mask: _softmax(np.where(mask, -np.inf, scores)), _inverted_raising),
         ),
         Mistake(
             "ignored-mask",
@@ -245,6 +261,8 @@ def _fully_masked_weights_note(fn, run) -> str:
             "(all its scores are -inf, and the softmax computes 0/0). attn_lib.softmax raises a ValueError "
             "instead; a NaN would spread silently through every later layer."
         )
+    if got is not None and got.shape == (2, 3) and np.allclose(got[1], 1 / 3):  # a finite fill: spread evenly
+        return _FINITE_FILL_NOTE.format(what="nothing downstream can tell that row was empty.")
     return ""
 
 
@@ -271,6 +289,14 @@ _MASKED = FunctionProblem(
 )
 
 
+def _zeroed_first() -> list[Mistake]:
+    """The table with zero-then-renormalise before max-before-mask (see ``_learner_code._fills_blocked``)."""
+    return _zeroed_before_max(_masked_mistakes())
+
+
+# A maximum taken before the mask and exp(scores - max) zeroed by the mask give the same numbers on every input;
+# only the code tells them apart: the first fills the blocked scores (-inf, np.where, a fill such as -1e9).
+_MASKED_ZEROED = dataclasses.replace(_MASKED, mistakes=_zeroed_first)
 def check_masked_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
 
@@ -305,4 +331,4 @@ def check_masked_softmax(fn) -> Feedback:
     >>> check_masked_softmax(renormalised).mistake
     'zero-then-renormalise'
     """
-    return judge(fn, _MASKED)
+    return judge(fn, _MASKED if _fills_blocked(fn) else _MASKED_ZEROED)

@@ -11,10 +11,13 @@ from ._pieces import _softmax
 _ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o")
 
 
-def _head(X_q, X_kv, W_q, W_k, W_v, scale=None, axis=-1):
-    Q, K, V = X_q @ W_q, X_kv @ W_k, X_kv @ W_v  # (n, d_k), (m, d_k), (m, d_v)
+def _head(X_q, X_kv, W_q, W_k, W_v, scale=None, axis=-1, X_k=None, X_v=None, weights=False):
+    """One head's output (or, with ``weights``, its weights); ``X_k``, ``X_v`` replace X_kv for the keys, values."""
+    X_k, X_v = (X_kv if X is None else X for X in (X_k, X_v))
+    Q, K, V = X_q @ W_q, X_k @ W_k, X_v @ W_v  # (n, d_k), (m, d_k), (m, d_v)
     scores = Q @ K.T / (np.sqrt(W_q.shape[-1]) if scale is None else scale)  # (n, d_k) x (d_k, m) -> (n, m)
-    return _softmax(scores, axis=axis) @ V  # (n, m) x (m, d_v) -> (n, d_v)
+    w = _softmax(scores, axis=axis)
+    return w if weights else w @ V  # (n, m) x (m, d_v) -> (n, d_v)
 
 
 def _heads(X_q, X_kv, W_q, W_k, W_v, share=(), **kw):
@@ -56,6 +59,15 @@ def _multihead_cases() -> list[Case]:
 
 def _multihead_mistakes() -> list[Mistake]:
     return [
+        Mistake(
+            "returned-weights",
+            "Your function returns the heads' attention weights stacked, (heads, n, m), not the output. The "
+            "weights say how much each query listens to each key; each head's output multiplies them by its "
+            "values, (n, m) x (m, d_v) -> (n, d_v), and the heads side by side go through W^O.",
+            "In each head, multiply the weights by V_h = X_kv @ W_v[h]; then concatenate and apply W_o.",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v, weights=True),
+             lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, weights=True))),
+        ),
         Mistake(
             "forgot-w-o",
             "Your function returns the concatenated heads, (n, heads * d_v), without the output projection. "
@@ -165,6 +177,35 @@ def _multihead_mistakes() -> list[Mistake]:
             "(X_kv, m positions).",
             "Keys and values come from X_kv.",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_q, X_q, W_q, W_k, W_v, W_o),),
+        ),
+        Mistake(
+            "values-from-queries",
+            "Your keys come from X_kv but your values from X_q. The weights (n, m) have one column per key, "
+            "so they average m value rows, and those come from the same sequence as the keys: V_h = X_kv @ "
+            "W_v[h], (m, d_v). With values from X_q there are n value rows, which fit the weights only when "
+            "n = m (the self-attention case), where your answer is right.",
+            "Project the values from X_kv, like the keys: V_h = X_kv @ W_v[h].",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_v=X_q)) @ W_o,),
+            same_sizes=True,
+        ),
+        Mistake(
+            "keys-from-queries",
+            "Your values come from X_kv but your keys from X_q. The scores then compare each query with the "
+            "queries' own sequence, (n, n), while the values have one row per position of X_kv (m): keys and "
+            "values come from the same sequence read, X_kv, so the scores are (n, m). (On the self-attention "
+            "case, where X_q is X_kv, your answer is right.)",
+            "Project the keys from X_kv, like the values: K_h = X_kv @ W_k[h].",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_k=X_q)) @ W_o,),
+            same_sizes=True,
+        ),
+        Mistake(
+            "divide-by-dk",
+            "Your heads divide their scores by d_k = W_q.shape[-1] instead of sqrt(d_k). A score is a sum of "
+            "d_k products, so its standard deviation, the unit that makes scores comparable, is sqrt(d_k); "
+            "dividing by d_k shrinks the scores too much and flattens every head's weights.",
+            "Divide each head's scores by np.sqrt(W_q.shape[-1]), not by W_q.shape[-1].",
+            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]))) @ W_o,),
         ),
         Mistake(
             "scaled-by-dv",

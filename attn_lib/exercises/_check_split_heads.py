@@ -63,6 +63,17 @@ def _split_mistakes() -> list[Mistake]:
             (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(2, 0, 1),),
         ),
         Mistake(
+            "heads-dk-swapped",
+            "Your result is (d_k, n, heads): the number of heads and the width of a head have swapped places "
+            "(X.reshape(n, d_model // heads, heads) puts d_k where the heads go). The reshape's middle axis "
+            "counts the heads and its last axis the d_k columns of one head, so each row is cut into heads "
+            "pieces of d_k columns: (n, heads, d_k), then the heads axis goes first.",
+            "Reshape to (n, heads, d_model // heads), not (n, d_model // heads, heads), then move the heads axis "
+            "to the front.",
+            (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(1, 0, 2),
+             lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(2, 0, 1)),
+        ),
+        Mistake(
             "positions-last",
             "Your result is (heads, d_k, n): each head is transposed, one column per position. Rows are "
             "positions, so a head is (n, d_k).",

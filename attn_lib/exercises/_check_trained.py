@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._check_answers import check_choice, check_number
+from ._check_answers import _as_number, check_choice, check_number
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
 
@@ -183,6 +183,9 @@ def check_why_scores_grow(answer) -> Feedback:
                              "could make the same keys score high in every row, whatever the query?")
 
 
+_TIMES_DK_NEAR = 0.01  # an answer named times-dk lies this fraction of the times-dk weight's distance from the right one
+
+
 def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
     """A row of two keys whose scaled scores differ by ``gap``: its larger weight once the division is removed.
 
@@ -203,13 +206,18 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
         (sigmoid(gap / math.sqrt(d_k)), "divided-again",
          f"You divided the gap by sqrt(d_k) once more; removing the division does the opposite: the unscaled gap "
          f"is {gap:g} x sqrt(d_k).", "Scaled score = unscaled / sqrt(d_k), so unscaled = scaled x sqrt(d_k)."),
-        (sigmoid(gap * d_k), "times-dk",
-         f"You multiplied the gap by d_k = {d_k}; the division was by sqrt(d_k) = {math.sqrt(d_k):.2f}. (An answer "
-         "of exactly 1 would also mean a one-hot row, which two finite scores never give.)",
-         "Multiply the gap by sqrt(d_k), then take 1 / (1 + exp(-gap))."),
         (0.5, "equal-weights", "Two different scores never get equal weights.",
          "Softmax of two scores depends only on their gap."),
     ]
+    times_dk = sigmoid(gap * d_k)
+    value = _as_number(answer)
+    if value is not None and abs(value - times_dk) <= _TIMES_DK_NEAR * abs(times_dk - expected):
+        # Only an answer near the times-dk weight (1 - 1e-14 for d_k = 32: within 4e-5 of it) is told so; 0.999 is not.
+        mistakes.append((times_dk, "times-dk",
+                         f"You multiplied the gap by d_k = {d_k}; the division was by sqrt(d_k) = "
+                         f"{math.sqrt(d_k):.2f}. (An answer of exactly 1 would also mean a one-hot row, which two "
+                         "finite scores never give.)",
+                         "Multiply the gap by sqrt(d_k), then take 1 / (1 + exp(-gap))."))
     rel = 0.002
     return check_number(
         answer, expected, rel=rel, mistakes=_distinct(mistakes, expected, rel), what="the larger weight",

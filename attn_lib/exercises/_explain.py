@@ -34,10 +34,11 @@ def _gist(exc: BaseException) -> str:
     return re.sub(r"\d+", "#", str(exc))
 
 
-def _agree(got, want, tol, strict: bool):
+def _agree(got, want, tol, strict: bool, same_sizes: bool = False):
     """True/False: does the learner's outcome agree with a variant's? None: this case tells nothing."""
     if isinstance(want, Raised):  # the same exception with the same message (sizes aside): the same operation
-        return isinstance(got, Raised) and type(got.exc) is type(want.exc) and _gist(got.exc) == _gist(want.exc)
+        gist = str if same_sizes else _gist
+        return isinstance(got, Raised) and type(got.exc) is type(want.exc) and gist(got.exc) == gist(want.exc)
     if isinstance(got, (Raised, Bad)):
         return False
     finite = isfinite(want)
@@ -58,7 +59,7 @@ def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset(), i
         if got is None or i in ignore or (i in skip and not mistake.strict_nonfinite):
             continue
         want = variant_outcome(variant, case)
-        verdict = _agree(got, want, tols[i], mistake.strict_nonfinite)
+        verdict = _agree(got, want, tols[i], mistake.strict_nonfinite, mistake.same_sizes)
         if verdict is False:
             return False
         if verdict:
@@ -137,7 +138,7 @@ def report_problem(problem, case: Case, owner=None) -> Feedback:
             f"Your function raised {problem.describe()} when called on {case.label}.",
             exception_hint(problem.exc, owner),
         )
-    return _fail(problem.mistake, f"{problem.text} (Called on {case.label}.)")
+    return _fail(problem.mistake, f"{problem.text} (Called on {case.label}.)", problem.hint)
 
 
 def explain(results, cases, tols, dtypes, judged, problem, run, table, split=True) -> Feedback:
@@ -154,17 +155,24 @@ def explain(results, cases, tols, dtypes, judged, problem, run, table, split=Tru
     rest = [i for i in judged if i not in extra]
     if split and extra and rest and not set(rest) <= right and all(isinstance(results[i], np.ndarray) for i in rest):
         feedback = explain(results, cases, tols, dtypes, rest, problem, run, table, split=False)
+        # A wrong shape that is the batch's axes in front of the shape the answer gives on one sequence is the
+        # same mistake as on 2-D (e.g. keepdims=True, or the output's norm instead of the values'): no batch note.
+        ref = rest[0]
+        same = {i for i in extra if _same_shape_mistake(results[i], cases[i], results[ref], cases[ref])}
+        extra = [i for i in extra if i not in same]
         # A wrong shape that keeps the batch axes is the same mistake as on 2-D (e.g. a transposed result);
         # a batch case counts against the answer's batch handling only when it raises or loses those axes.
         structural = [i for i in extra if not isinstance(results[i], np.ndarray)
                       or results[i].shape[:-2] != cases[i].expected.shape[:-2]
                       or (results[i].shape != cases[i].expected.shape
                           and all(results[j].shape == cases[j].expected.shape for j in rest))]
-        if not structural and feedback.mistake not in {m.id for m in table}:
+        if not structural and (not extra or feedback.mistake not in {m.id for m in table}):
+            if feedback.mistake in {m.id for m in table}:
+                return feedback
             return explain(results, cases, tols, dtypes, judged, problem, run, table, split=False)
         i = (structural or extra)[0]
         return _fail(feedback.mistake, feedback.reason + f" Also, on {cases[i].label} your function "
-                     f"{_went_wrong(results[i], problem)}: {_batch_note(problem, cases)}", feedback.hint)
+                     f"{_went_wrong(results[i], problem)}: {_batch_note(problem, cases, results[i])}", feedback.hint)
     if overflow and all(i in right for i in judged if i not in overflow):
         mid, reason, hint = problem.overflow
         return _fail(mid, reason.format(label=cases[min(overflow)].label), hint)
@@ -184,8 +192,26 @@ def explain(results, cases, tols, dtypes, judged, problem, run, table, split=Tru
     return diagnose_generic(judged_results, judged_cases, judged_tols, problem, [dtypes[i] for i in judged])
 
 
-def _batch_note(problem, cases) -> str:
+def _same_shape_mistake(got, case, ref_got, ref_case) -> bool:
+    """Whether ``got`` (wrong on a batch case) has the batch's leading axes, then the shape the answer gives on
+    the 2-D case ``ref_case``: the answer treats a batch as a stack of sequences, and is wrong on each alike."""
+    if not (isinstance(got, np.ndarray) and isinstance(ref_got, np.ndarray)) or got.shape == case.expected.shape:
+        return False
+    lead = case.expected.ndim - ref_case.expected.ndim  # the sizes differ between cases: compare the axes
+    return lead > 0 and got.shape[:lead] == case.expected.shape[:lead] and got.ndim == lead + ref_got.ndim
+
+
+def _einsum_ellipsis(got) -> bool:
+    message = str(got.exc) if isinstance(got, Raised) else ""
+    return "einstein sum" in message and "ellipsis" in message
+
+
+def _batch_note(problem, cases, got=None) -> str:
     """What the problem promises about leading axes, in its own terms (masks and K only where it has them)."""
+    if _einsum_ellipsis(got):  # the axes were counted from the end; the einsum's output lacks '...'
+        return ("the problem asks for leading batch axes, and np.einsum keeps the axes '...' stands for unless "
+                "the output names them: write '...' in the output too (and sum over those axes afterwards if "
+                "the result has none), or name each batch axis with its own letter.")
     masks = " and masks that broadcast" if any("broadcast" in case.tags for case in cases) else ""
     keys = ", np.swapaxes(K, -1, -2)" if "K" in problem.params else ""
     return f"the problem asks for leading batch axes{masks}, so count axes from the end (axis=-1{keys})."

@@ -20,7 +20,8 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
    When none matches and the answer fails on cases tagged ``"batch"`` or ``"broadcast"`` (a 2-D-only answer with
-   a second mistake), steps 5-7 run on the other cases and a note about the batch is added.
+   a second mistake), steps 5-7 run on the other cases and a note about the batch is added
+   (none when the batch answer is the batch's axes in front of the answer's 2-D shape: one mistake on every sequence).
 6. Otherwise: right except NaN/inf on cases tagged ``"large"`` -> ``overflow`` (id, reason, hint).
 7. Otherwise ``no-batch`` (right on every case without the tag ``"batch"``, wrong on one with it), an
    exception or odd return value on some case, ``diagnose(results, cases, tols, run)`` (the problem's own
@@ -76,7 +77,8 @@ Writing one
   keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
   raising the same exception with the same message, numbers aside). A case where the variant is
   mostly NaN/inf tells nothing and is skipped, unless ``strict_nonfinite`` (a numerical mistake whose NaN/inf
-  must be reproduced). A mistake only matches if on some case it differs from the right answer: order the table
+  must be reproduced; ``same_sizes=True``: a raising variant matches only a message with the same numbers,
+  for two mistakes that fail in the same operation on different sizes). A mistake only matches if on some case it differs from the right answer: order the table
   from specific to general.
 - ``FunctionProblem``: ``params`` are passed positionally, in order; ``optional`` names (e.g. ``("mask",)``) are
   passed by keyword only when the case's value is not None; a function that cannot take them is judged on the
@@ -155,6 +157,7 @@ class Mistake:
     hint: str
     variants: tuple = ()
     strict_nonfinite: bool = False
+    same_sizes: bool = False  # a raising variant matches only the same message with the same sizes
 
 
 

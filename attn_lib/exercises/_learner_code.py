@@ -4,8 +4,11 @@ library's), the learner's line where an exception happened, and a function's sig
 from __future__ import annotations
 
 import inspect
+import io
 import os
 import sysconfig
+import textwrap
+import tokenize
 import traceback
 
 import numpy as np
@@ -59,3 +62,49 @@ def _signature_text(fn) -> str:
         return f"{getattr(fn, '__name__', 'your function')}{inspect.signature(fn)}"
     except (TypeError, ValueError):
         return "your function"
+
+
+_FILL_NAMES = {"inf", "NINF", "finfo", "iinfo"}
+
+
+def _fill_number(text: str) -> bool:
+    """A number a learner types as a fill for blocked scores: 1e9, 1e+30, 10000 (not 0, 1, 1e-9)."""
+    try:
+        return abs(float(text.replace("_", ""))) >= 1000
+    except ValueError:  # 1j and the like
+        return False
+
+
+def _fills_blocked(fn) -> bool:
+    """Whether the learner's code visibly fills blocked scores (True when it cannot be read): a fill value such
+    as np.inf, float("-inf"), np.finfo(...).min or -1e9 appears in it (np.where(mask, e, 0) zeroes, it does not
+    fill); comments and docstrings do not count."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except Exception:  # a builtin, a partial, a callable object, code typed where no source is kept
+        return True
+    tokens = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            tokens.append(tok)
+    except (tokenize.TokenError, SyntaxError):  # a lambda's line cut mid-expression: the tokens read so far
+        pass
+    return any(
+        (tok.type == tokenize.NAME and tok.string in _FILL_NAMES)
+        or (tok.type == tokenize.NUMBER and _fill_number(tok.string))
+        or (tok.type == tokenize.STRING and len(tok.string) < 12 and "inf" in tok.string.lower())
+        for tok in tokens
+    )
+
+
+def _zeroed_before_max(table: list) -> list:
+    """``table`` with zero-then-renormalise moved just before max-before-mask. exp(scores - max) zeroed by the
+    mask and a maximum taken before -inf is put in give the same numbers on every input: for code that fills no
+    blocked score (see :func:`_fills_blocked`) the first is the mistake made."""
+    ids = [m.id for m in table]
+    if "zero-then-renormalise" not in ids or "max-before-mask" not in ids:
+        return table
+    zeroed = table[ids.index("zero-then-renormalise")]
+    rest = [m for m in table if m is not zeroed]
+    at = [m.id for m in rest].index("max-before-mask")
+    return [*rest[:at], zeroed, *rest[at:]]

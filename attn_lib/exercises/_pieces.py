@@ -135,6 +135,13 @@ _MAX_BEFORE_MASK = (
 
 _FIX_MAX_BEFORE_MASK = "Take the maximum of the masked scores, after -inf is in place."
 
+_FINITE_FILL_NOTE = (
+    "\nOne thing to know: your function fills the blocked scores with a finite number (such as -1e9), not -inf. "
+    "That gives the same weights while a row keeps one allowed key, but a row whose keys are all blocked then "
+    "does not come back as NaN or an error: its weights still sum to one, so they go to keys it must not see "
+    "(notebook 06 works out how much each gets), and {what}"
+)
+
 _BOOL_INDEX = (
     "Your function sets blocked scores with boolean indexing (scores[~mask] = -np.inf). That needs the mask to "
     "have exactly the scores' shape, so it fails on a mask that only broadcasts to it, such as a padding mask "

@@ -82,6 +82,7 @@ class Bad:
 
     mistake: str
     text: str
+    hint: str = ""
 
 
 def _copy(value):
@@ -392,22 +393,29 @@ def _as_result(out, what: str, convert: str = "float", array_only: bool = False)
     if array_only and isinstance(out, list):
         return Bad("returned-list", f"Your function returned a Python list of {len(out)} items; the problem asks for "
                    f"an array of the {what}. A list has no .shape, no dtype and no batch axes to broadcast over: "
-                   "np.stack(...) or np.array(...) turns it into one.")
+                   "np.stack(...) or np.array(...) turns it into one.",
+                   "Return np.stack(pieces) (or np.array(...)) instead of the list of pieces, and check its shape.")
     if out is None:
-        return Bad("returned-none", f"Your function returned None instead of the {what}: is a `return` missing?")
+        return Bad("returned-none", f"Your function returned None instead of the {what}: is a `return` missing?",
+                   f"End the function with `return` and the {what}; a function without one returns None.")
     if isinstance(out, tuple):
         return Bad("returned-tuple", f"Your function returned a tuple of {len(out)} items; return the {what} "
-                   "alone, as one array.")
+                   "alone, as one array.",
+                   f"Return only the {what}: `return a, b` makes a tuple, so keep anything else you computed (the "
+                   "weights, say) out of the return statement.")
     if isinstance(out, np.ma.MaskedArray) and np.ma.getmaskarray(out).any():
         blocked = "with the blocked weights 0" if what == "weights" else "with numbers in the masked entries"
         return Bad("masked-array", f"You returned a numpy masked array; its blocked entries print as -- but hold "
                    f"other numbers, which any plain numpy code that uses your {what} gets: return a plain array "
-                   f"{blocked}, e.g. by filling.")
+                   f"{blocked}, e.g. by filling.",
+                   "Fill the masked entries and return a plain array: np.ma.filled(result, 0.0).")
     try:
         arr = np.asarray(out)
     except Exception:  # ragged lists and the like
-        return Bad("not-an-array", f"Your function returned {type(out).__name__}, not an array of numbers.")
+        return Bad("not-an-array", f"Your function returned {type(out).__name__}, not an array of numbers.",
+                   f"Return a numpy array of the {what}, built with numpy operations on the inputs.")
     if arr.dtype.kind not in "biuf":
         return Bad("not-an-array", f"Your function returned {type(out).__name__} of {arr.dtype}, not an array "
-                   "of real numbers.")
+                   "of real numbers.", f"Return a numpy array of the {what} as floats, built with numpy "
+                   "operations on the inputs.")
     return arr.astype(float) if convert == "float" else arr

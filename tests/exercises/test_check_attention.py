@@ -210,3 +210,35 @@ def test_attention_slightly_too_large_cast_to_float16_does_not_pass():
     assert not feedback.passed and feedback.mistake != "low-precision", feedback
     rounded = check_attention(lambda Q, K, V, mask=None: right_attention(Q, K, V, mask).astype(np.float16))
     assert rounded.mistake == "low-precision", rounded
+
+
+def test_a_finite_fill_passes_with_a_note_on_fully_blocked_rows():
+    # The review (08 P10): -inf answers got a note about fully blocked rows, a -1e9 fill none.
+    def fill_minus_1e9(Q, K, V, mask=None):
+        scores = Q @ kt(K) / np.sqrt(Q.shape[-1])
+        return row_softmax(scores if mask is None else np.where(mask, scores, -1e9)) @ V
+
+    feedback = check_attention(fill_minus_1e9)
+    assert feedback.passed and "finite number" in feedback.reason and "must not see" in feedback.reason, feedback
+
+
+def test_a_returned_tuple_gets_a_hint():
+    # The review (08 P8, P10): returned-tuple failed with an empty hint.
+    def with_weights(Q, K, V, mask=None):
+        scores = Q @ kt(K) / np.sqrt(Q.shape[-1])
+        weights = row_softmax(scores if mask is None else np.where(mask, scores, -np.inf))
+        return weights @ V, weights
+
+    feedback = check_attention(with_weights)
+    assert feedback.mistake == "returned-tuple" and "return a, b" in feedback.hint, feedback
+
+
+def test_exponentials_zeroed_by_the_mask_are_zero_then_renormalise_not_max_before_mask():
+    # As in check_masked_softmax (review 06 P1): no -inf anywhere, so not "puts -inf in the blocked scores".
+    def exp_times_mask(Q, K, V, mask=None):
+        scores = Q @ kt(K) / np.sqrt(Q.shape[-1])
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * (1.0 if mask is None else mask)
+        return e / e.sum(axis=-1, keepdims=True) @ V
+
+    feedback = check_attention(exp_times_mask)
+    assert feedback.mistake == "zero-then-renormalise", feedback

@@ -357,3 +357,12 @@ def test_a_running_maximum_that_starts_at_zero_is_named_on_scores_far_below_zero
     feedback = check_chunked_attention(chunked(start_max=0.0))
     assert feedback.mistake == "max-starts-at-zero" and "-1000" in feedback.reason, feedback
     assert check_chunked_attention(chunked()).passed
+
+
+def test_scaling_by_sqrt_d_v_is_scaled_by_dv():
+    # The review (08 P6): the scale read from V got a generic wrong-values.
+    def by_dv(Q, K, V, chunk_size):
+        return chunked()(Q * np.sqrt(Q.shape[1]) / np.sqrt(V.shape[1]), K, V, chunk_size)  # scores / sqrt(d_v)
+
+    feedback = check_chunked_attention(by_dv)
+    assert feedback.mistake == "scaled-by-dv" and "sqrt(d_v)" in feedback.reason, feedback

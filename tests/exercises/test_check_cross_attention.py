@@ -96,3 +96,24 @@ def test_placeholder_is_not_answered():
 
 def test_the_same_answer_gets_the_same_words():
     assert str(check_cross_attention(kv_from_decoder_2d)) == str(check_cross_attention(kv_from_decoder_2d))
+
+
+# ------------------------------------------------------------------------------- learner review (07 P5)
+
+
+@pytest.mark.parametrize("fn, mistake, words", [
+    (lambda X_dec, X_enc, W_q, W_k, W_v: head(X_dec @ W_q, X_enc @ W_k, X_enc @ W_v, scale=W_k.shape[-1]),
+     "divide-by-dk", "instead of sqrt(d_k)"),
+    (lambda X_dec, X_enc, W_q, W_k, W_v: head(X_dec @ W_q, X_enc @ W_k, X_enc @ W_v, mask=np.tri(
+        X_dec.shape[-2], X_enc.shape[-2], k=X_enc.shape[-2] - X_dec.shape[-2], dtype=bool)),
+     "causal-mask", "bottom-right"),
+    (lambda X_dec, X_enc, W_q, W_k, W_v: head(X_dec @ W_q, X_enc @ W_k, X_dec @ W_v),
+     "values-from-decoder", "Your keys come from X_enc, but your values from X_dec"),
+    (lambda X_dec, X_enc, W_q, W_k, W_v: head(X_dec @ W_q, X_dec @ W_k, X_enc @ W_v),
+     "keys-from-decoder", "Your values come from X_enc, but your keys from X_dec"),
+], ids=["divided by d_k", "bottom-right causal mask", "values from X_dec", "keys from X_dec"])
+def test_review_07_p5_mistakes_are_named(fn, mistake, words):
+    # The review: d_k and the bottom-right mask got wrong-values; values alone from X_dec were told "keys and values".
+    feedback = check_cross_attention(fn)
+    assert feedback.mistake == mistake and words in feedback.reason, str(feedback)
+    assert "keys and values come from X_dec" not in feedback.reason

@@ -152,3 +152,13 @@ def test_an_exception_hint_names_this_problems_own_arguments():
     assert feedback.mistake == "exception", feedback
     assert "X (..., n, d_model), K (..., m, d_k), d_scores (..., n, m)" in feedback.hint
     assert "(d_model, d_k)" in feedback.hint and "V (" not in feedback.hint and "Q (" not in feedback.hint
+
+
+def test_an_einsum_without_ellipsis_in_its_output_is_not_told_to_count_axes_from_the_end():
+    # The review (09 P1): '...nd,...nk->dk' with a scale mistake was told to count axes from the end; it does.
+    def unscaled(X, K, d_scores):
+        return np.einsum("...nd,...nk->dk", X, d_scores @ K)
+
+    feedback = check_dW_q(unscaled)
+    assert feedback.mistake == "no-scale", feedback
+    assert "count axes from the end" not in feedback.reason and "'...' in the output" in feedback.reason, feedback

@@ -272,3 +272,69 @@ def test_a_numpy_masked_array_is_masked_array():
     feedback = check_masked_softmax(masked_array_softmax)
     assert feedback.mistake == "masked-array", feedback
     assert "print as --" in feedback.reason
+
+
+# ------------------------------------------------------------------------------- learner review (06 P1)
+
+
+def exp_shift_times_mask(scores, mask):
+    e = np.exp(scores - scores.max(axis=-1, keepdims=True)) * mask  # no -inf anywhere
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_exponentials_zeroed_by_the_mask_are_zero_then_renormalise_not_max_before_mask():
+    # The review: this was told it "puts -inf in the blocked scores", a mistake it does not make.
+    feedback = check_masked_softmax(exp_shift_times_mask)
+    assert feedback.mistake == "zero-then-renormalise", feedback
+    assert "-inf in the blocked scores but" not in feedback.reason
+
+
+def test_an_inverted_mask_through_attn_lib_softmax_is_inverted_mask():
+    # The review: attn_lib.softmax raising on the row the inverted mask empties gave a generic exception.
+    feedback = check_masked_softmax(lambda scores, mask: attn_lib.softmax(np.where(~mask, scores, -np.inf)))
+    assert feedback.mistake == "inverted-mask", feedback
+
+
+def fill_minus_1e9(scores, mask):
+    x = np.where(mask, scores, -1e9)
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def test_a_finite_fill_passes_with_a_note_on_fully_blocked_rows():
+    # The review: -inf answers got a note about fully blocked rows, a -1e9 fill none.
+    feedback = check_masked_softmax(fill_minus_1e9)
+    assert feedback.passed and "finite number" in feedback.reason and "must not see" in feedback.reason, feedback
+    assert "1/" not in feedback.reason and "evenly" not in feedback.reason  # 06 P3 asks for that weight
+
+
+def test_exponentials_zeroed_with_np_where_are_zero_then_renormalise():
+    def where_zeroed(scores, mask):
+        e = np.exp(scores - scores.max(axis=-1, keepdims=True))
+        e = np.where(mask, e, 0.0)  # zeroes the exponentials; fills no score
+        return e / e.sum(axis=-1, keepdims=True)
+
+    assert check_masked_softmax(where_zeroed).mistake == "zero-then-renormalise"
+
+
+def max_before_inf(scores, mask):
+    e = np.exp(np.where(mask, scores, -np.inf) - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def max_before_float_inf(scores, mask):
+    x = scores.copy()
+    x[~np.broadcast_to(mask, x.shape)] = float("-inf")
+    e = np.exp(x - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def max_before_1e9(scores, mask):
+    e = np.exp(np.where(mask, scores, -1e9) - scores.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+@pytest.mark.parametrize("fn", [max_before_inf, max_before_float_inf, max_before_1e9])
+def test_a_maximum_before_the_mask_with_a_fill_in_the_code_is_max_before_mask(fn):
+    # The same numbers as exp(scores - max) * mask renormalised: a fill value in the code decides.
+    assert check_masked_softmax(fn).mistake == "max-before-mask"

@@ -156,3 +156,29 @@ def test_heads_concatenated_down_the_rows_are_named_as_the_wrong_axis():
         feedback = check_multihead(fn)
         assert feedback.mistake == "concat-axis-0" and "along axis 0" in feedback.reason, feedback
         assert "mixes positions" not in feedback.reason
+
+
+# ------------------------------------------------------------------------------- learner review (07 P1)
+
+
+def heads_with(X_q, X_kv, W_q, W_k, W_v, X_k=None, X_v=None, scale=None):
+    X_k, X_v = (X_kv if X is None else X for X in (X_k, X_v))
+    outs = []
+    for h in range(len(W_q)):
+        scores = (X_q @ W_q[h]) @ (X_k @ W_k[h]).T / (np.sqrt(W_q.shape[-1]) if scale is None else scale)
+        outs.append(softmax_rows(scores) @ (X_v @ W_v[h]))
+    return np.concatenate(outs, axis=-1)
+
+
+@pytest.mark.parametrize("fn, mistake, words", [
+    (lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.stack(
+        [softmax_rows((X_q @ W_q[h]) @ (X_kv @ W_k[h]).T / np.sqrt(W_q.shape[-1])) for h in range(len(W_q))]),
+     "returned-weights", "(heads, n, m)"),
+    (lambda *a: heads_with(*a[:5], X_v=a[0]) @ a[5], "values-from-queries", "values from X_q"),
+    (lambda *a: heads_with(*a[:5], X_k=a[0]) @ a[5], "keys-from-queries", "keys from X_q"),
+    (lambda *a: heads_with(*a[:5], scale=a[2].shape[-1]) @ a[5], "divide-by-dk", "instead of sqrt(d_k)"),
+], ids=["stacked weights", "values from X_q", "keys from X_q", "divided by d_k"])
+def test_review_07_p1_mistakes_are_named(fn, mistake, words):
+    # The review: stacked weights got only wrong-shape, values from X_q a raw matmul exception, d_k wrong-values.
+    feedback = check_multihead(fn)
+    assert feedback.mistake == mistake and words in feedback.reason and feedback.hint, feedback

@@ -127,3 +127,18 @@ def test_a_list_of_heads_is_named_where_the_problem_asks_for_an_array():
     feedback = check_split_heads(as_list)
     assert feedback.mistake == "returned-list" and "np.stack" in feedback.reason, feedback
     assert check_split_heads(lambda X, heads: np.stack(as_list(X, heads))).passed
+
+
+# ------------------------------------------------------------------------------- learner review (07 P3)
+
+
+def test_heads_and_d_k_swapped_in_the_reshape_are_named():
+    # The review: X.reshape(n, d // h, h).transpose(1, 0, 2), (d_k, n, heads), got a generic wrong-shape.
+    feedback = check_split_heads(lambda X, heads: X.reshape(X.shape[0], X.shape[1] // heads, heads).transpose(1, 0, 2))
+    assert feedback.mistake == "heads-dk-swapped" and "(d_k, n, heads)" in feedback.reason, feedback
+
+
+def test_a_returned_list_gets_a_hint():
+    # The review: returned-list failed with an empty hint.
+    feedback = check_split_heads(lambda X, heads: list(X.reshape(X.shape[0], heads, -1).transpose(1, 0, 2)))
+    assert feedback.mistake == "returned-list" and "np.stack" in feedback.hint, feedback

@@ -288,3 +288,33 @@ def test_notebook_10_does_not_say_cls_adds_almost_nothing():
     # [CLS]'s weight x |v| is the largest of any key on every one of the five sentences (a fifth of the total):
     # "adds almost nothing" overstated it.
     assert not any("almost nothing" in _flat(c.source) for c in _notebook_10() if c.cell_type == "markdown")
+
+
+# ------------------------------------------------------------------- learner review (10 P4, P5): the batch note
+
+
+@pytest.mark.parametrize("check, fn", [
+    (check_previous_token, lambda w: np.diagonal(w, offset=-1, axis1=-2, axis2=-1).mean(-1, keepdims=True)),
+    (check_weight_times_value, lambda w, V: np.linalg.norm(w @ V, axis=-1)),
+], ids=["keepdims", "norm of the output"])
+def test_a_wrong_shape_made_alike_on_every_sequence_gets_no_batch_note(check, fn):
+    # The review: these count axes from the end, and were still told to (their batch answer is the 2-D one, stacked).
+    feedback = check(fn)
+    assert feedback.mistake == "wrong-shape" and "count axes from the end" not in feedback.reason, feedback
+
+
+def test_an_axis_mistake_that_shows_only_on_a_batch_keeps_the_batch_note():
+    feedback = check_previous_token(lambda w: np.diagonal(w, offset=-1).mean(-1, keepdims=True))  # axes 0 and 1
+    assert "count axes from the end" in feedback.reason, feedback
+
+
+@pytest.mark.parametrize("answer", [0.999, 0.9995])
+def test_an_answer_far_from_the_times_dk_weight_is_not_told_it_multiplied_by_d_k(answer):
+    # The review (10 P6): a gap of 32 gives 1 - 1e-14, yet 0.999 and 0.9995 were told "You multiplied the gap by d_k".
+    feedback = check_unscaled_row(answer)
+    assert not feedback.passed and feedback.mistake == "wrong-number" and "d_k = 32" not in feedback.reason, feedback
+
+
+@pytest.mark.parametrize("answer", [1.0, 1 / (1 + math.exp(-32))])
+def test_an_answer_at_the_times_dk_weight_is_times_dk(answer):
+    assert check_unscaled_row(answer).mistake == "times-dk"
