@@ -144,7 +144,8 @@ def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.
                    f"{mean_k:g}^2) and mean {mean_q:g} x {mean_k:g}, so variance {one:.4g}; the d_k = {d_k} "
                    f"independent products add: {expected:.1f}, more than the {d_k * var_q * var_k:.0f} that mean-0 "
                    "components of the same variances give. A mean is a third thing footnote 4 assumes away.")
-        hint = "var(q_t k_t) = E[q_t^2] E[k_t^2] - (E[q_t] E[k_t])^2, and E[x^2] = var(x) + mean(x)^2."
+        hint = ("For independent q_t and k_t, E[(q_t k_t)^2] = E[q_t^2] E[k_t^2]: write each mean square from its "
+                "variance and its mean, then take the variance of the product.")
     else:
         explain = (f"If the components were independent with mean 0, each product would have variance "
                    f"{var_q:.2f} x {var_k:.2f} and the d_k = {d_k} products would add: {expected:.1f}.")
@@ -217,10 +218,10 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
                          f"You multiplied the gap by d_k = {d_k}; the division was by sqrt(d_k) = "
                          f"{math.sqrt(d_k):.2f}. (An answer of exactly 1 would also mean a one-hot row, which two "
                          "finite scores never give.)",
-                         "Multiply the gap by sqrt(d_k), then take 1 / (1 + exp(-gap))."))
-    rel = 0.002
+                         "The division being removed was by sqrt(d_k), not by d_k."))
+    rel = 0.0005  # "to at least three decimals": within half a unit of the third decimal, as an absolute bound
     return check_number(
-        answer, expected, rel=rel, mistakes=_distinct(mistakes, expected, rel), what="the larger weight",
+        answer, expected, rel=0, abs_tol=rel, mistakes=_distinct(mistakes, expected, rel), what="the larger weight",
         explain=(f"Without the division the gap is {gap:g} x sqrt({d_k}) = {gap * math.sqrt(d_k):.2f}, and the "
                  f"larger weight is 1 / (1 + exp(-{gap * math.sqrt(d_k):.2f})) = {expected:.4f}: a row that was "
                  f"{sigmoid(gap):.2f} / {1 - sigmoid(gap):.2f} becomes nearly one-hot."),

@@ -318,3 +318,9 @@ def test_an_answer_far_from_the_times_dk_weight_is_not_told_it_multiplied_by_d_k
 @pytest.mark.parametrize("answer", [1.0, 1 / (1 + math.exp(-32))])
 def test_an_answer_at_the_times_dk_weight_is_times_dk(answer):
     assert check_unscaled_row(answer).mistake == "times-dk"
+
+
+@pytest.mark.parametrize("answer, right", [(0.997, True), (0.9965, True), (0.9985, False), (0.995, False)])
+def test_a_two_key_row_is_judged_to_three_decimals(answer, right):
+    # 10 P6 asks for three decimals: a learner review found 0.995 and 0.9985 accepted (a 0.2 % relative band).
+    assert check_unscaled_row(answer, gap=1.0, d_k=32).passed is right
