@@ -220,6 +220,9 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
                          "finite scores never give.)",
                          "The division being removed was by sqrt(d_k), not by d_k."))
     rel = 0.0005  # "to at least three decimals": within half a unit of the third decimal, as an absolute bound
+    # The judged band is narrow, so a mistake is also named in the decimals a learner writes it with (0.73).
+    mistakes += [(round(value, places), *rest) for value, *rest in list(mistakes) for places in (2, 3)
+                 if abs(round(value, places) - value) > rel]
     return check_number(
         answer, expected, rel=0, abs_tol=rel, mistakes=_distinct(mistakes, expected, rel), what="the larger weight",
         explain=(f"Without the division the gap is {gap:g} x sqrt({d_k}) = {gap * math.sqrt(d_k):.2f}, and the "
