@@ -12,14 +12,14 @@ _QUESTIONS = {
         "c",
         {
             "a": "Attention has no 'first match': every key is scored at once, and a score depends only on the query "
-                 "and that key's vector. Both positions carry the same key symbol, so they get about the same score.",
+                 "and that key's vector, not on where the key sits.",
             "b": "Attention has no 'latest match': every key is scored at once, and a score depends only on the query "
-                 "and that key's vector. Both positions carry the same key symbol, so they get about the same score.",
+                 "and that key's vector, not on where the key sits.",
             "c": "The trained head scores a key by its key symbol and has learned to ignore the value and place "
                  "stored with it. Two positions with the same key get about the same score, so the softmax splits "
                  "the weight between them, and the output is about the average of their two value rows.",
             "d": "The other six keys are scored exactly as in training: their symbols do not match the query, so "
-                 "their scores stay low. Only the two positions holding the asked-for key compete for the weight.",
+                 "their scores stay low, and they get little weight.",
         },
         "A score is q . k for one key at a time; the softmax only compares scores. What makes two keys' scores "
         "differ, for this trained head?",
@@ -44,9 +44,8 @@ _QUESTIONS = {
     "one-head": (
         "b",
         {
-            "a": "The same width gives the same number of parameters, not a second row of weights: one head gives "
-                 "each query one row. Serving both answers needs weight on two places, and a row split between "
-                 "them returns an average of two value rows, which the linear read-out cannot cleanly take apart.",
+            "a": "The same width gives the same number of parameters, not a second row of weights: one head still "
+                 "gives each query one row, whatever its width.",
             "b": "One head gives each query one row of weights, and the two answers need weight on two places. A "
                  "row split between them returns an average of two value rows, which a linear read-out cannot "
                  "cleanly take apart into which value came from where. So early in training the head follows the "
@@ -54,8 +53,8 @@ _QUESTIONS = {
                  "recall gets only what position 0's value gives it. A second head brings a second row of "
                  "weights, with its own W_q and W_k.",
             "c": "Splitting its row is what one head would need to serve both answers, and given much longer it "
-                 "does split; but early in training it does not. It takes the pattern that is the same for every "
-                 "query first, so one answer is right and the other stays far from half.",
+                 "does split; but early in training it does not. Look at which pattern is the same for every "
+                 "query.",
         },
         "How many rows of weights does a query get from one head, and what does a row spread over two positions "
         "return?",
