@@ -76,9 +76,7 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, naming the gradient
         scores = Q @ np.swapaxes(K * scale, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
         weights = softmax_rows_inplace(mask_inplace(scores, mask))  # P (..., n, m)
-        dV = np.swapaxes(weights, -1, -2) @ grad_output  # (..., m, n) x (..., n, d_v) -> (..., m, d_v)
-        d_weights = grad_output @ np.swapaxes(V, -1, -2)  # (..., n, d_v) x (..., d_v, m) -> (..., n, m)
-        d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))  # (..., n, m)
+        d_scores, dV = backward_from_weights(weights, V, grad_output)
         dQ = scale * (d_scores @ K)  # (..., n, m) x (..., m, d_k) -> (..., n, d_k)
         dK = scale * (np.swapaxes(d_scores, -1, -2) @ Q)  # (..., m, n) x (..., n, d_k) -> (..., m, d_k)
     gradients = {"dQ": dQ, "dK": dK, "dV": dV}
@@ -89,6 +87,26 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
                 "times V, or the gradient itself, is too large to represent; rescale grad_output or V"
             )
     return _sum_to_shape(dQ, Q.shape), _sum_to_shape(dK, K.shape), _sum_to_shape(dV, V.shape)
+
+
+def backward_from_weights(weights, V, grad_output):
+    """The backward pass through ``weights @ V`` and the softmax, from the weights P kept by the forward pass.
+
+    Returns ``(d_scores, dV)``: dV = P^T G, and dS = P * (dP - rowsum(dP * P)) with dP = G V^T, the softmax's
+    Jacobian applied row by row (its row sum comes from the shared denominator). ``weights`` (..., n, m), ``V``
+    (..., m, d_v) and ``grad_output`` (..., n, d_v) are used as they are: :func:`attention_backward` checks them,
+    and attn_lib.training calls this on the arrays of its own forward pass.
+
+    Examples
+    --------
+    >>> d_scores, dV = backward_from_weights(np.full((2, 4), 0.25), np.ones((4, 3)), np.ones((2, 3)))
+    >>> d_scores.shape, dV.shape, float(abs(d_scores).max())  # equal value rows: no score moves the output
+    ((2, 4), (4, 3), 0.0)
+    """
+    dV = np.swapaxes(weights, -1, -2) @ grad_output  # (..., m, n) x (..., n, d_v) -> (..., m, d_v)
+    d_weights = grad_output @ np.swapaxes(V, -1, -2)  # (..., n, d_v) x (..., d_v, m) -> (..., n, m)
+    d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))  # (..., n, m)
+    return d_scores, dV
 
 
 def _check_fits(grad_output, dtype):

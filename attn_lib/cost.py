@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import contextlib
 import time
 from dataclasses import dataclass
 
 import numpy as np
 
+from ._blas import one_blas_thread
 from ._checks import check_size
 
 
@@ -88,27 +88,6 @@ def attention_cost(n, m=None, d_k=64, d_v=None, heads=8, layers=1):
         score_macs=per_head * d_k * copies,
         mix_macs=per_head * d_v * copies,
     )
-
-
-def one_blas_thread():
-    """A context in which numpy's BLAS uses one thread (through ``threadpoolctl``, if that package is installed).
-
-    Timings taken inside it do not depend on how many cores the machine has or how busy they are with other work:
-    the ratio of two times measures the work, not the scheduler. Without threadpoolctl it changes nothing.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> with one_blas_thread():
-    ...     product = np.ones((4, 4)) @ np.ones((4, 4))
-    >>> float(product[0, 0])
-    4.0
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def best_time(fn, repeats=10):

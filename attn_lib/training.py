@@ -1,8 +1,9 @@
 """Attention that learns: the associative-recall task, and one or more heads trained on it in plain numpy.
 
 Notebook 09 writes every gradient of this module out in its own cells (with attn_lib's softmax and
-attention_backward) and shows that they give the same numbers as :func:`loss_and_gradients`, which writes the
-backward pass of attention inline on the weights the forward pass kept (one softmax per step instead of two);
+attention_backward) and shows that they give the same numbers as :func:`loss_and_gradients`, which runs the
+backward pass of attention (attn_lib.backward.backward_from_weights) on the weights the forward pass kept (one
+softmax per step instead of two);
 notebook 09's runs over seeds, the replay explorer (attn_lib.widgets.replay) and the tests use this module.
 
 The task. A sequence holds ``pairs`` positions, each carrying a key symbol (``a`` to ``p``, all different) and a
@@ -33,8 +34,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._blas import one_blas_thread
 from ._checks import InputValueError, check_size
 from ._kernels import softmax_rows_inplace
+from .backward import backward_from_weights
 
 KEY_SYMBOLS = "abcdefghijklmnop"
 VALUE_SYMBOLS = "0123456789"
@@ -315,10 +318,8 @@ def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
     d_W_o = np.swapaxes(concat, -1, -2) @ d_logits  # (h d_v, B n) x (B n, outputs 10) -> (h d_v, outputs 10)
     d_output = (d_logits @ np.swapaxes(params["W_o"], -1, -2)).reshape(*lead, B, n, heads, d_v)
     d_output = np.moveaxis(d_output, -2, -3)  # (B, n, h, d_v) -> (B, h, n, d_v)
-    # attention_backward's lines (attn_lib.backward), on the weights P kept from the forward pass:
-    dV = np.swapaxes(attn, -1, -2) @ d_output  # (B, h, m, n) x (B, h, n, d_v) -> (B, h, m, d_v)
-    d_attn = d_output @ np.swapaxes(V, -1, -2)  # (B, h, n, d_v) x (B, h, d_v, m) -> (B, h, n, m)
-    d_scores = attn * (d_attn - np.sum(d_attn * attn, axis=-1, keepdims=True))  # the softmax's Jacobian, per row
+    # Through the mix and the softmax, on the weights P kept from the forward pass (attention_backward's own lines):
+    d_scores, dV = backward_from_weights(attn, V, d_output)  # (B, h, n, m), (B, h, m, d_v)
     grads = {"W_v": _rows(X_kv) @ fold(dV), "W_o": d_W_o}  # (1, d_model, B m) x (h, B m, d_v) -> (h, d_model, d_v)
     if through_product:  # dM = scale X_q^T dS X_kv, then dW_q = dM W_k and dW_k = dM^T W_q
         dS_X_kv = d_scores @ K  # (B, h, n, m) x (B, 1, m, d_model) -> (B, h, n, d_model)
@@ -334,21 +335,9 @@ def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
     return (float(loss) if not lead else loss), accuracy, attn, grads
 
 
-def _pin_blas_threads():
-    """numpy's BLAS on one thread from here on (with ``threadpoolctl``, if it is installed; otherwise nothing).
-
-    Training multiplies small matrices, (B rows, d_model) x (d_model, d): split over several threads they finish
-    later, not sooner, and on a machine whose cores are busy many times later. Importing this module therefore
-    pins the BLAS of the whole session, as notebook 09 needs (``threadpoolctl.threadpool_limits`` undoes it).
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return None
-    return threadpool_limits(limits=1, user_api="blas")
-
-
-_PINNED = _pin_blas_threads()
+# Training multiplies small matrices, (B rows, d_model) x (d_model, d): importing this module pins numpy's BLAS to
+# one thread for the whole session, as notebook 09 needs (``threadpoolctl.threadpool_limits`` undoes it).
+_PINNED = one_blas_thread()
 
 
 class _Optimizer:

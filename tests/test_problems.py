@@ -66,7 +66,7 @@ def test_a_code_cell_with_output_before_the_next_heading_follows_the_checker(aft
 # --- what kind of thinking each problem asks for ------------------------------------------------------------------
 
 def _course_problems(folder=""):
-    """(notebook, problem) for every problem of the numbered notebooks, or of their solutions with folder="solutions"."""
+    """(notebook, problem) for every problem of the numbered notebooks (folder="solutions": of their solutions)."""
     found = []
     for name in problems.numbered_notebooks():
         rel = f"{folder}/{name}-solutions.ipynb" if folder else f"{name}.ipynb"

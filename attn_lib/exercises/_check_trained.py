@@ -184,7 +184,8 @@ def check_why_scores_grow(answer) -> Feedback:
                              "could make the same keys score high in every row, whatever the query?")
 
 
-_TIMES_DK_NEAR = 0.01  # an answer named times-dk lies this fraction of the times-dk weight's distance from the right one
+# An answer named times-dk lies within this fraction of the times-dk weight's distance from the right one.
+_TIMES_DK_NEAR = 0.01
 
 
 def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:

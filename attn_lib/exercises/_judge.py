@@ -78,8 +78,8 @@ Writing one
   raising the same exception with the same message, numbers aside). A case where the variant is
   mostly NaN/inf tells nothing and is skipped, unless ``strict_nonfinite`` (a numerical mistake whose NaN/inf
   must be reproduced; ``same_sizes=True``: a raising variant matches only a message with the same numbers,
-  for two mistakes that fail in the same operation on different sizes). A mistake only matches if on some case it differs from the right answer: order the table
-  from specific to general.
+  for two mistakes that fail in the same operation on different sizes). A mistake only matches if on some case
+  it differs from the right answer: order the table from specific to general.
 - ``FunctionProblem``: ``params`` are passed positionally, in order; ``optional`` names (e.g. ``("mask",)``) are
   passed by keyword only when the case's value is not None; a function that cannot take them is judged on the
   other cases and then fails with ``no-<name>-parameter``. ``by_name`` lists params passed by keyword when the

@@ -15,15 +15,15 @@ hidden.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from .._blas import one_blas_thread
+from .._checks import InputTypeError, InputValueError
 from ..attention import attention
 from ..masks import padding_mask
-from .._checks import InputTypeError, InputValueError
 
 LAYERS = 6
 D_MODEL = 384
@@ -32,19 +32,6 @@ D_K = D_MODEL // HEADS  # 32: the per-head width the 1/sqrt(d_k) is about, not d
 D_FF = 1536
 LAYER_NORM_EPS = 1e-12
 MAX_TOKENS = 256  # sentence-transformers' max_seq_length for this model
-
-
-def _one_blas_thread():
-    """A context in which numpy's BLAS uses one thread (``threadpoolctl``), if that package is installed.
-
-    One sentence gives small products, (n, 384) x (384, 384): split over several threads they finish later, not
-    sooner, and on a machine whose cores are busy (a shared server, Binder) up to twenty times later.
-    """
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:
-        return contextlib.nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def layer_norm(x, gamma, beta, eps=LAYER_NORM_EPS):
@@ -249,7 +236,7 @@ class MiniLM:
         ids, mask, tokens = self.tokenize(sentences, max_tokens)
         key_mask = padding_mask(mask.sum(axis=1), ids.shape[1])[:, None]  # (b, 1, 1, n): the same for every head
         layers = []
-        with _one_blas_thread():
+        with one_blas_thread():  # one sentence's products are small
             x = self.embed(ids, positions)  # (b, n, d_model)
             for index in range(LAYERS):
                 x, record = self.layer(x, key_mask, index, scale)

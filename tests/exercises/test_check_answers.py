@@ -147,7 +147,8 @@ def test_a_number_asked_to_two_decimals_is_judged_to_two_decimals(answer, passed
         assert "asks for 2" in feedback.reason and "11.09" not in feedback.reason
 
 
-@pytest.mark.parametrize("answer", ["C: NaN in every entry", "c) NaN in every entry", "(C) NaN", "C. NaN in every entry"])
+@pytest.mark.parametrize("answer", ["C: NaN in every entry", "c) NaN in every entry", "(C) NaN",
+                                    "C. NaN in every entry"])
 def test_a_choice_written_as_its_label_and_the_options_text_is_read_as_the_label(answer):
     # A learner review: copying the option's line was "not an option".
     reasons = {"A": "Wrong: a.", "B": "Wrong: b.", "C": "Right: every entry is NaN."}

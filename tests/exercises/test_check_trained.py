@@ -93,7 +93,8 @@ def test_why_scores_grow_options_and_reasons_are_of_similar_length():
 
 @pytest.mark.parametrize("answer, mistake", [
     (562, None), (562.0, None), (561, "rounded-down"), (563, "not-the-first"), (1376, "one-layer"),
-    (1946, "one-head-per-layer"), (4766, "one-head"), (315_462, "linear-in-n"), (256, "token-limit"), (600, "wrong-number"),
+    (1946, "one-head-per-layer"), (4766, "one-head"), (315_462, "linear-in-n"), (256, "token-limit"),
+    (600, "wrong-number"),
     ("562", "not-a-number"), (None, "not-answered"),
 ])
 def test_weights_beyond_parameters_names_each_mistake(answer, mistake):
