@@ -6,34 +6,34 @@ import numpy as np
 
 from ._judge import Mistake
 from ._pieces import (
-    _AXIS_1,
-    _BOOL_INDEX,
-    _FIX_BOOL_INDEX,
-    _FIX_GLOBAL_MAX,
-    _FIX_MAX_BEFORE_MASK,
-    _GLOBAL_MAX,
-    _MAX_BEFORE_MASK,
-    _SMALL_FILL,
-    _SMALL_FILLS,
-    _UNIFORM,
-    _blocked,
-    _bool_index_blocked,
-    _global_max_softmax,
-    _keys_allowed,
-    _max_shift,
-    _out,
-    _scaled,
-    _softmax,
-    _softmax_from,
-    _softmax_no_keepdims,
-    _softmax_whole,
-    _t,
+    AXIS_1,
+    BOOL_INDEX,
+    FIX_BOOL_INDEX,
+    FIX_GLOBAL_MAX,
+    FIX_MAX_BEFORE_MASK,
+    GLOBAL_MAX,
+    MAX_BEFORE_MASK,
+    SMALL_FILL,
+    SMALL_FILLS,
+    UNIFORM,
+    masked_scores,
+    bool_index_blocked,
+    global_max_softmax,
+    keys_allowed,
+    max_shift,
+    attention_out,
+    scaled_qk,
+    row_softmax,
+    softmax_from,
+    softmax_no_keepdims,
+    softmax_whole,
+    transpose_last,
 )
 
 
 def _w(Q, K, mask, fill=-np.inf, divide_by=None):
     """The blocked scaled scores."""
-    return _blocked(_scaled(Q, K, divide_by), mask, fill)
+    return masked_scores(scaled_qk(Q, K, divide_by), mask, fill)
 
 
 def _d(Q):
@@ -41,27 +41,27 @@ def _d(Q):
 
 
 def _uniform_out(Q, K, V, mask):
-    allowed = np.ones(_scaled(Q, K).shape) if mask is None else np.broadcast_to(mask, _scaled(Q, K).shape)
+    allowed = np.ones(scaled_qk(Q, K).shape) if mask is None else np.broadcast_to(mask, scaled_qk(Q, K).shape)
     return (allowed / allowed.sum(axis=-1, keepdims=True)) @ V
 
 
 def _renormalised(Q, K, mask, eps=0.0):
-    w = _softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)
+    w = row_softmax(scaled_qk(Q, K)) * (1.0 if mask is None else mask)
     return w / (w.sum(axis=-1, keepdims=True) + eps)
 
 
 def _exp_shift_times_mask(Q, K, V, mask):
-    s = _scaled(Q, K)
+    s = scaled_qk(Q, K)
     e = np.exp(s - np.max(s, axis=-1, keepdims=True)) * (1.0 if mask is None else mask)  # no -inf anywhere
     return e / e.sum(axis=-1, keepdims=True) @ V
 
 
 def _mask_on_values(Q, K, V, mask, how):
     if mask is None:
-        return _out(Q, K, V)
-    full = np.broadcast_to(mask, _scaled(Q, K).shape)
-    keys = {"all": _keys_allowed(mask, full.shape), "any": full.any(axis=-2), "first": full[..., 0, :]}[how]
-    return _softmax(_scaled(Q, K)) @ (V * keys[..., :, None])
+        return attention_out(Q, K, V)
+    full = np.broadcast_to(mask, scaled_qk(Q, K).shape)
+    keys = {"all": keys_allowed(mask, full.shape), "any": full.any(axis=-2), "first": full[..., 0, :]}[how]
+    return row_softmax(scaled_qk(Q, K)) @ (V * keys[..., :, None])
 
 
 def _drop(x, axis, first):
@@ -69,21 +69,21 @@ def _drop(x, axis, first):
 
 
 def _dropped_key(Q, K, V, mask, first=False):
-    return _out(Q, _drop(K, -2, first), _drop(V, -2, first), _drop(mask, -1, first))
+    return attention_out(Q, _drop(K, -2, first), _drop(V, -2, first), _drop(mask, -1, first))
 
 
 def _attention_mistakes() -> list[Mistake]:
     fix_scale = "Divide the scores by np.sqrt(d_k), with d_k = Q.shape[-1], before the softmax."
     return [
-        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX,
-                (lambda Q, K, V, mask: _global_max_softmax(_w(Q, K, mask)) @ V,), strict_nonfinite=True),
+        Mistake("global-max", GLOBAL_MAX, FIX_GLOBAL_MAX,
+                (lambda Q, K, V, mask: global_max_softmax(_w(Q, K, mask)) @ V,), strict_nonfinite=True),
         Mistake(
             "no-scaling",
             "Your output matches softmax(Q K^T) V: the scores were never divided by sqrt(d_k). A score is a sum of "
             "d_k products, so its spread grows like sqrt(d_k); unscaled, the softmax gets sharper as d_k grows "
             "and its gradients vanish.",
             fix_scale,
-            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=1.0),),
+            (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=1.0),),
         ),
         Mistake(
             "divide-by-dk",
@@ -91,14 +91,14 @@ def _attention_mistakes() -> list[Mistake]:
             "of a score is d_k, so its standard deviation, the unit that makes scores comparable, is "
             "sqrt(d_k); dividing by d_k shrinks the scores too much and flattens every row of weights.",
             "Use np.sqrt(d_k), not d_k.",
-            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=_d(Q)),),
+            (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=_d(Q)),),
         ),
         Mistake(
             "multiply-by-sqrt-dk",
             "Your output matches softmax(Q K^T * sqrt(d_k)) V: the scores were multiplied by sqrt(d_k) instead "
             "of divided by it, which makes them larger still and the softmax sharper.",
             "Divide: scores = Q @ K^T / np.sqrt(d_k).",
-            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=1 / np.sqrt(_d(Q))),),
+            (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=1 / np.sqrt(_d(Q))),),
         ),
         Mistake(
             "d-model-scaling",
@@ -107,8 +107,8 @@ def _attention_mistakes() -> list[Mistake]:
             "plays no part in one head's scores.",
             "Read d_k from the queries: d_k = Q.shape[-1], and divide by np.sqrt(d_k).",
             (
-                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(512)),
-                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=512.0),
+                lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=np.sqrt(512)),
+                lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=512.0),
             ),
         ),
         Mistake(
@@ -116,7 +116,7 @@ def _attention_mistakes() -> list[Mistake]:
             "Your output matches dividing by 8 = sqrt(64): that is right only for the paper's d_k = 64, and "
             "these inputs have d_k between 3 and 8.",
             "Read d_k from the input, d_k = Q.shape[-1], rather than writing a number.",
-            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=8.0),),
+            (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=8.0),),
         ),
         Mistake(
             "dk-from-rows",
@@ -125,11 +125,11 @@ def _attention_mistakes() -> list[Mistake]:
             "the last axis: Q.shape[-1].",
             "Use d_k = Q.shape[-1] (not Q.shape[0], Q.shape[1] or len(Q)).",
             (
-                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[0])),
-                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(K.shape[0])),
-                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[1])),
-                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[-2])),
-                lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(K.shape[-2])),
+                lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[0])),
+                lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=np.sqrt(K.shape[0])),
+                lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[1])),
+                lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=np.sqrt(Q.shape[-2])),
+                lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=np.sqrt(K.shape[-2])),
             ),
         ),
         Mistake(
@@ -137,7 +137,7 @@ def _attention_mistakes() -> list[Mistake]:
             "Your output matches dividing by sqrt(d_v): the scale was read from V. It belongs to the dot "
             "products of queries with keys, which have d_k terms; d_v is the width of the values.",
             "Use d_k = Q.shape[-1].",
-            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=np.sqrt(V.shape[-1])),),
+            (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=np.sqrt(V.shape[-1])),),
         ),
         Mistake(
             "scaled-after-softmax",
@@ -145,7 +145,7 @@ def _attention_mistakes() -> list[Mistake]:
             "change the scores, before the softmax; divided weights no longer sum to one, so each output is "
             "no longer an average of value rows.",
             "Divide the scores, then take the softmax, then multiply by V.",
-            (lambda Q, K, V, mask: _out(Q, K, V, mask, divide_by=1.0) / np.sqrt(_d(Q)),),
+            (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=1.0) / np.sqrt(_d(Q)),),
         ),
         Mistake(
             "transpose-batch",
@@ -154,30 +154,30 @@ def _attention_mistakes() -> list[Mistake]:
             "numbers). It is right only for 2-D inputs, and the problem promises leading batch axes.",
             "Swap only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)), or np.einsum("
             "'...nd,...md->...nm', Q, K).",
-            (lambda Q, K, V, mask: _softmax(_blocked(Q @ K.T / np.sqrt(_d(Q)), mask)) @ V,
-             lambda Q, K, V, mask: _softmax(_blocked(np.dot(Q, K.T) / np.sqrt(_d(Q)), mask)) @ V),
+            (lambda Q, K, V, mask: row_softmax(masked_scores(Q @ K.T / np.sqrt(_d(Q)), mask)) @ V,
+             lambda Q, K, V, mask: row_softmax(masked_scores(np.dot(Q, K.T) / np.sqrt(_d(Q)), mask)) @ V),
         ),
         Mistake(
             "axis-1-on-batch",
-            _AXIS_1,
+            AXIS_1,
             "Use axis=-1 (with keepdims=True) in the max and the sum of your softmax.",
-            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask), axis=1) @ V,
-             lambda Q, K, V, mask: _softmax_from(_max_shift(_w(Q, K, mask), axis=1)) @ V),
+            (lambda Q, K, V, mask: row_softmax(_w(Q, K, mask), axis=1) @ V,
+             lambda Q, K, V, mask: softmax_from(max_shift(_w(Q, K, mask), axis=1)) @ V),
         ),
         Mistake(
             "softmax-wrong-axis",
             "Your weights sum to one down each column (softmax over the queries) instead of along each row. "
             "Each query needs its own distribution over the m keys: the softmax runs along the last axis.",
             "Use axis=-1 in the max and the sum of your softmax, with keepdims=True.",
-            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask), axis=0) @ V,
-             lambda Q, K, V, mask: _softmax(_w(Q, K, mask), axis=-2) @ V),
+            (lambda Q, K, V, mask: row_softmax(_w(Q, K, mask), axis=0) @ V,
+             lambda Q, K, V, mask: row_softmax(_w(Q, K, mask), axis=-2) @ V),
         ),
         Mistake(
             "softmax-whole-matrix",
             "Your output matches a softmax over the whole score matrix at once (a sum with no axis): all n*m "
             "weights together sum to one, so each row sums to far less than one.",
             "Sum each row separately: np.sum(e, axis=-1, keepdims=True).",
-            (lambda Q, K, V, mask: _softmax_whole(_w(Q, K, mask)) @ V,),
+            (lambda Q, K, V, mask: softmax_whole(_w(Q, K, mask)) @ V,),
         ),
         Mistake(
             "softmax-no-keepdims",
@@ -186,9 +186,9 @@ def _attention_mistakes() -> list[Mistake]:
             "n != m and is silently wrong when n == m.",
             "Add keepdims=True, so the sums have shape (n, 1) and each row is divided by its own sum.",
             (
-                lambda Q, K, V, mask: _softmax_no_keepdims(_w(Q, K, mask)) @ V,
-                lambda Q, K, V, mask: _softmax_no_keepdims(_w(Q, K, mask), "max") @ V,
-                lambda Q, K, V, mask: _softmax_no_keepdims(_w(Q, K, mask), "both") @ V,
+                lambda Q, K, V, mask: softmax_no_keepdims(_w(Q, K, mask)) @ V,
+                lambda Q, K, V, mask: softmax_no_keepdims(_w(Q, K, mask), "max") @ V,
+                lambda Q, K, V, mask: softmax_no_keepdims(_w(Q, K, mask), "both") @ V,
             ),
         ),
         Mistake(
@@ -196,15 +196,15 @@ def _attention_mistakes() -> list[Mistake]:
             "Your softmax subtracts each column's maximum instead of each row's. One constant per row changes "
             "nothing, but a different constant for each key of a row changes the weights.",
             "Subtract np.max(scores, axis=-1, keepdims=True).",
-            (lambda Q, K, V, mask: _softmax_from(_max_shift(_w(Q, K, mask), axis=0)) @ V,
-             lambda Q, K, V, mask: _softmax_from(_max_shift(_w(Q, K, mask), axis=-2)) @ V),
+            (lambda Q, K, V, mask: softmax_from(max_shift(_w(Q, K, mask), axis=0)) @ V,
+             lambda Q, K, V, mask: softmax_from(max_shift(_w(Q, K, mask), axis=-2)) @ V),
         ),
         Mistake(
             "no-division",
             "Your output mixes the value rows with exponentials that were never divided by their row sum: the "
             "weights do not sum to one, so the output is not an average of value rows.",
             "Divide each row of exponentials by its sum before multiplying by V.",
-            (lambda Q, K, V, mask: np.exp(_max_shift(_w(Q, K, mask))) @ V,
+            (lambda Q, K, V, mask: np.exp(max_shift(_w(Q, K, mask))) @ V,
              lambda Q, K, V, mask: np.exp(_w(Q, K, mask)) @ V),
         ),
         Mistake(
@@ -213,7 +213,7 @@ def _attention_mistakes() -> list[Mistake]:
             "d_k = m, and then it pairs the wrong numbers. Entry (i, j) of the scores is query i dotted with "
             "key j: Q (n, d_k) x K^T (d_k, m) -> (n, m).",
             "scores = Q @ np.swapaxes(K, -1, -2) / np.sqrt(d_k).",
-            (lambda Q, K, V, mask: _softmax(_blocked(Q @ K / np.sqrt(_d(Q)), mask)) @ V,),
+            (lambda Q, K, V, mask: row_softmax(masked_scores(Q @ K / np.sqrt(_d(Q)), mask)) @ V,),
         ),
         Mistake(
             "scores-transposed",
@@ -221,8 +221,8 @@ def _attention_mistakes() -> list[Mistake]:
             "spreads each key over the queries. The scores are Q K^T, (n, m).",
             "scores = Q @ K^T, so row i belongs to query i.",
             (
-                lambda Q, K, V, mask: _softmax(_blocked(K @ _t(Q) / np.sqrt(_d(Q)), mask)) @ V,
-                lambda Q, K, V, mask: _softmax(_blocked(K @ _t(Q) / np.sqrt(_d(Q)), _tm(mask))) @ V,
+                lambda Q, K, V, mask: row_softmax(masked_scores(K @ transpose_last(Q) / np.sqrt(_d(Q)), mask)) @ V,
+                lambda Q, K, V, mask: row_softmax(masked_scores(K @ transpose_last(Q) / np.sqrt(_d(Q)), _tm(mask))) @ V,
             ),
         ),
         Mistake(
@@ -230,33 +230,33 @@ def _attention_mistakes() -> list[Mistake]:
             "Your output mixes the rows of Q, not of V. The weights decide who is listened to; V holds what is "
             "heard, so the output is weights @ V, a weighted average of value rows, of width d_v.",
             "Multiply the weights by V: output = weights @ V.",
-            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask)) @ Q,),
+            (lambda Q, K, V, mask: row_softmax(_w(Q, K, mask)) @ Q,),
         ),
         Mistake(
             "mixed-keys",
             "Your output mixes the rows of K, not of V. Keys are what queries are compared with; V holds what "
             "is heard, so the output is weights @ V, a weighted average of value rows, of width d_v.",
             "Multiply the weights by V: output = weights @ V.",
-            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask)) @ K,),
+            (lambda Q, K, V, mask: row_softmax(_w(Q, K, mask)) @ K,),
         ),
         Mistake(
             "returned-weights",
             "Your function returns the weights (n, m), not the output. The weights say how much each key is "
             "listened to; the output multiplies them by V: (n, m) x (m, d_v) -> (n, d_v).",
             "Return weights @ V.",
-            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask)),),
+            (lambda Q, K, V, mask: row_softmax(_w(Q, K, mask)),),
         ),
         Mistake(
             "returned-scores",
             "Your function returns the scaled scores Q K^T / sqrt(d_k), before the softmax and before V.",
             "Take the softmax of each row of the scores, then multiply by V.",
-            (lambda Q, K, V, mask: _scaled(Q, K), lambda Q, K, V, mask: _w(Q, K, mask)),
+            (lambda Q, K, V, mask: scaled_qk(Q, K), lambda Q, K, V, mask: _w(Q, K, mask)),
         ),
         Mistake(
             "output-transposed",
             "Your output is transposed: (d_v, n) instead of (n, d_v). Each query gets one output row.",
             "Return weights @ V, not its transpose (or V^T @ weights^T).",
-            (lambda Q, K, V, mask: _t(_out(Q, K, V, mask)),),
+            (lambda Q, K, V, mask: transpose_last(attention_out(Q, K, V, mask)),),
         ),
         Mistake(
             "mask-after-softmax",
@@ -264,10 +264,10 @@ def _attention_mistakes() -> list[Mistake]:
             "to less than one, and the blocked keys' scores are still in the softmax's denominator, so what "
             "should be hidden (the future, the padding) still changes every weight.",
             "Put -inf in the blocked scores before the softmax: np.where(mask, scores, -np.inf).",
-            (lambda Q, K, V, mask: (_softmax(_scaled(Q, K)) * (1.0 if mask is None else mask)) @ V,),
+            (lambda Q, K, V, mask: (row_softmax(scaled_qk(Q, K)) * (1.0 if mask is None else mask)) @ V,),
         ),
-        Mistake("max-before-mask", _MAX_BEFORE_MASK, _FIX_MAX_BEFORE_MASK,
-                (lambda Q, K, V, mask: _softmax_from(_w(Q, K, mask) - np.max(_scaled(Q, K), axis=-1, keepdims=True))
+        Mistake("max-before-mask", MAX_BEFORE_MASK, FIX_MAX_BEFORE_MASK,
+                (lambda Q, K, V, mask: softmax_from(_w(Q, K, mask) - np.max(scaled_qk(Q, K), axis=-1, keepdims=True))
                  @ V,),
                 strict_nonfinite=True),
         Mistake(
@@ -296,13 +296,13 @@ def _attention_mistakes() -> list[Mistake]:
             "Your function sets blocked scores to 0 (or multiplies the scores by the mask) instead of -inf. "
             "exp(0) = 1, so blocked keys still get weight; only -inf gives exp(-inf) = 0 exactly.",
             "Use np.where(mask, scores, -np.inf).",
-            (lambda Q, K, V, mask: _softmax(_w(Q, K, mask, 0.0)) @ V,),
+            (lambda Q, K, V, mask: row_softmax(_w(Q, K, mask, 0.0)) @ V,),
         ),
         Mistake(
             "small-fill",
-            _SMALL_FILL,
+            SMALL_FILL,
             "Use np.where(mask, scores, -np.inf).",
-            tuple((lambda Q, K, V, mask, f=f: _softmax(_w(Q, K, mask, f)) @ V) for f in _SMALL_FILLS),
+            tuple((lambda Q, K, V, mask, f=f: row_softmax(_w(Q, K, mask, f)) @ V) for f in SMALL_FILLS),
         ),
         Mistake(
             "inverted-mask",
@@ -310,14 +310,14 @@ def _attention_mistakes() -> list[Mistake]:
             "allowed ones. In this course (as in PyTorch's scaled_dot_product_attention) True means "
             "'may attend'.",
             "Keep the score where the mask is True: np.where(mask, scores, -np.inf).",
-            (lambda Q, K, V, mask: _softmax(_w(Q, K, _inv(mask))) @ V,),
+            (lambda Q, K, V, mask: row_softmax(_w(Q, K, _inv(mask))) @ V,),
         ),
         Mistake(
             "ignored-mask",
             "Your output is right without a mask, but the mask changes nothing: blocked keys still get "
             "weight.",
             "Before the softmax, put -inf where the mask is False: np.where(mask, scores, -np.inf).",
-            (lambda Q, K, V, mask: _out(Q, K, V, None),),
+            (lambda Q, K, V, mask: attention_out(Q, K, V, None),),
         ),
         Mistake(
             "mask-added",
@@ -325,13 +325,13 @@ def _attention_mistakes() -> list[Mistake]:
             "blocked keys keep their score. An additive mask holds 0 where allowed and -inf where blocked; "
             "the course's masks are boolean, True = may attend.",
             "Use np.where(mask, scores, -np.inf).",
-            (lambda Q, K, V, mask: _softmax(_scaled(Q, K) + (0 if mask is None else mask)) @ V,),
+            (lambda Q, K, V, mask: row_softmax(scaled_qk(Q, K) + (0 if mask is None else mask)) @ V,),
         ),
         Mistake(
             "boolean-index-broadcast",
-            _BOOL_INDEX,
-            _FIX_BOOL_INDEX,
-            (lambda Q, K, V, mask: _softmax(_bool_index_blocked(_scaled(Q, K), mask)) @ V,),
+            BOOL_INDEX,
+            FIX_BOOL_INDEX,
+            (lambda Q, K, V, mask: row_softmax(bool_index_blocked(scaled_qk(Q, K), mask)) @ V,),
         ),
         Mistake(
             "dropped-key",
@@ -341,13 +341,13 @@ def _attention_mistakes() -> list[Mistake]:
             (lambda Q, K, V, mask: _dropped_key(Q, K, V, mask),
              lambda Q, K, V, mask: _dropped_key(Q, K, V, mask, first=True)),
         ),
-        Mistake("uniform-weights", _UNIFORM, "Weights = softmax of the scaled scores, then output = weights @ V.",
+        Mistake("uniform-weights", UNIFORM, "Weights = softmax of the scaled scores, then output = weights @ V.",
                 (_uniform_out, lambda Q, K, V, mask: _uniform_out(Q, K, V, None))),
     ]
 
 
 def _tm(mask):
-    return None if mask is None else _t(mask)
+    return None if mask is None else transpose_last(mask)
 
 
 def _inv(mask):

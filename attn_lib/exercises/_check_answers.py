@@ -9,7 +9,7 @@ import re
 import numpy as np
 
 from ._compare import two_numbers
-from ._feedback import Feedback, _blank, _fail, _not_answered
+from ._feedback import Feedback, is_blank, fail, not_answered
 
 
 def _as_number(answer):
@@ -183,11 +183,11 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     hint = _check_text(hint, "hint")
     what = _check_text(what, "what")
     table = _check_mistakes(mistakes, expected, rel, abs_tol)
-    if _blank(answer):
-        return _not_answered(what)
+    if is_blank(answer):
+        return not_answered(what)
     value = _as_number(answer)
     if value is None:
-        return _fail(
+        return fail(
             "not-a-number",
             f"{what[:1].upper() + what[1:]} should be a number, like {NUMBER_EXAMPLES}; got {type(answer).__name__} "
             f"{answer!r}.",
@@ -201,15 +201,15 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
         fewer = [k for k in range(int(decimals)) if value == round(value, k) == round(expected, k)]
         if fewer:
             k = fewer[-1]
-            return _fail("too-few-decimals", f"{_number_text(value)} agrees with the answer to {k} decimal"
+            return fail("too-few-decimals", f"{_number_text(value)} agrees with the answer to {k} decimal"
                          f"{'' if k == 1 else 's'}, but the problem asks for {decimals}: work out "
                          f"{'one more digit' if decimals - k == 1 else f'{decimals - k} more digits'}.",
                          hint)
     if close:
         _, mid, reason, mistake_hint = min(close, key=lambda c: c[0])
-        return _fail(mid, reason, hint if mistake_hint is None else mistake_hint)
+        return fail(mid, reason, hint if mistake_hint is None else mistake_hint)
     reason = _how_far(value, expected)
-    return _fail("wrong-number", reason, hint)
+    return fail("wrong-number", reason, hint)
 
 
 def _norm(option) -> str:
@@ -265,8 +265,8 @@ def check_choice(answer, right, reasons, *, hint="") -> Feedback:
         raise ValueError(f"right must be one of the options {list(reasons)}; got {right!r}")
     hint = _check_text(hint, "hint")
     options = ", ".join(str(label) for label in reasons)
-    if _blank(answer) or (isinstance(answer, str) and not answer.strip()):
-        return _not_answered(f"your choice among the options {options}")
+    if is_blank(answer) or (isinstance(answer, str) and not answer.strip()):
+        return not_answered(f"your choice among the options {options}")
     if isinstance(answer, (str, numbers.Integral)) and not isinstance(answer, bool):
         label = labels.get(_norm(answer))
         if label is None and isinstance(answer, str):  # the option's line copied: "C: NaN in every entry", "b) ..."
@@ -275,11 +275,11 @@ def check_choice(answer, right, reasons, *, hint="") -> Feedback:
     else:
         label = None
     if label is None:
-        return _fail(
+        return fail(
             "not-an-option",
             f"{answer!r} is not one of the options; answer with one of: {options}.",
             'Write the option\'s label as a string, e.g. answer = "' + str(next(iter(reasons))) + '".',
         )
     if label == right:
         return Feedback(True, reasons[right])
-    return _fail(f"chose-{label}", reasons[label], hint)
+    return fail(f"chose-{label}", reasons[label], hint)

@@ -9,10 +9,10 @@ import numpy as np
 from ..attention import attention as _attention
 from ._attention_mistakes import _attention_mistakes
 from ._compare import fmt, two_numbers
-from ._feedback import Feedback, _fail
+from ._feedback import Feedback, fail
 from ._judge import Case, FunctionProblem, judge
-from ._learner_code import _fills_blocked, _zeroed_before_max
-from ._pieces import _FINITE_FILL_NOTE, _FIX_OVERFLOW, _OVERFLOW, _scaled
+from ._learner_code import fills_blocked, zeroed_before_max
+from ._pieces import FINITE_FILL_NOTE, FIX_OVERFLOW, OVERFLOW, scaled_qk
 
 
 def _attention_cases() -> list[Case]:
@@ -25,10 +25,10 @@ def _attention_cases() -> list[Case]:
             Q[..., -1] = 1.0
             K[..., -1] = np.asarray(offset) * np.sqrt(q[-1])
         if top is not None:  # rescale the queries so that the largest scaled score is exactly `top`
-            Q *= top / _scaled(Q, K).max()
+            Q *= top / scaled_qk(Q, K).max()
         if levels:  # query 0 near 0, the other queries near 1000
-            Q[1:] *= 1000.0 / _scaled(Q[1:], K).max()
-        scores = _scaled(Q, K)
+            Q[1:] *= 1000.0 / scaled_qk(Q[1:], K).max()
+        scores = scaled_qk(Q, K)
         shapes = f"Q {Q.shape}, K {K.shape}, V {V.shape}"
         if mask is not None:
             shapes += f", mask {mask.shape}"
@@ -85,7 +85,7 @@ def _diagnose_output(results, cases, tols, run) -> Feedback | None:
                 extra = " That is the shape of the weights, one entry per key; the output mixes value rows."
             elif got.shape[-2:] == (n, d_k) and d_k != d_v:
                 extra = " An output row is a mix of value rows, so it has width d_v, not d_k."
-            return _fail(
+            return fail(
                 "wrong-shape",
                 f"For {case.label}, the output should have shape (..., n, d_v) = {case.expected.shape}; yours has "
                 f"shape {got.shape}.{extra}",
@@ -108,7 +108,7 @@ def _diagnose_output(results, cases, tols, run) -> Feedback | None:
             c = at[-1]
             bound = low[at] if got[at] < low[at] else high[at]
             shown, _ = two_numbers(got[at], bound)
-            return _fail(
+            return fail(
                 "not-an-average",
                 f"For {case.label}, entry {list(map(int, at))} of your output is {shown}, outside the range "
                 f"of column {c} of V ({fmt(low[at])} to {fmt(high[at])}). Each output row is a weighted average "
@@ -131,7 +131,7 @@ def _fully_masked_note(fn, run) -> str:
             "instead; a NaN would spread silently through every later layer."
         )
     if isinstance(got, np.ndarray) and got.shape == (3, 2) and np.allclose(np.asarray(got, float)[1], V.mean(axis=0)):
-        return _FINITE_FILL_NOTE.format(what="that query's output is an average of value rows it must not see.")
+        return FINITE_FILL_NOTE.format(what="that query's output is an average of value rows it must not see.")
     return ""
 
 
@@ -149,8 +149,8 @@ _ATTENTION = FunctionProblem(
     ),
     overflow=(
         "naive-softmax-overflow",
-        "Your attention is right on small scores but gives NaN or inf on {label}. " + _OVERFLOW,
-        _FIX_OVERFLOW,
+        "Your attention is right on small scores but gives NaN or inf on {label}. " + OVERFLOW,
+        FIX_OVERFLOW,
     ),
     diagnose=_diagnose_output,
     after_pass=_fully_masked_note,
@@ -162,8 +162,8 @@ _ATTENTION = FunctionProblem(
 
 
 # exp(scores - max) zeroed by the mask gives max-before-mask's numbers: code that fills no blocked score is told
-# the mistake it made (see _learner_code._zeroed_before_max).
-_ATTENTION_ZEROED = dataclasses.replace(_ATTENTION, mistakes=lambda: _zeroed_before_max(_attention_mistakes()))
+# the mistake it made (see _learner_code.zeroed_before_max).
+_ATTENTION_ZEROED = dataclasses.replace(_ATTENTION, mistakes=lambda: zeroed_before_max(_attention_mistakes()))
 
 
 def check_attention(fn) -> Feedback:
@@ -202,4 +202,4 @@ def check_attention(fn) -> Feedback:
     >>> check_attention(lambda Q, K, V, mask=None: my_attention(Q, K, V, mask) * 2).mistake
     'not-an-average'
     """
-    return judge(fn, _ATTENTION if _fills_blocked(fn) else _ATTENTION_ZEROED)
+    return judge(fn, _ATTENTION if fills_blocked(fn) else _ATTENTION_ZEROED)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback, _fail
+from ._feedback import Feedback, fail
 from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import number_mask_trouble
 
@@ -74,13 +74,13 @@ def _diagnose_causal(results, cases, tols, run) -> Feedback | None:
     right = [c.expected for c in cases]
     for got, case in zip(results, cases):
         if got.shape != case.expected.shape:
-            return _fail("wrong-shape", f"For {case.label} your mask has shape {got.shape}; it should be (n, m) = "
+            return fail("wrong-shape", f"For {case.label} your mask has shape {got.shape}; it should be (n, m) = "
                          f"{case.expected.shape}.", "One row per query, one column per key.")
     if all(g.dtype != np.bool_ for g in results):
         values = np.concatenate([g.ravel() for g in results]).astype(float)
         if np.isin(values, (0.0, -np.inf)).all() and np.isneginf(values).any():
             right_pattern = all(((g == 0) == r).all() for g, r in zip(results, right))
-            return _fail(
+            return fail(
                 "additive-mask",
                 "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. "
                 "The course's masks are boolean, True = may attend, and the -inf goes in with np.where."
@@ -93,7 +93,7 @@ def _diagnose_causal(results, cases, tols, run) -> Feedback | None:
             i, j = np.argwhere(p != r)[0]
             says = "allows" if p[i, j] else "blocks"
             should = "allowed" if r[i, j] else "blocked"
-            return _fail(
+            return fail(
                 "wrong-pattern",
                 f"For {case.label} your mask {says} query {i} -> key {j}, which should be {should}: query i may "
                 f"attend to key j exactly when j <= i.",
@@ -110,7 +110,7 @@ def _must_be_boolean(fn, run) -> Feedback | None:
     if dtype == np.bool_:
         return None
     shown = dtype
-    return _fail(
+    return fail(
         "not-boolean",
         f"Your mask has the right pattern but dtype {shown}, not bool. A number mask misbehaves: "
         f"{number_mask_trouble(dtype)}.",

@@ -10,10 +10,10 @@ import numpy as np
 from ..attention import attention as _attention
 from ._check_attention import _diagnose_output
 from ._compare import allclose, first_difference, is_right
-from ._feedback import Feedback, _fail
+from ._feedback import Feedback, fail
 from ._judge import Case, FunctionProblem, Mistake, judge
 from ._running import Runner, _has_parameter
-from ._pieces import _OVERFLOW, _UNIFORM, _out
+from ._pieces import OVERFLOW, UNIFORM, attention_out
 
 
 def _online(Q, K, V, chunk_size, rescale_sum=True, rescale_out=True, divide=True, use_running_max=True,
@@ -47,7 +47,7 @@ def _online(Q, K, V, chunk_size, rescale_sum=True, rescale_out=True, divide=True
 
 
 def _chunk_average(Q, K, V, chunk_size, average=True):
-    outs = [_out(Q, K[s:s + chunk_size], V[s:s + chunk_size]) for s in range(0, K.shape[0], chunk_size)]
+    outs = [attention_out(Q, K[s:s + chunk_size], V[s:s + chunk_size]) for s in range(0, K.shape[0], chunk_size)]
     return np.mean(outs, axis=0) if average else np.sum(outs, axis=0)
 
 
@@ -198,9 +198,9 @@ def _chunked_mistakes() -> list[Mistake]:
             "Your output leaves out one key (the last or the first): a range or slice stops one short, e.g. "
             "K[:-1], K[1:] or K[start:start + chunk_size - 1]. Every one of the m keys must take part.",
             "Loop over range(0, m, chunk_size) and slice K[start:start + chunk_size].",
-            (lambda Q, K, V, chunk_size: _out(Q, K[:-1], V[:-1]),
-             lambda Q, K, V, chunk_size: _out(Q, K[1:], V[1:]),
-             lambda Q, K, V, chunk_size: _out(Q, K[_short(K.shape[0], chunk_size)], V[_short(K.shape[0], chunk_size)])),
+            (lambda Q, K, V, chunk_size: attention_out(Q, K[:-1], V[:-1]),
+             lambda Q, K, V, chunk_size: attention_out(Q, K[1:], V[1:]),
+             lambda Q, K, V, chunk_size: attention_out(Q, K[_short(K.shape[0], chunk_size)], V[_short(K.shape[0], chunk_size)])),
         ),
         Mistake(
             "no-scaling",
@@ -223,7 +223,7 @@ def _chunked_mistakes() -> list[Mistake]:
             "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(V.shape[1])),),
         ),
-        Mistake("uniform-weights", _UNIFORM, "Weigh each value row by exp(score - running_max), as above.",
+        Mistake("uniform-weights", UNIFORM, "Weigh each value row by exp(score - running_max), as above.",
                 (lambda Q, K, V, chunk_size: np.broadcast_to(V.mean(axis=0), (Q.shape[0], V.shape[1])),)),
     ]
 
@@ -240,7 +240,7 @@ def _diagnose_chunked(results, cases, tols, run) -> Feedback | None:
     if one_chunk_right and wrong and all(results[i].shape == cases[i].expected.shape for i in wrong):
         sizes = ", ".join(str(cases[i].inputs["chunk_size"]) for i in wrong)
         case = cases[wrong[0]]
-        return _fail(
+        return fail(
             "wrong-combination",
             f"Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the "
             f"mistake is in how chunks are combined. For {case.label}, "
@@ -294,7 +294,7 @@ def _memory_check(fn, run) -> Feedback | None:
         return None
     right = isinstance(out, np.ndarray) and out.shape == (n, 1) and allclose(
         np.asarray(out, float), _attention(Q, K, V), rtol=1e-3, atol=1e-5)
-    return _fail(
+    return fail(
         "full-score-matrix",
         f"Your function {'gives the right output, but it ' if right else ''}needs memory for the whole score "
         f"matrix at once: on Q ({n}, 1), K ({m}, 1) with chunk_size={c}, its memory peaked at about as much as "
@@ -320,7 +320,7 @@ def _chunks_check(fn, run) -> Feedback | None:
     per_width = (p2 - p1) / (w2 - w1)
     if p1 - per_width * w1 < 1.5 * m * 8:
         return None
-    return _fail(
+    return fail(
         "keys-not-chunked",
         f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
         f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at more than a whole row of m = {m:,} scores "
@@ -361,7 +361,7 @@ _CHUNKED = FunctionProblem(
     overflow=(
         "no-running-max",
         "Your chunked attention is right on small scores but gives NaN or inf on {label}: the exponentials are "
-        "taken without subtracting a running maximum. " + _OVERFLOW,
+        "taken without subtracting a running maximum. " + OVERFLOW,
         "Keep running_max, the largest score seen so far for each query; take exp(scores - new_max), and "
         "rescale the old sums by exp(old_max - new_max) when it grows.",
     ),

@@ -11,7 +11,7 @@ from .._checks import check_size
 from ..cost import attention_cost
 from ._check_answers import COUNT_EXAMPLES, _check_mistakes, _how_far
 from ._compare import isclose, isfinite
-from ._feedback import Feedback, _blank, _fail, _not_answered
+from ._feedback import Feedback, is_blank, fail, not_answered
 
 
 _QUANTITIES = ("scores", "score_macs", "mix_macs", "score_bytes_float32", "projection_weights")
@@ -190,11 +190,11 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     if quantity == "scores":  # keep the reference honest: it is attn_lib's own count
         assert right == attention_cost(n, m, d_k, d_v, heads, layers).scores
     own = _check_mistakes(mistakes, right, 1e-9, 0.0)
-    if _blank(answer):
-        return _not_answered(f"your count of {_WHAT[quantity]}")
+    if is_blank(answer):
+        return not_answered(f"your count of {_WHAT[quantity]}")
     value = _as_number(answer)
     if value is None:
-        return _fail(
+        return fail(
             "not-a-number",
             f"Your answer should be a number, like {COUNT_EXAMPLES}; got {type(answer).__name__} {answer!r}.",
         )
@@ -202,11 +202,11 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         return Feedback(True, _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model))
     for wrong, mid, reason, hint in own:
         if isclose(value, wrong, rtol=1e-9, atol=0):
-            return _fail(mid, reason, _count_hint(quantity) if hint is None else hint)
+            return fail(mid, reason, _count_hint(quantity) if hint is None else hint)
     for mid, wrong, reason, *rounded in candidates:  # a unit conversion may be rounded to 3 or 4 digits
         if wrong != right and isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
-            return _fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))
-    return _fail("wrong-count", _how_far(value, right), _count_hint(quantity))
+            return fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))
+    return fail("wrong-count", _how_far(value, right), _count_hint(quantity))
 
 
 def _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model) -> str:

@@ -6,14 +6,14 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import _out, _softmax, _scaled
+from ._pieces import attention_out, row_softmax, scaled_qk
 
 _ARGS = ("X_dec", "X_enc", "W_q", "W_k", "W_v")
 
 
 def _head(X_q, X_kv, W_q, W_k, W_v, divide_by=None, mask=None):
     """softmax((X_q W_q)(X_kv W_k)^T / sqrt(d_k)) X_kv W_v for any leading batch axes: (..., n, d_v)."""
-    return _out(X_q @ W_q, X_kv @ W_k, X_kv @ W_v, mask=mask, divide_by=divide_by)
+    return attention_out(X_q @ W_q, X_kv @ W_k, X_kv @ W_v, mask=mask, divide_by=divide_by)
 
 
 def _right(X_dec, X_enc, W_q, W_k, W_v):
@@ -55,7 +55,7 @@ def _cross_mistakes() -> list[Mistake]:
             "from the same sequence as the keys: the encoder's output X_enc through W_v. With values from X_dec "
             "there are n value rows, which do not fit the m columns of the weights.",
             "Compute V = X_enc @ W_v, like K = X_enc @ W_k.",
-            (lambda X_dec, X_enc, W_q, W_k, W_v: _out(X_dec @ W_q, X_enc @ W_k, X_dec @ W_v),),  # fails: n != m
+            (lambda X_dec, X_enc, W_q, W_k, W_v: attention_out(X_dec @ W_q, X_enc @ W_k, X_dec @ W_v),),  # fails: n != m
             same_sizes=True,
         ),
         Mistake(
@@ -65,7 +65,7 @@ def _cross_mistakes() -> list[Mistake]:
             "per source position (m): the keys must come from the same sequence as the values, X_enc through W_k, "
             "so the scores are n x m.",
             "Compute K = X_enc @ W_k, like V = X_enc @ W_v.",
-            (lambda X_dec, X_enc, W_q, W_k, W_v: _out(X_dec @ W_q, X_dec @ W_k, X_enc @ W_v),),  # fails: n != m
+            (lambda X_dec, X_enc, W_q, W_k, W_v: attention_out(X_dec @ W_q, X_dec @ W_k, X_enc @ W_v),),  # fails: n != m
             same_sizes=True,
         ),
         Mistake(
@@ -77,7 +77,7 @@ def _cross_mistakes() -> list[Mistake]:
             "Compute K = X_enc @ W_k and V = X_enc @ W_v; only Q = X_dec @ W_q comes from the decoder.",
             (
                 lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_dec, W_q, W_k, W_v),
-                lambda X_dec, X_enc, W_q, W_k, W_v: _softmax(  # and K.T, which fails on a batch
+                lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(  # and K.T, which fails on a batch
                     (X_dec @ W_q) @ (X_dec @ W_k).T / np.sqrt(W_q.shape[-1])) @ (X_dec @ W_v),
             ),
         ),
@@ -119,7 +119,7 @@ def _cross_mistakes() -> list[Mistake]:
             "batch (b, m, d_k) it is (d_k, m, b), so the product pairs the wrong axes. The problem promises "
             "leading batch axes.",
             "Swap only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)).",
-            (lambda X_dec, X_enc, W_q, W_k, W_v: _softmax(
+            (lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(
                 (X_dec @ W_q) @ (X_enc @ W_k).T / np.sqrt(W_q.shape[-1])) @ (X_enc @ W_v),),
         ),
         Mistake(
@@ -160,7 +160,7 @@ def _cross_mistakes() -> list[Mistake]:
             "position listens to each source position; the output is those weights times the values, "
             "(..., n, d_v).",
             "Multiply the weights by V = X_enc @ W_v and return that.",
-            (lambda X_dec, X_enc, W_q, W_k, W_v: _softmax(_scaled(X_dec @ W_q, X_enc @ W_k)),),
+            (lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(scaled_qk(X_dec @ W_q, X_enc @ W_k)),),
         ),
         Mistake(
             "softmax-wrong-axis",
@@ -168,8 +168,8 @@ def _cross_mistakes() -> list[Mistake]:
             "over the source positions. Each decoder query shares its attention among the m encoder positions: "
             "every row sums to one.",
             "Take the softmax along axis=-1.",
-            (lambda X_dec, X_enc, W_q, W_k, W_v: _softmax(
-                _scaled(X_dec @ W_q, X_enc @ W_k), axis=-2) @ (X_enc @ W_v),),
+            (lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(
+                scaled_qk(X_dec @ W_q, X_enc @ W_k), axis=-2) @ (X_enc @ W_v),),
         ),
     ]
 

@@ -8,7 +8,7 @@ from ..attention import attention
 from ..masks import causal_mask
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import _out, _scaled, _softmax, _t
+from ._pieces import attention_out, scaled_qk, row_softmax, transpose_last
 
 _ARGS = ("q", "k", "v", "K_cache", "V_cache")
 
@@ -57,8 +57,8 @@ def _first_key_only(q, k, v, K_cache, V_cache):
 def _square_causal_mask(q, k, v, K_cache, V_cache):
     K_all, V_all = _all(k, v, K_cache, V_cache)
     t1 = K_all.shape[-2]
-    scores = np.where(np.tril(np.ones((t1, t1), dtype=bool)), _scaled(q, K_all), -np.inf)  # (t+1, t+1)
-    return _softmax(scores) @ V_all
+    scores = np.where(np.tril(np.ones((t1, t1), dtype=bool)), scaled_qk(q, K_all), -np.inf)  # (t+1, t+1)
+    return row_softmax(scores) @ V_all
 
 
 def _with_all(fn):
@@ -78,10 +78,10 @@ def _decode_mistakes() -> list[Mistake]:
             "position up to and including itself, so the step attends over the cache with k and v appended as "
             "its last row; at the first step the cache is empty and the new key is all there is.",
             "Append first: K_all = np.concatenate([K_cache, k], axis=-2), and the same for the values.",
-            (lambda q, k, v, K_cache, V_cache: _out(q, K_cache, V_cache),
+            (lambda q, k, v, K_cache, V_cache: attention_out(q, K_cache, V_cache),
              # the same, where an empty cache at the first step averages nothing and gives zeros
              lambda q, k, v, K_cache, V_cache: (np.zeros_like(v + 0.0 * q[..., :1]) if K_cache.shape[-2] == 0
-                                                else _out(q, K_cache, V_cache))),
+                                                else attention_out(q, K_cache, V_cache))),
         ),
         Mistake(
             "forgot-cache",
@@ -89,7 +89,7 @@ def _decode_mistakes() -> list[Mistake]:
             "cache. The point of the cache is that the new query meets the keys and values of every earlier "
             "position, kept from their own steps.",
             "Attend over the cache with the new key and value appended: (..., t + 1, d_k) keys.",
-            (lambda q, k, v, K_cache, V_cache: _out(q, k, v),),
+            (lambda q, k, v, K_cache, V_cache: attention_out(q, k, v),),
         ),
         Mistake(
             "masked-cache",
@@ -105,7 +105,7 @@ def _decode_mistakes() -> list[Mistake]:
             "Your scores are divided by sqrt(d_v), the values' width. The division is by sqrt(d_k): the scores "
             "are dot products of d_k numbers, and d_v never enters them.",
             "Read d_k from the last axis of q (or of the keys).",
-            (_with_all(lambda q, k, K, V, d_k, d_v: _out(q, K, V, divide_by=np.sqrt(d_v))),),
+            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(d_v))),),
         ),
         Mistake(
             "no-scaling",
@@ -113,28 +113,28 @@ def _decode_mistakes() -> list[Mistake]:
             "so its scores are scaled the same way, or the step disagrees with the full causal attention it "
             "stands for.",
             "Divide q @ K_all^T by np.sqrt(d_k) before the softmax.",
-            (_with_all(lambda q, k, K, V, d_k, d_v: _out(q, K, V, divide_by=1.0)),),
+            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=1.0)),),
         ),
         Mistake(
             "divide-by-dk",
             "Your scores are divided by d_k; the division is by sqrt(d_k), the standard deviation of one score "
             "when the components have unit variance.",
             "Use np.sqrt(d_k).",
-            (_with_all(lambda q, k, K, V, d_k, d_v: _out(q, K, V, divide_by=d_k)),),
+            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k)),),
         ),
         Mistake(
             "queries-from-keys",
             "Your scores use the new token's key k where its query q belongs: the step asks with q and is "
             "answered by the keys, the cached ones and k.",
             "Score q against the keys: q @ K_all^T.",
-            (_with_all(lambda q, k, K, V, d_k, d_v: _out(k, K, V)),),
+            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(k, K, V)),),
         ),
         Mistake(
             "softmax-wrong-axis",
             "Your softmax runs over the query axis, which has length one here: every weight becomes 1 and the "
             "output is the sum of all value rows. The new query's weights run over the keys, the last axis.",
             "Take the maximum and the sum along axis=-1, with keepdims=True.",
-            (_with_all(lambda q, k, K, V, d_k, d_v: _softmax(_scaled(q, K), axis=-2) @ V),),
+            (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K), axis=-2) @ V),),
         ),
         Mistake(
             "returned-weights",
@@ -142,7 +142,7 @@ def _decode_mistakes() -> list[Mistake]:
             "weights say who is listened to; the step returns what is heard: the weights times the values, "
             "(..., 1, d_v).",
             "Multiply the weights by the values (the cache with v appended) and return that.",
-            (_with_all(lambda q, k, K, V, d_k, d_v: _softmax(_scaled(q, K))),),
+            (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K))),),
         ),
     ]
 

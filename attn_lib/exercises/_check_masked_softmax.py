@@ -11,31 +11,31 @@ from ..attention import softmax as _attn_lib_softmax
 from ._check_softmax import _diagnose_weights, _expected
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._learner_code import _fills_blocked, _zeroed_before_max
+from ._learner_code import fills_blocked, zeroed_before_max
 from ._pieces import (
-    _AXIS_1,
-    _BOOL_INDEX,
-    _FIX_BOOL_INDEX,
-    _FIX_GLOBAL_MAX,
-    _FIX_MAX_BEFORE_MASK,
-    _FIX_NO_DIVISION,
-    _FIX_OVERFLOW,
-    _FINITE_FILL_NOTE,
-    _GLOBAL_MAX,
-    _MAX_BEFORE_MASK,
-    _NO_DIVISION,
-    _OVERFLOW,
-    _SMALL_FILL,
-    _SMALL_FILLS,
-    _UNIFORM,
-    _bool_index_blocked,
-    _global_max_softmax,
-    _max_shift,
-    _per_matrix,
-    _softmax,
-    _softmax_from,
-    _softmax_whole,
-    _uniform,
+    AXIS_1,
+    BOOL_INDEX,
+    FIX_BOOL_INDEX,
+    FIX_GLOBAL_MAX,
+    FIX_MAX_BEFORE_MASK,
+    FIX_NO_DIVISION,
+    FIX_OVERFLOW,
+    FINITE_FILL_NOTE,
+    GLOBAL_MAX,
+    MAX_BEFORE_MASK,
+    NO_DIVISION,
+    OVERFLOW,
+    SMALL_FILL,
+    SMALL_FILLS,
+    UNIFORM,
+    bool_index_blocked,
+    global_max_softmax,
+    max_shift,
+    per_matrix_softmax,
+    row_softmax,
+    softmax_from,
+    softmax_whole,
+    uniform_weights,
 )
 from ._running import Raised
 
@@ -91,7 +91,7 @@ def _allowed_mean(scores, mask):
 
 
 def _renormalised(scores, mask, eps=0.0):
-    w = _softmax(scores) * mask
+    w = row_softmax(scores) * mask
     return w / (w.sum(axis=-1, keepdims=True) + eps)
 
 
@@ -113,8 +113,8 @@ def _inverted_raising(scores, mask):
 def _masked_mistakes() -> list[Mistake]:
     fix = "Put -inf in the blocked scores before the softmax (np.where broadcasts the mask): exp(-inf) = 0."
     return [
-        Mistake("max-before-mask", _MAX_BEFORE_MASK, _FIX_MAX_BEFORE_MASK,
-                (lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores, axis=-1, keepdims=True)),),
+        Mistake("max-before-mask", MAX_BEFORE_MASK, FIX_MAX_BEFORE_MASK,
+                (lambda scores, mask: softmax_from(_masked(scores, mask) - np.max(scores, axis=-1, keepdims=True)),),
                 strict_nonfinite=True),
         Mistake(
             "zero-then-renormalise",
@@ -134,33 +134,33 @@ def _masked_mistakes() -> list[Mistake]:
             "row sums to less than one, and the blocked scores are still in the softmax's denominator, so what "
             "should be hidden still changes every weight.",
             fix,
-            (lambda scores, mask: _softmax(scores) * mask,),
+            (lambda scores, mask: row_softmax(scores) * mask,),
         ),
         Mistake(
             "mask-zero",
             "Your function sets blocked scores to 0 (filling 0, or multiplying the scores by the mask) instead "
             "of -inf. exp(0) = 1, so blocked keys still get weight; only -inf gives exp(-inf) = 0 exactly.",
             fix,
-            (lambda scores, mask: _softmax(_masked(scores, mask, 0.0)),),
+            (lambda scores, mask: row_softmax(_masked(scores, mask, 0.0)),),
         ),
         Mistake(
             "small-fill",
-            _SMALL_FILL,
+            SMALL_FILL,
             fix,
-            tuple((lambda scores, mask, f=f: _softmax(_masked(scores, mask, f))) for f in _SMALL_FILLS),
+            tuple((lambda scores, mask, f=f: row_softmax(_masked(scores, mask, f))) for f in SMALL_FILLS),
         ),
         Mistake(
             "inverted-mask",
             "Your function uses the mask the wrong way round: blocked keys get the weight and allowed keys get "
             "0. In this course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
             "Keep the score where the mask is True, and put -inf where it is False.",
-            (lambda scores, mask: _softmax(np.where(mask, -np.inf, scores)), _inverted_raising),
+            (lambda scores, mask: row_softmax(np.where(mask, -np.inf, scores)), _inverted_raising),
         ),
         Mistake(
             "ignored-mask",
             "Your weights are the softmax of the scores as if there were no mask: blocked keys get weight.",
             fix,
-            (lambda scores, mask: _softmax(scores),),
+            (lambda scores, mask: row_softmax(scores),),
         ),
         Mistake(
             "mask-added",
@@ -168,17 +168,17 @@ def _masked_mistakes() -> list[Mistake]:
             "blocked keys keep their score. An additive mask holds 0 where allowed and -inf where blocked; the "
             "course's masks are boolean, True = may attend.",
             fix,
-            (lambda scores, mask: _softmax(scores + mask),),
+            (lambda scores, mask: row_softmax(scores + mask),),
         ),
         Mistake(
             "boolean-index-broadcast",
-            _BOOL_INDEX,
-            _FIX_BOOL_INDEX,
-            (lambda scores, mask: _softmax(_bool_index_blocked(scores, mask)),),
+            BOOL_INDEX,
+            FIX_BOOL_INDEX,
+            (lambda scores, mask: row_softmax(bool_index_blocked(scores, mask)),),
         ),
-        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX,
-                (lambda scores, mask: _global_max_softmax(_masked(scores, mask)),
-                 lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores))),
+        Mistake("global-max", GLOBAL_MAX, FIX_GLOBAL_MAX,
+                (lambda scores, mask: global_max_softmax(_masked(scores, mask)),
+                 lambda scores, mask: softmax_from(_masked(scores, mask) - np.max(scores))),
                 strict_nonfinite=True),
         Mistake(
             "subtract-min",
@@ -188,20 +188,20 @@ def _masked_mistakes() -> list[Mistake]:
             "minimum is -inf (NaN everywhere in its row).",
             "Subtract the maximum, so the largest exponent is exp(0) = 1; -inf entries do not change a maximum "
             "as long as one key is allowed.",
-            (lambda scores, mask: _softmax_from(_masked(scores, mask) - np.min(
+            (lambda scores, mask: softmax_from(_masked(scores, mask) - np.min(
                 _masked(scores, mask, np.inf), axis=-1, keepdims=True)),
-             lambda scores, mask: _softmax_from(_masked(scores, mask) - _allowed_mean(scores, mask)),
-             lambda scores, mask: _softmax_from(_masked(scores, mask) - np.min(
+             lambda scores, mask: softmax_from(_masked(scores, mask) - _allowed_mean(scores, mask)),
+             lambda scores, mask: softmax_from(_masked(scores, mask) - np.min(
                  _masked(scores, mask), axis=-1, keepdims=True))),
             strict_nonfinite=True,
         ),
         Mistake(
             "axis-1-on-batch",
-            _AXIS_1,
+            AXIS_1,
             "Use axis=-1 (with keepdims=True) in the max and the sum.",
             (
-                lambda scores, mask: _softmax(_masked(scores, mask), axis=1),
-                lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=1)),
+                lambda scores, mask: row_softmax(_masked(scores, mask), axis=1),
+                lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=1)),
             ),
         ),
         Mistake(
@@ -209,40 +209,40 @@ def _masked_mistakes() -> list[Mistake]:
             "Your weights sum to one down each column instead of along each row: each query's row is its "
             "distribution over the keys.",
             "Use axis=-1 (with keepdims=True) in the max and the sum.",
-            (lambda scores, mask: _softmax(_masked(scores, mask), axis=0),
-             lambda scores, mask: _softmax(_masked(scores, mask), axis=-2)),
+            (lambda scores, mask: row_softmax(_masked(scores, mask), axis=0),
+             lambda scores, mask: row_softmax(_masked(scores, mask), axis=-2)),
         ),
         Mistake(
             "softmax-whole-matrix",
             "Your function normalises the whole array at once (a sum with no axis), so each row sums to less "
             "than one. Softmax acts on each row separately.",
             "Sum along the rows: np.sum(e, axis=-1, keepdims=True).",
-            (lambda scores, mask: _softmax_whole(_masked(scores, mask)),
-             lambda scores, mask: _per_matrix(_masked(scores, mask)),
-             lambda scores, mask: _softmax_from(_masked(scores, mask) - np.max(scores), axis=None)),
+            (lambda scores, mask: softmax_whole(_masked(scores, mask)),
+             lambda scores, mask: per_matrix_softmax(_masked(scores, mask)),
+             lambda scores, mask: softmax_from(_masked(scores, mask) - np.max(scores), axis=None)),
         ),
         Mistake(
             "max-wrong-axis",
             "Your softmax subtracts each column's maximum instead of each row's: a different constant for each "
             "entry of a row changes the weights (and a column whose keys are all blocked gives NaN).",
             "Subtract np.max(x, axis=-1, keepdims=True).",
-            (lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=0)),
-             lambda scores, mask: _softmax_from(_max_shift(_masked(scores, mask), axis=-2))),
+            (lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=0)),
+             lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=-2))),
         ),
         Mistake(
             "no-division",
-            _NO_DIVISION,
-            _FIX_NO_DIVISION,
+            NO_DIVISION,
+            FIX_NO_DIVISION,
             (
-                lambda scores, mask: np.exp(_max_shift(_masked(scores, mask))),
+                lambda scores, mask: np.exp(max_shift(_masked(scores, mask))),
                 lambda scores, mask: np.exp(_masked(scores, mask)),
             ),
         ),
         Mistake(
             "uniform-weights",
-            _UNIFORM,
+            UNIFORM,
             fix,
-            (lambda scores, mask: _uniform(_masked(scores, mask)),
+            (lambda scores, mask: uniform_weights(_masked(scores, mask)),
              lambda scores, mask: np.full(scores.shape, 1 / scores.shape[-1])),
         ),
     ]
@@ -262,7 +262,7 @@ def _fully_masked_weights_note(fn, run) -> str:
             "instead; a NaN would spread silently through every later layer."
         )
     if got is not None and got.shape == (2, 3) and np.allclose(got[1], 1 / 3):  # a finite fill: spread evenly
-        return _FINITE_FILL_NOTE.format(what="nothing downstream can tell that row was empty.")
+        return FINITE_FILL_NOTE.format(what="nothing downstream can tell that row was empty.")
     return ""
 
 
@@ -280,8 +280,8 @@ _MASKED = FunctionProblem(
     ),
     overflow=(
         "naive-overflow",
-        "Your masked softmax is right on small scores but gives NaN or inf on {label}. " + _OVERFLOW,
-        _FIX_OVERFLOW + " Blocked entries are -inf, which the maximum ignores as long as one key is allowed.",
+        "Your masked softmax is right on small scores but gives NaN or inf on {label}. " + OVERFLOW,
+        FIX_OVERFLOW + " Blocked entries are -inf, which the maximum ignores as long as one key is allowed.",
     ),
     diagnose=lambda results, cases, tols, run: _diagnose_weights(results, cases, tols, run, mask_key="mask"),
     after_pass=_fully_masked_weights_note,
@@ -290,8 +290,8 @@ _MASKED = FunctionProblem(
 
 
 def _zeroed_first() -> list[Mistake]:
-    """The table with zero-then-renormalise before max-before-mask (see ``_learner_code._fills_blocked``)."""
-    return _zeroed_before_max(_masked_mistakes())
+    """The table with zero-then-renormalise before max-before-mask (see ``_learner_code.fills_blocked``)."""
+    return zeroed_before_max(_masked_mistakes())
 
 
 # A maximum taken before the mask and exp(scores - max) zeroed by the mask give the same numbers on every input;
@@ -331,4 +331,4 @@ def check_masked_softmax(fn) -> Feedback:
     >>> check_masked_softmax(renormalised).mistake
     'zero-then-renormalise'
     """
-    return judge(fn, _MASKED if _fills_blocked(fn) else _MASKED_ZEROED)
+    return judge(fn, _MASKED if fills_blocked(fn) else _MASKED_ZEROED)

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import _softmax
+from ._pieces import row_softmax
 
 _ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o")
 
@@ -16,7 +16,7 @@ def _head(X_q, X_kv, W_q, W_k, W_v, scale=None, axis=-1, X_k=None, X_v=None, wei
     X_k, X_v = (X_kv if X is None else X for X in (X_k, X_v))
     Q, K, V = X_q @ W_q, X_k @ W_k, X_v @ W_v  # (n, d_k), (m, d_k), (m, d_v)
     scores = Q @ K.T / (np.sqrt(W_q.shape[-1]) if scale is None else scale)  # (n, d_k) x (d_k, m) -> (n, m)
-    w = _softmax(scores, axis=axis)
+    w = row_softmax(scores, axis=axis)
     return w if weights else w @ V  # (n, m) x (m, d_v) -> (n, d_v)
 
 

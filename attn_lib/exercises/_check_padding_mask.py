@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback, _fail
+from ._feedback import Feedback, fail
 from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import number_mask_trouble
 
@@ -88,7 +88,7 @@ def _diagnose(results, cases, tols=None, run=None):
             b, _, j = np.argwhere(got.astype(bool) != case.expected)[0]
             lengths = case.inputs["lengths"]
             says, should = ("keeps", "blocked") if got[b, 0, j] else ("blocks", "kept")
-            return _fail(
+            return fail(
                 "wrong-pattern",
                 f"For {case.label} your mask {says} key {j} of sequence {b} (length {lengths[b]}), which should be "
                 f"{should}: sequence b keeps key j exactly when j < lengths[b].",
@@ -101,7 +101,7 @@ def _boolean(fn, run):
     out = np.asarray(run(np.array(_SIZES[0][0]), _SIZES[0][1]))
     if out.dtype == np.bool_:
         return None
-    return _fail(
+    return fail(
         "not-boolean",
         f"Your mask has the right pattern but dtype {out.dtype}, not bool. np.where(mask, scores, -np.inf) would "
         f"still work, but {number_mask_trouble(out.dtype)}.",

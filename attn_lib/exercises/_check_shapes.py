@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from .._checks import InputValueError, check_size
-from ._feedback import Feedback, NOT_ANSWERED, _blank, _fail, _not_answered
+from ._feedback import Feedback, NOT_ANSWERED, is_blank, fail, not_answered
 
 
 _SHAPE_NAMES = ("Q", "K", "V", "scores", "weights", "output")
@@ -148,18 +148,18 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
     """
     sizes = {"n": check_size(n, "n"), "m": check_size(m, "m"), "d_k": check_size(d_k, "d_k"),
              "d_v": check_size(d_v, "d_v")}
-    if _blank(answers) or (isinstance(answers, dict) and all(_blank(v) for v in answers.values())):
+    if is_blank(answers) or (isinstance(answers, dict) and all(is_blank(v) for v in answers.values())):
         names = [k for k in _SHAPE_NAMES if isinstance(answers, dict) and k in answers] or list(_SHAPE_NAMES)
-        return _not_answered(f"your predicted shapes of {', '.join(names)}")  # None, ..., {} or a dict of blanks
+        return not_answered(f"your predicted shapes of {', '.join(names)}")  # None, ..., {} or a dict of blanks
     if not isinstance(answers, dict):
-        return _fail(
+        return fail(
             "not-a-shape",
             f"check_shapes expects a dict such as {{'Q': (n, d_k), 'scores': (n, m)}}; got "
             f"{type(answers).__name__} {answers!r}.",
         )
     unknown = [k for k in answers if k not in _SHAPE_NAMES]
     if unknown:
-        return _fail(
+        return fail(
             "unknown-name",
             f"Unknown name {unknown[0]!r} in your answers; the names are {', '.join(_SHAPE_NAMES)}.",
         )
@@ -172,7 +172,7 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
                                    f"{'is' if len(missing) == 1 else 'are'} missing from your answers; put "
                                    f"{'it' if len(missing) == 1 else 'them'} back and fill in the shape.", "",
                             NOT_ANSWERED)
-    blank = [k for k in _SHAPE_NAMES if k in answers and _blank(answers[k])]
+    blank = [k for k in _SHAPE_NAMES if k in answers and is_blank(answers[k])]
     if blank:
         return Feedback(False, f"Not everything is answered yet: fill in {', '.join(blank)}.", "", NOT_ANSWERED)
     right, wrong = _shape_rules(sizes["n"], sizes["m"], sizes["d_k"], sizes["d_v"])
@@ -203,7 +203,7 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
                                           *(f"- {name} {right[name][0]}: {axes[name]}." for name in good)]))
     total = len(lines) + len(good)
     right_text = f" ({', '.join(good)} {'is' if len(good) == 1 else 'are'} right)" if good else ""
-    return _fail(
+    return fail(
         first,
         "\n".join([f"{len(lines)} of {total} shapes {'is' if len(lines) == 1 else 'are'} not right{right_text}.",
                    *lines]),

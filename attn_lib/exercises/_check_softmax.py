@@ -6,30 +6,30 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import close, fmt, index, two_numbers
-from ._feedback import Feedback, _fail
+from ._feedback import Feedback, fail
 from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import (
-    _AXIS_1,
-    _FIX_GLOBAL_MAX,
-    _FIX_NO_DIVISION,
-    _FIX_OVERFLOW,
-    _GLOBAL_MAX,
-    _NO_DIVISION,
-    _UNIFORM,
-    _global_max_softmax,
-    _max_shift,
-    _per_matrix,
-    _softmax,
-    _softmax_from,
-    _softmax_no_keepdims,
-    _softmax_whole,
-    _uniform,
+    AXIS_1,
+    FIX_GLOBAL_MAX,
+    FIX_NO_DIVISION,
+    FIX_OVERFLOW,
+    GLOBAL_MAX,
+    NO_DIVISION,
+    UNIFORM,
+    global_max_softmax,
+    max_shift,
+    per_matrix_softmax,
+    row_softmax,
+    softmax_from,
+    softmax_no_keepdims,
+    softmax_whole,
+    uniform_weights,
 )
 
 
 def _expected(x):
     with np.errstate(all="ignore"):
-        return _softmax(x)
+        return row_softmax(x)
 
 
 def _softmax_cases() -> list[Case]:
@@ -55,8 +55,8 @@ def _softmax_cases() -> list[Case]:
 
 def _softmax_mistakes() -> list[Mistake]:
     return [
-        Mistake("global-max", _GLOBAL_MAX, _FIX_GLOBAL_MAX,
-                (_global_max_softmax, lambda x: _softmax_from(x - np.max(x, axis=(-2, -1), keepdims=True))),
+        Mistake("global-max", GLOBAL_MAX, FIX_GLOBAL_MAX,
+                (global_max_softmax, lambda x: softmax_from(x - np.max(x, axis=(-2, -1), keepdims=True))),
                 strict_nonfinite=True),
         Mistake(
             "subtract-min",
@@ -65,18 +65,18 @@ def _softmax_mistakes() -> list[Mistake]:
             "overflows when a row spans more than about 709, and a -inf entry makes the minimum and the mean -inf "
             "(NaN everywhere in its row).",
             "Subtract the maximum, so the largest exponent is exp(0) = 1.",
-            (lambda x: _softmax_from(x - np.min(x, axis=-1, keepdims=True)),
-             lambda x: _softmax_from(x - np.mean(x, axis=-1, keepdims=True))),
+            (lambda x: softmax_from(x - np.min(x, axis=-1, keepdims=True)),
+             lambda x: softmax_from(x - np.mean(x, axis=-1, keepdims=True))),
             strict_nonfinite=True,
         ),
         Mistake(
             "axis-1-on-batch",
-            _AXIS_1,
+            AXIS_1,
             "Use axis=-1 (with keepdims=True) in both the max and the sum.",
             (
-                lambda x: _softmax(x, axis=1),
-                lambda x: _softmax_from(_max_shift(x, axis=1)),
-                lambda x: _softmax_from(_max_shift(x), axis=1),
+                lambda x: row_softmax(x, axis=1),
+                lambda x: softmax_from(max_shift(x, axis=1)),
+                lambda x: softmax_from(max_shift(x), axis=1),
             ),
         ),
         Mistake(
@@ -84,7 +84,7 @@ def _softmax_mistakes() -> list[Mistake]:
             "Your weights sum to one down each column (axis 0) instead of along each row. Each row is one "
             "query's scores over the keys, and its weights must sum to one: softmax runs along the last axis.",
             "Use axis=-1 (with keepdims=True) in both the max and the sum.",
-            (lambda x: _softmax(x, axis=0), lambda x: _softmax(x, axis=-2)),
+            (lambda x: row_softmax(x, axis=0), lambda x: row_softmax(x, axis=-2)),
         ),
         Mistake(
             "softmax-whole-matrix",
@@ -92,10 +92,10 @@ def _softmax_mistakes() -> list[Mistake]:
             "to one, so each row sums to less than one. Softmax acts on each row separately.",
             "Sum along the rows: np.sum(e, axis=-1, keepdims=True).",
             (
-                _softmax_whole,
-                lambda x: _softmax_from(x, axis=None),
-                lambda x: _softmax_from(_max_shift(x), axis=None),
-                _per_matrix,
+                softmax_whole,
+                lambda x: softmax_from(x, axis=None),
+                lambda x: softmax_from(max_shift(x), axis=None),
+                per_matrix_softmax,
             ),
         ),
         Mistake(
@@ -105,9 +105,9 @@ def _softmax_mistakes() -> list[Mistake]:
             "silently wrong when n == m.",
             "Add keepdims=True, so the statistic has shape (n, 1) and broadcasts along each row.",
             (
-                _softmax_no_keepdims,
-                lambda x: _softmax_no_keepdims(x, "max"),
-                lambda x: _softmax_no_keepdims(x, "both"),
+                softmax_no_keepdims,
+                lambda x: softmax_no_keepdims(x, "max"),
+                lambda x: softmax_no_keepdims(x, "both"),
             ),
         ),
         Mistake(
@@ -117,18 +117,18 @@ def _softmax_mistakes() -> list[Mistake]:
             "weights.",
             "Subtract np.max(x, axis=-1, keepdims=True).",
             (
-                lambda x: _softmax_from(x - np.max(x, axis=0, keepdims=True)),
-                lambda x: _softmax_from(x - np.max(x, axis=-2, keepdims=True)),
+                lambda x: softmax_from(x - np.max(x, axis=0, keepdims=True)),
+                lambda x: softmax_from(x - np.max(x, axis=-2, keepdims=True)),
             ),
         ),
         Mistake(
             "no-division",
-            _NO_DIVISION,
-            _FIX_NO_DIVISION,
-            (lambda x: np.exp(_max_shift(x)), lambda x: np.exp(x)),
+            NO_DIVISION,
+            FIX_NO_DIVISION,
+            (lambda x: np.exp(max_shift(x)), lambda x: np.exp(x)),
         ),
-        Mistake("uniform-weights", _UNIFORM, "Take np.exp of the (shifted) scores, then divide by their row sum.",
-                (_uniform, lambda x: np.full(x.shape, 1 / x.shape[-1]))),
+        Mistake("uniform-weights", UNIFORM, "Take np.exp of the (shifted) scores, then divide by their row sum.",
+                (uniform_weights, lambda x: np.full(x.shape, 1 / x.shape[-1]))),
     ]
 
 
@@ -137,7 +137,7 @@ def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | No
     """Structural reasons for softmax-like outputs (..., n, m): the first one that applies."""
     for got, case in zip(results, cases):
         if got.shape != case.expected.shape:
-            return _fail(
+            return fail(
                 "wrong-shape",
                 f"For {case.label}, the weights should have the shape of the scores, {case.expected.shape}; "
                 f"yours have shape {got.shape}.",
@@ -146,7 +146,7 @@ def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | No
     for got, case in zip(results, cases):
         if (got < -1e-12).any():  # NaN compares False; -inf counts as negative
             at = np.argwhere(got < -1e-12)[0]
-            return _fail(
+            return fail(
                 "negative-weights",
                 f"For {case.label}, weight {index(at)} is {fmt(got[tuple(at)])}: weights are exponentials "
                 "divided by a positive sum, so none can be negative.",
@@ -155,10 +155,10 @@ def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | No
     for got, case in zip(results, cases):
         if got.size and not np.isfinite(got).all():
             bad = index(np.argwhere(~np.isfinite(got))[0])
-            return _fail(
+            return fail(
                 "non-finite-output",
                 f"For {case.label}, your weights have NaN or inf (first at {bad}).",
-                _FIX_OVERFLOW,
+                FIX_OVERFLOW,
             )
     # Each row a positive multiple of the right row, the multiples not all equal (whatever constant was
     # subtracted before exp): no division.
@@ -167,13 +167,13 @@ def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | No
         (s > 0).all() and close(got, case.expected * s[..., None], tol).all()
         for got, case, tol, s in zip(results, cases, tols, sums)
     ) and np.ptp(np.concatenate([s.ravel() for s in sums])) > 1e-3 * np.max(np.concatenate([s.ravel() for s in sums])):
-        return _fail("no-division", _NO_DIVISION, _FIX_NO_DIVISION)
+        return fail("no-division", NO_DIVISION, FIX_NO_DIVISION)
     for got, case, tol in zip(results, cases, tols):
         sums = got.sum(axis=-1)
         off = ~close(sums, 1.0, tol)
         if off.any():
             row = np.argwhere(off)[0]
-            return _fail(
+            return fail(
                 "rows-not-one",
                 f"For {case.label}, row {index(row)} of your weights sums to {two_numbers(sums[tuple(row)], 1.0)[0]}, "
                 "not 1. "
@@ -189,7 +189,7 @@ def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | No
         if wrong.any():
             at = np.argwhere(wrong)[0]
             what = "a blocked key" if mask_key else "an entry of -inf"
-            return _fail(
+            return fail(
                 "blocked-not-zero" if mask_key else "neg-inf-not-zero",
                 f"For {case.label}, weight {index(at)} belongs to {what} but is {fmt(got[tuple(at)])}: "
                 "exp(-inf) = 0, so it must be exactly 0.",
@@ -202,7 +202,7 @@ def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | No
         if isinstance(shifted, np.ndarray) and (
             shifted.shape != first.shape or not close(np.asarray(shifted, float), first, tols[0]).all()
         ):
-            return _fail(
+            return fail(
                 "not-shift-invariant",
                 "Adding 3 to every score changed your weights. A softmax must not change when a constant is "
                 "added to a row: exp(x + c) = exp(c) exp(x), and exp(c) cancels in the division.",

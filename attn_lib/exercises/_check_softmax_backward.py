@@ -6,7 +6,7 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import _softmax
+from ._pieces import row_softmax
 
 _ARGS = ("scores", "weights", "d_weights")
 
@@ -28,7 +28,7 @@ def _backward_cases() -> list[Case]:
         if len(shape) > 3:  # its own generator, so the earlier cases keep their numbers
             rng = np.random.default_rng(48)
         scores = 1.5 * rng.normal(size=shape) + 0.5
-        weights = _softmax(scores)
+        weights = row_softmax(scores)
         d_weights = rng.normal(size=shape)
         tags = frozenset({"batch"}) if len(shape) > 2 else frozenset()
         inputs = dict(scores=scores, weights=weights, d_weights=d_weights)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import close, fmt
-from ._feedback import Feedback, _fail
+from ._feedback import Feedback, fail
 from ._judge import Case, FunctionProblem, Mistake, judge
 
 
@@ -95,7 +95,7 @@ def _split_mistakes() -> list[Mistake]:
 def _diagnose_split(results, cases, tols, run) -> Feedback | None:
     for got, case in zip(results, cases):
         if got.shape != case.expected.shape:
-            return _fail(
+            return fail(
                 "wrong-shape",
                 f"For {case.label}, the result should have shape (heads, n, d_k) = {case.expected.shape}; yours "
                 f"has shape {got.shape}.",
@@ -103,7 +103,7 @@ def _diagnose_split(results, cases, tols, run) -> Feedback | None:
             )
     if all(np.array_equal(got, np.trunc(got)) and (np.abs(got - case.expected) < 1).all()
            for got, case in zip(results, cases)):
-        return _fail(
+        return fail(
             "integer-heads",
             f"Your heads hold whole numbers: X[0, 0] is {fmt(cases[0].expected[0, 0, 0])}, and your head 0 has "
             f"{fmt(results[0][0, 0, 0])} there. The pieces are in the right places, but the fractions were cut "
@@ -121,7 +121,7 @@ def _diagnose_split(results, cases, tols, run) -> Feedback | None:
             whole = float(value) - _FRACTION
             if whole.is_integer() and 0 <= whole < 100 * case.inputs["X"].shape[0]:
                 source = f" (that is X[{int(whole) // 100}, {int(whole) % 100}])"
-            return _fail(
+            return fail(
                 "wrong-values",
                 f"For {case.label}, entry [{h}, {i}, {c}] (head {h}, position {i}) is {fmt(value)}{source}; it "
                 f"should be X[{i}, {h * d_k + c}] = {fmt(case.expected[h, i, c])}.",

@@ -7,18 +7,18 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import Case, FunctionProblem, Mistake, judge
 from ._pieces import (
-    _FIX_GLOBAL_MAX,
-    _GLOBAL_MAX,
-    _global_max_softmax,
-    _max_shift,
-    _softmax,
-    _softmax_from,
-    _softmax_no_keepdims,
+    FIX_GLOBAL_MAX,
+    GLOBAL_MAX,
+    global_max_softmax,
+    max_shift,
+    row_softmax,
+    softmax_from,
+    softmax_no_keepdims,
 )
 
 
 def _right(scores, temperature):
-    return _softmax(scores / temperature)  # each row's maximum subtracted inside
+    return row_softmax(scores / temperature)  # each row's maximum subtracted inside
 
 
 def _cases():
@@ -62,11 +62,11 @@ def _mistakes():
     return [
         Mistake(
             "global-max",
-            _GLOBAL_MAX.replace("(here: a row near 0 next to a row near 1000)",
+            GLOBAL_MAX.replace("(here: a row near 0 next to a row near 1000)",
                                 "(here: after dividing by T = 0.01, a row near 0 next to a row near 1000)"),
-            _FIX_GLOBAL_MAX,
-            variants=(lambda scores, temperature: _global_max_softmax(scores / temperature),
-                      lambda scores, temperature: _softmax_from(
+            FIX_GLOBAL_MAX,
+            variants=(lambda scores, temperature: global_max_softmax(scores / temperature),
+                      lambda scores, temperature: softmax_from(
                           scores / temperature - np.max(scores / temperature, axis=(-2, -1), keepdims=True))),
             strict_nonfinite=True,
         ),
@@ -76,15 +76,15 @@ def _mistakes():
             "and T > 1 sharpens them, the opposite of a temperature: dividing by a small T widens the gaps "
             "between scores, and the largest takes more weight.",
             _FIX,
-            variants=(lambda scores, temperature: _softmax(scores * temperature),),
+            variants=(lambda scores, temperature: row_softmax(scores * temperature),),
         ),
         Mistake(
             "temperature-after-softmax",
             "You applied the temperature to the weights after the softmax. The temperature divides the scores "
             "before the softmax: weights scaled afterwards no longer sum to one, and their ratios do not change.",
             _FIX,
-            variants=(lambda scores, temperature: _softmax(scores) / temperature,
-                      lambda scores, temperature: _softmax(scores) * temperature),
+            variants=(lambda scores, temperature: row_softmax(scores) / temperature,
+                      lambda scores, temperature: row_softmax(scores) * temperature),
         ),
         Mistake(
             "power-after-softmax",
@@ -93,28 +93,28 @@ def _mistakes():
             "longer sum to one: the normalisation happened before the power.",
             "Divide the scores by the temperature before the softmax, so that its division normalises the "
             "rows last.",
-            variants=(lambda scores, temperature: _softmax(scores) ** (1 / temperature),),
+            variants=(lambda scores, temperature: row_softmax(scores) ** (1 / temperature),),
         ),
         Mistake(
             "temperature-ignored",
             "Your weights are the softmax of the scores at temperature 1 whatever the temperature: the "
             "temperature never reaches the scores (dividing a copy, or subtracting it, changes nothing).",
             _FIX,
-            variants=(lambda scores, temperature: _softmax(scores),),
+            variants=(lambda scores, temperature: row_softmax(scores),),
         ),
         Mistake(
             "temperature-squared",
             "You divided the scores by the temperature squared. Softmax at temperature T divides each score by "
             "T once.",
             _FIX,
-            variants=(lambda scores, temperature: _softmax(scores / temperature ** 2),),
+            variants=(lambda scores, temperature: row_softmax(scores / temperature ** 2),),
         ),
         Mistake(
             "temperature-square-root",
             "You divided the scores by the square root of the temperature. Softmax at temperature T divides each "
             "score by T itself (the square root of d_k is a different division, inside attention's scores).",
             _FIX,
-            variants=(lambda scores, temperature: _softmax(scores / np.sqrt(temperature)),),
+            variants=(lambda scores, temperature: row_softmax(scores / np.sqrt(temperature)),),
         ),
         Mistake(
             "no-keepdims",
@@ -122,17 +122,17 @@ def _mistakes():
             "dividing (..., n, m) by it lines it up with the wrong axis. It fails when n != m and is silently "
             "wrong when n == m.",
             "Add keepdims=True, so the statistic has shape (..., n, 1) and broadcasts along each row.",
-            variants=(lambda scores, temperature: _softmax_no_keepdims(scores / temperature),
-                      lambda scores, temperature: _softmax_no_keepdims(scores / temperature, "max"),
-                      lambda scores, temperature: _softmax_no_keepdims(scores / temperature, "both")),
+            variants=(lambda scores, temperature: softmax_no_keepdims(scores / temperature),
+                      lambda scores, temperature: softmax_no_keepdims(scores / temperature, "max"),
+                      lambda scores, temperature: softmax_no_keepdims(scores / temperature, "both")),
         ),
         Mistake(
             "softmax-wrong-axis",
             "Your weights sum to one down each column (axis 0 or -2), not along each row: each query shares its "
             "attention among the keys, along the last axis.",
             "Use axis=-1 with keepdims=True for the maximum and the sum.",
-            variants=(lambda scores, temperature: _softmax(scores / temperature, axis=-2),
-                      lambda scores, temperature: _softmax(scores / temperature, axis=0)),
+            variants=(lambda scores, temperature: row_softmax(scores / temperature, axis=-2),
+                      lambda scores, temperature: row_softmax(scores / temperature, axis=0)),
         ),
         Mistake(
             "softmax-whole-array",
@@ -140,7 +140,7 @@ def _mistakes():
             "attention among the keys, so every row must sum to one.",
             "Give the maximum and the sum axis=-1 and keepdims=True.",
             variants=(lambda scores, temperature: _whole(scores / temperature),
-                      lambda scores, temperature: _softmax_from(_max_shift(scores / temperature), axis=None)),
+                      lambda scores, temperature: softmax_from(max_shift(scores / temperature), axis=None)),
         ),
         Mistake(
             "no-division",

@@ -8,7 +8,7 @@ from .._checks import check_size
 from ._check_answers import _how_far
 from ._check_count import _as_number
 from ._compare import fmt as _fmt
-from ._feedback import Feedback, _blank, _fail, _not_answered
+from ._feedback import Feedback, is_blank, fail, not_answered
 
 
 def check_variance(answer, d_k, scaled) -> Feedback:
@@ -39,12 +39,12 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     d_k = check_size(d_k, "d_k", minimum=1)
     if not isinstance(scaled, (bool, np.bool_)):
         raise TypeError(f"scaled must be True or False; got {type(scaled).__name__} {scaled!r}")
-    if _blank(answer):
-        return _not_answered("your predicted variance of one score" + (" divided by sqrt(d_k)" if scaled else
+    if is_blank(answer):
+        return not_answered("your predicted variance of one score" + (" divided by sqrt(d_k)" if scaled else
                                                                         ", before any division"))
     value = _as_number(answer)
     if value is None:
-        return _fail("not-a-number", f"Your answer should be a number; got {type(answer).__name__} {answer!r}.")
+        return fail("not-a-number", f"Your answer should be a number; got {type(answer).__name__} {answer!r}.")
     right = 1.0 if scaled else float(d_k)
     rule = "Variances of independent terms add. What is the variance of one product q_i k_i, and how many are there?"
     if abs(value - right) <= 0.1 * right:
@@ -89,5 +89,5 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     ]
     if close:
         _, mid, text, hint = min(close, key=lambda c: c[0])
-        return _fail(mid, text if mid == "std-not-variance" else f"{_fmt(value)} is not it: {text}", hint)
-    return _fail("wrong-variance", _how_far(value, right), rule)
+        return fail(mid, text if mid == "std-not-variance" else f"{_fmt(value)} is not it: {text}", hint)
+    return fail("wrong-variance", _how_far(value, right), rule)

@@ -7,7 +7,7 @@ import re
 
 import numpy as np
 
-from ._feedback import Feedback, _fail
+from ._feedback import Feedback, fail
 from ._judge import Case, FunctionProblem, Mistake, judge
 
 
@@ -182,16 +182,16 @@ def _batch_mistake(fn, feedback: Feedback) -> Feedback:
     detail = feedback.reason.split(". The problem asks")[0].split("but not on ", 1)[-1]
     also = f" (On {detail}.)"
     if ".T" in source:
-        return _fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
+        return fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
                      "product that treats leading axes as a batch.")
     if re.search(r"np\.dot\(|\.dot\(", source):  # np.dot or x.dot, not np.tensordot
-        return _fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
+        return fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
     if "einsum" in source:
-        return _fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
+        return fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
                      "its einsum subscripts name exactly two axes per array." + also,
                      "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
     if "axis=0" in source or "axis=1" in source:
-        return _fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
+        return fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
     return feedback
 
 

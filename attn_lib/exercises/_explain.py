@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from ._compare import close, first_difference, fmt, index, is_right, isfinite, nonfinite, tolerance
-from ._feedback import Feedback, _fail
-from ._pieces import _OVERFLOW
+from ._feedback import Feedback, fail
+from ._pieces import OVERFLOW
 from ._running import Bad, Raised, _copy
 
 if TYPE_CHECKING:
@@ -89,9 +89,9 @@ def report_mistake(mistake: Mistake, variant, results, cases, overflow) -> Feedb
         want = variant_outcome(variant, cases[i])
         got = results[i]
         if isinstance(want, np.ndarray) and want.shape == got.shape and isfinite(want[~isfinite(got)]).all():
-            reason += f" Also, on {cases[i].label} your answer has NaN or inf. " + _OVERFLOW
+            reason += f" Also, on {cases[i].label} your answer has NaN or inf. " + OVERFLOW
             break
-    return _fail(mistake.id, reason, mistake.hint)
+    return fail(mistake.id, reason, mistake.hint)
 
 
 # The shapes of the arguments the function checkers pass, for the hint of an exception that names shapes.
@@ -133,12 +133,12 @@ def exception_hint(exc: BaseException, problem=None) -> str:
 def report_problem(problem, case: Case, owner=None) -> Feedback:
     """Feedback for a Raised or Bad result on ``case`` (``owner``: the FunctionProblem, for the hint's shapes)."""
     if isinstance(problem, Raised):
-        return _fail(
+        return fail(
             "exception",
             f"Your function raised {problem.describe()} when called on {case.label}.",
             exception_hint(problem.exc, owner),
         )
-    return _fail(problem.mistake, f"{problem.text} (Called on {case.label}.)", problem.hint)
+    return fail(problem.mistake, f"{problem.text} (Called on {case.label}.)", problem.hint)
 
 
 def explain(results, cases, tols, dtypes, judged, problem, run, table, split=True) -> Feedback:
@@ -171,11 +171,11 @@ def explain(results, cases, tols, dtypes, judged, problem, run, table, split=Tru
                 return feedback
             return explain(results, cases, tols, dtypes, judged, problem, run, table, split=False)
         i = (structural or extra)[0]
-        return _fail(feedback.mistake, feedback.reason + f" Also, on {cases[i].label} your function "
+        return fail(feedback.mistake, feedback.reason + f" Also, on {cases[i].label} your function "
                      f"{_went_wrong(results[i], problem)}: {_batch_note(problem, cases, results[i])}", feedback.hint)
     if overflow and all(i in right for i in judged if i not in overflow):
         mid, reason, hint = problem.overflow
-        return _fail(mid, reason.format(label=cases[min(overflow)].label), hint)
+        return fail(mid, reason.format(label=cases[min(overflow)].label), hint)
     batch = [i for i in judged if "batch" in cases[i].tags]
     if batch and all(i in right for i in judged if i not in batch):
         return _no_batch(results, cases, tols, batch, problem)
@@ -234,8 +234,8 @@ def _no_batch(results, cases, tols, batch, problem) -> Feedback:
     if problem.no_batch is not None and not any(is_right(results[j], cases[j], tols[j]) for j in batch):
         # right on no batch at all: the problem's own words for a 2-D-only answer
         mid, reason, hint = problem.no_batch
-        return _fail(mid, reason + f" (On {cases[i].label} it {what}.)", hint)
-    return _fail(
+        return fail(mid, reason + f" (On {cases[i].label} it {what}.)", hint)
+    return fail(
         "no-batch",
         f"Your function is right on every 2-D input, but not on {cases[i].label}: it {what}. The problem asks "
         "for any number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
@@ -252,7 +252,7 @@ def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None
     dtypes = dtypes or [None] * len(results)
     for got, case in zip(results, cases):
         if got.shape != case.expected.shape:
-            return _fail(
+            return fail(
                 "wrong-shape",
                 f"For {case.label}, the {problem.what} should have shape {case.expected.shape}; yours has shape "
                 f"{got.shape}.",
@@ -263,7 +263,7 @@ def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None
             half = dtype is not None and np.dtype(dtype) == np.float16
             small = (f" Your {problem.what} is float16, whose largest number is 65504: a product or an exp beyond it "
                      "is inf, and inf - inf is NaN." if half else "")
-            return _fail(
+            return fail(
                 "non-finite-output",
                 f"For {case.label}, your {problem.what} has NaN or inf"
                 + (f" (first at {index(np.argwhere(~isfinite(got))[0])})" if got.ndim else f" ({fmt(got)})")
@@ -274,7 +274,7 @@ def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None
             )
     for got, case, tol, dtype in zip(results, cases, tols, dtypes):
         if not is_right(got, case, tol):
-            return _fail(
+            return fail(
                 "wrong-values",
                 f"For {case.label}, {first_difference(got, case.expected, tol, problem.what, dtype)}.",
                 problem.hint,

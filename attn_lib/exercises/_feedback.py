@@ -65,10 +65,10 @@ class Feedback:
 
     def __repr__(self) -> str:
         if self.mistake == NOT_ANSWERED:  # a prompt, not a verdict: one paragraph, what the cell is for
-            return "\n".join(_wrap(" ".join(part for part in (f"{self.verdict}:", self.reason, self.hint) if part)))
-        lines = _wrap(f"{self.verdict}: {self.reason}")
+            return "\n".join(wrap(" ".join(part for part in (f"{self.verdict}:", self.reason, self.hint) if part)))
+        lines = wrap(f"{self.verdict}: {self.reason}")
         if self.hint:
-            lines += _wrap(f"Hint: {self.hint}")
+            lines += wrap(f"Hint: {self.hint}")
         return "\n".join(lines)
 
     __str__ = __repr__
@@ -102,12 +102,12 @@ class Feedback:
 _UNBREAKABLE = re.compile(r"\[[^\[\]]{0,40}\]|\([^()]{0,40}\)|\w+ (?:<=|>=|!=|==|<|>|=) [\w.]+")
 
 
-def _wrap(text: str, width: int = _WIDTH) -> list[str]:
+def wrap(text: str, width: int = _WIDTH) -> list[str]:
     text = _UNBREAKABLE.sub(lambda match: match.group(0).replace(" ", "\0"), text)
-    return [line.replace("\0", " ") for line in _wrap_paragraphs(text, width)]
+    return [line.replace("\0", " ") for line in wrap_paragraphs(text, width)]
 
 
-def _wrap_paragraphs(text: str, width: int = _WIDTH) -> list[str]:
+def wrap_paragraphs(text: str, width: int = _WIDTH) -> list[str]:
     lines = []
     for paragraph in text.split("\n"):
         indent = "  " if paragraph.startswith("- ") else ""
@@ -120,12 +120,12 @@ def _wrap_paragraphs(text: str, width: int = _WIDTH) -> list[str]:
     return lines
 
 
-def _blank(answer) -> bool:
+def is_blank(answer) -> bool:
     """Whether the learner's answer is still the placeholder: None or ``...``."""
     return answer is None or answer is Ellipsis
 
 
-def _not_answered(what: str = "your function") -> Feedback:
+def not_answered(what: str = "your function") -> Feedback:
     """The prompt of a checker cell whose answer is still a placeholder; ``what`` says what the cell checks."""
     return Feedback(
         False,
@@ -135,5 +135,5 @@ def _not_answered(what: str = "your function") -> Feedback:
     )
 
 
-def _fail(mistake: str, reason: str, hint: str = "") -> Feedback:
+def fail(mistake: str, reason: str, hint: str = "") -> Feedback:
     return Feedback(False, reason, hint, mistake)

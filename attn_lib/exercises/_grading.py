@@ -14,7 +14,7 @@ a checker there changes nothing; a patch deeper in the kernel still can, which i
 
 from __future__ import annotations
 
-from ._feedback import NOT_ANSWERED, Feedback, _wrap
+from ._feedback import NOT_ANSWERED, Feedback, wrap
 
 # Columns of CheckFailed's text: `nbgrader validate` (the learner's Validate button) cuts lines at about 88.
 WIDTH = 76
@@ -35,9 +35,9 @@ class CheckFailed(AssertionError):
 
     def __init__(self, feedback: Feedback):
         hint = NOT_ANSWERED_HINT if feedback.mistake == NOT_ANSWERED else feedback.hint
-        lines = _wrap(f"{feedback.verdict}: {feedback.reason}", WIDTH)
+        lines = wrap(f"{feedback.verdict}: {feedback.reason}", WIDTH)
         if hint:
-            lines += _wrap(f"Hint: {hint}", WIDTH)
+            lines += wrap(f"Hint: {hint}", WIDTH)
         super().__init__("\n".join(lines))
         self.feedback = feedback
 

@@ -101,8 +101,8 @@ Writing one
 - ``run`` returns the raw result, or a ``_running.Raised`` when the learner's code raised. Helpers in
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
-  ``_softmax``, ``_scaled``, ``_out``, ``_blocked`` and the texts several checkers share (``_AXIS_1``,
-  ``_UNIFORM``, ``_SMALL_FILL``, ``_GLOBAL_MAX``, ``_NO_DIVISION``, ...). ``time_limit`` defaults to 10 s.
+  ``row_softmax``, ``scaled_qk``, ``attention_out``, ``masked_scores`` and the texts several checkers share (``AXIS_1``,
+  ``UNIFORM``, ``SMALL_FILL``, ``GLOBAL_MAX``, ``NO_DIVISION``, ...). ``time_limit`` defaults to 10 s.
 - Export ``check_x`` from ``attn_lib/exercises/__init__.py``, add its row to that module's table of mistake
   ids, and test it in ``tests/exercises/test_check_x.py`` with a table of wrong answers (each asserted to get
   its own id) and a table of right-but-unusual answers (all must pass).
@@ -117,9 +117,9 @@ import numpy as np
 
 from ._compare import coarser, inputs_dtype, is_right, rounded_right, tolerance
 from ._explain import explain
-from ._feedback import Feedback, _blank, _fail, _not_answered
-from ._pieces import _FIX_OVERFLOW, _OVERFLOW
-from ._learner_code import _signature_text
+from ._feedback import Feedback, is_blank, fail, not_answered
+from ._pieces import FIX_OVERFLOW, OVERFLOW
+from ._learner_code import signature_text
 from ._running import (Runner, wanted, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib,
                        _Verdict)
 
@@ -181,8 +181,8 @@ class FunctionProblem:
     overflow: tuple = (
         "naive-overflow",
         "Your function is right on small scores, but on {label} it gives NaN or inf: it does not subtract each "
-        "row's maximum before np.exp. " + _OVERFLOW,
-        _FIX_OVERFLOW,
+        "row's maximum before np.exp. " + OVERFLOW,
+        FIX_OVERFLOW,
     )
     diagnose: Callable | None = None
     after_pass: Callable | None = None
@@ -210,7 +210,7 @@ def judge(fn, problem: FunctionProblem) -> Feedback:
 def _signature_problem(fn, problem: FunctionProblem) -> Feedback | None:
     checker = problem.checker
     if not callable(fn):
-        return _fail(
+        return fail(
             "not-callable",
             f"{checker} needs your function itself, but it got {type(fn).__name__}. Pass the name without "
             f"calling it: {checker}(my_function), not {checker}(my_function(...)).",
@@ -218,17 +218,17 @@ def _signature_problem(fn, problem: FunctionProblem) -> Feedback | None:
     if _accepts(fn, *problem.params) is False:
         call = ", ".join(problem.params)
         define = problem.define or ", ".join([*problem.params, *(f"{o}=None" for o in problem.optional)])
-        return _fail(
+        return fail(
             "wrong-signature",
-            f"{checker} calls your function as fn({call}), but it is defined as {_signature_text(fn)}.",
+            f"{checker} calls your function as fn({call}), but it is defined as {signature_text(fn)}.",
             f"Define it to take these arguments: def my_function({define}).",
         )
     return None
 
 
 def _judge(fn, problem: FunctionProblem) -> Feedback:
-    if _blank(fn):
-        return _not_answered(wanted(fn, problem))
+    if is_blank(fn):
+        return not_answered(wanted(fn, problem))
     original = _forbidden_original(fn, problem)
     if original is not None:  # e.g. my_softmax = attn_lib.softmax, or functools.partial(attn_lib.softmax)
         return _used_attn_lib(problem, original)
@@ -246,7 +246,7 @@ def _judge(fn, problem: FunctionProblem) -> Feedback:
 
 def _low_precision(problem: FunctionProblem, case: Case, dtype) -> Feedback:
     digits = int(np.finfo(dtype).precision)
-    return _fail(
+    return fail(
         "low-precision",
         f"Your {problem.what} on {case.label} is {np.dtype(dtype).name}: it is the right answer up to the "
         f"rounding of {np.dtype(dtype).name}, which keeps about {digits} significant digits. The inputs are "
@@ -282,10 +282,10 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
     if all(is_right(results[i], cases[i], tols[i]) for i in judged):
         missing = [k for k, ok in takes.items() if not ok and any(c.inputs.get(k) is not None for c in cases)]
         if missing:
-            return _fail(
+            return fail(
                 f"no-{missing[0]}-parameter",
                 f"Without {missing[0]} your function is right on all {len(judged)} cases, but it cannot take "
-                f"{missing[0]}: it is defined as {_signature_text(fn)}, and {problem.checker} also calls "
+                f"{missing[0]}: it is defined as {signature_text(fn)}, and {problem.checker} also calls "
                 f"fn({', '.join(problem.params)}, {missing[0]}=...).",
                 f"Add a parameter {missing[0]}=None, and use it when it is given.",
             )
@@ -301,7 +301,7 @@ def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> F
     feedback = explain(results, cases, tols, dtypes, judged, problem, runner.call, problem.mistakes())
     if coarse and np.dtype(dtypes[coarse[0]]).name not in feedback.reason:  # a second cause the learner should see
         name = np.dtype(dtypes[coarse[0]]).name
-        feedback = _fail(feedback.mistake, f"{feedback.reason} Also, your {problem.what} is {name}, which keeps about "
+        feedback = fail(feedback.mistake, f"{feedback.reason} Also, your {problem.what} is {name}, which keeps about "
                          f"{int(np.finfo(dtypes[coarse[0]]).precision)} significant digits: the problem is judged at "
                          "the precision of its inputs.", feedback.hint)
     return feedback

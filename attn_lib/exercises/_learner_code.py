@@ -40,7 +40,7 @@ def _is_library(filename: str) -> bool:
     return path.startswith(_LIBRARY_DIRS)
 
 
-def _learner_line(exc: BaseException) -> str:
+def learner_line(exc: BaseException) -> str:
     """'line N of your cell: <code>' for the last traceback frame in the learner's code, or ''."""
     frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _is_library(f.filename)]
     if not frames:
@@ -57,7 +57,7 @@ def _learner_line(exc: BaseException) -> str:
     return f"line {frame.lineno} of {where}" + (f": {code}" if code else "")
 
 
-def _signature_text(fn) -> str:
+def signature_text(fn) -> str:
     try:
         return f"{getattr(fn, '__name__', 'your function')}{inspect.signature(fn)}"
     except (TypeError, ValueError):
@@ -75,7 +75,7 @@ def _fill_number(text: str) -> bool:
         return False
 
 
-def _fills_blocked(fn) -> bool:
+def fills_blocked(fn) -> bool:
     """Whether the learner's code visibly fills blocked scores (True when it cannot be read): a fill value such
     as np.inf, float("-inf"), np.finfo(...).min or -1e9 appears in it (np.where(mask, e, 0) zeroes, it does not
     fill); comments and docstrings do not count."""
@@ -97,10 +97,10 @@ def _fills_blocked(fn) -> bool:
     )
 
 
-def _zeroed_before_max(table: list) -> list:
+def zeroed_before_max(table: list) -> list:
     """``table`` with zero-then-renormalise moved just before max-before-mask. exp(scores - max) zeroed by the
     mask and a maximum taken before -inf is put in give the same numbers on every input: for code that fills no
-    blocked score (see :func:`_fills_blocked`) the first is the mistake made."""
+    blocked score (see :func:`fills_blocked`) the first is the mistake made."""
     ids = [m.id for m in table]
     if "zero-then-renormalise" not in ids or "max-before-mask" not in ids:
         return table

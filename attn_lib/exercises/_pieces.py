@@ -7,68 +7,68 @@ from __future__ import annotations
 import numpy as np
 
 
-def _softmax(x, axis=-1):
+def row_softmax(x, axis=-1):
     x = x - np.max(x, axis=axis, keepdims=True)  # NaN for a slice that is all -inf, as a learner's would be
     e = np.exp(x)
     return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def _softmax_from(shifted, axis=-1):
+def softmax_from(shifted, axis=-1):
     e = np.exp(shifted)
     return e / np.sum(e, axis=axis, keepdims=axis is not None)
 
 
-def _max_shift(x, axis=-1):
+def max_shift(x, axis=-1):
     return x - np.max(x, axis=axis, keepdims=True)
 
 
-def _softmax_whole(x):
+def softmax_whole(x):
     """One softmax over each whole (n, m) matrix (or the whole array): a sum with no axis."""
     e = np.exp(x - np.max(x))
     return e / np.sum(e)
 
 
-def _softmax_no_keepdims(x, which="sum"):
+def softmax_no_keepdims(x, which="sum"):
     """A row statistic without keepdims: (..., n, m) combined with (..., n), aligned with the wrong axis."""
-    shifted = x - np.max(x, axis=-1) if which in ("max", "both") else _max_shift(x)
+    shifted = x - np.max(x, axis=-1) if which in ("max", "both") else max_shift(x)
     e = np.exp(shifted)
     return e / np.sum(e, axis=-1) if which in ("sum", "both") else e / np.sum(e, axis=-1, keepdims=True)
 
 
-def _global_max_softmax(x):
+def global_max_softmax(x):
     """Softmax with one maximum shared by every row: right in exact arithmetic, 0/0 for rows far below it."""
-    return _softmax_from(x - np.max(x))
+    return softmax_from(x - np.max(x))
 
 
-def _uniform(x):
+def uniform_weights(x):
     allowed = np.isfinite(x)
     return allowed / allowed.sum(axis=-1, keepdims=True)
 
 
-def _per_matrix(x):
+def per_matrix_softmax(x):
     """One softmax over each whole (n, m) matrix of a batch."""
     e = np.exp(x - np.max(x, axis=(-2, -1), keepdims=True))
     return e / np.sum(e, axis=(-2, -1), keepdims=True)
 
 
-def _t(x):
+def transpose_last(x):
     return np.swapaxes(x, -1, -2)
 
 
-def _blocked(scores, mask, fill=-np.inf):
+def masked_scores(scores, mask, fill=-np.inf):
     return scores if mask is None else np.where(mask, scores, fill)
 
 
-def _scaled(Q, K, divide_by=None):
+def scaled_qk(Q, K, divide_by=None):
     d_k = Q.shape[-1]
-    return Q @ _t(K) / (np.sqrt(d_k) if divide_by is None else divide_by)  # (..., n, d_k) x (..., d_k, m)
+    return Q @ transpose_last(K) / (np.sqrt(d_k) if divide_by is None else divide_by)  # (..., n, d_k) x (..., d_k, m)
 
 
-def _out(Q, K, V, mask=None, divide_by=None):
-    return _softmax(_blocked(_scaled(Q, K, divide_by), mask)) @ V  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
+def attention_out(Q, K, V, mask=None, divide_by=None):
+    return row_softmax(masked_scores(scaled_qk(Q, K, divide_by), mask)) @ V  # (..., n, m) x (..., m, d_v) -> (..., n, d_v)
 
 
-def _bool_index_blocked(scores, mask, fill=-np.inf):
+def bool_index_blocked(scores, mask, fill=-np.inf):
     """scores[~mask] = fill: fails (IndexError) when the mask only broadcasts to the scores' shape."""
     scores = np.array(scores, dtype=float)
     if mask is not None:
@@ -76,79 +76,79 @@ def _bool_index_blocked(scores, mask, fill=-np.inf):
     return scores
 
 
-def _keys_allowed(mask, shape):
+def keys_allowed(mask, shape):
     """(..., m): the keys that no query may see blocked, for masks that block whole keys (padding)."""
     return np.broadcast_to(mask, shape).all(axis=-2)
 
 
-_OVERFLOW = (
+OVERFLOW = (
     "Exponentials of scores near 1000 overflow: exp(710) is already above the largest float64 "
     "(about 1.8e308), and inf / inf is NaN."
 )
 
-_FIX_OVERFLOW = (
+FIX_OVERFLOW = (
     "Subtract each row's maximum before np.exp: x - np.max(x, axis=-1, keepdims=True). Adding a constant to a "
     "row does not change its softmax, and the largest exponent becomes exp(0) = 1."
 )
 
-_NO_DIVISION = (
+NO_DIVISION = (
     "Your function returns exponentials without dividing each row by its sum: the rows do not sum to one, "
     "so they are not weights yet (each row is the right weights times a constant)."
 )
 
-_FIX_NO_DIVISION = "Divide each row by its sum: e / np.sum(e, axis=-1, keepdims=True)."
+FIX_NO_DIVISION = "Divide each row by its sum: e / np.sum(e, axis=-1, keepdims=True)."
 
-_SMALL_FILLS = (-10.0, -20.0, -30.0, -50.0, -100.0, -1e3, -1e4)
+SMALL_FILLS = (-10.0, -20.0, -30.0, -50.0, -100.0, -1e3, -1e4)
 
-_SMALL_FILL = (
+SMALL_FILL = (
     "Your function fills blocked scores with a small finite number (like -10) instead of -inf. exp(-10) is "
     "about 4.5e-5, not 0, so blocked keys keep some weight; and in a row whose allowed scores are below the "
     "fill, the blocked keys take almost all of it. -inf gives exp(-inf) = 0 exactly (a huge fill such as -1e9 "
     "works too, except on a row whose keys are all blocked)."
 )
 
-_AXIS_1 = (
+AXIS_1 = (
     "Your function uses axis=1, which is the last axis only for a 2-D array: on a batch (b, n, m) axis 1 runs "
     "over the queries, so the weights sum to one down the columns of each matrix. Count axes from the end: "
     "axis=-1 is each row of keys, whatever the number of leading axes."
 )
 
-_UNIFORM = (
+UNIFORM = (
     "Your weights are uniform: every allowed key gets the same weight 1/m, whatever its score, so each output "
     "is a plain average. The weights must follow the scores: exp(score) / sum of exp(scores) along the row."
 )
 
-_GLOBAL_MAX = (
+GLOBAL_MAX = (
     "Your function subtracts one maximum shared by all queries (the largest score of the whole array) instead "
     "of each row's own maximum. That is exact in theory, but a row whose scores are all far below the overall "
     "maximum then has every exponential underflow to 0, and 0/0 gives NaN (here: a row near 0 next to a row "
     "near 1000)."
 )
 
-_FIX_GLOBAL_MAX = "Subtract each row's own maximum: np.max(x, axis=-1, keepdims=True)."
+FIX_GLOBAL_MAX = "Subtract each row's own maximum: np.max(x, axis=-1, keepdims=True)."
 
-_MAX_BEFORE_MASK = (
+MAX_BEFORE_MASK = (
     "Your function puts -inf in the blocked scores but takes each row's maximum from the scores before the mask. "
     "The maximum must come from the masked scores: here a blocked key scores 1000 more than the allowed ones, "
     "so it becomes the maximum, every allowed exponential underflows to 0, and the row is 0/0 (NaN)."
 )
 
-_FIX_MAX_BEFORE_MASK = "Take the maximum of the masked scores, after -inf is in place."
+FIX_MAX_BEFORE_MASK = "Take the maximum of the masked scores, after -inf is in place."
 
-_FINITE_FILL_NOTE = (
+FINITE_FILL_NOTE = (
     "\nOne thing to know: your function fills the blocked scores with a finite number (such as -1e9), not -inf. "
     "That gives the same weights while a row keeps one allowed key, but a row whose keys are all blocked then "
     "does not come back as NaN or an error: its weights still sum to one, so they go to keys it must not see "
     "(notebook 06 works out how much each gets), and {what}"
 )
 
-_BOOL_INDEX = (
+BOOL_INDEX = (
     "Your function sets blocked scores with boolean indexing (scores[~mask] = -np.inf). That needs the mask to "
     "have exactly the scores' shape, so it fails on a mask that only broadcasts to it, such as a padding mask "
     "of shape (..., 1, m) or a causal mask (n, m) shared by a batch; the problem allows those."
 )
 
-_FIX_BOOL_INDEX = "Use np.where instead of boolean indexing: it broadcasts the mask to the scores' shape."
+FIX_BOOL_INDEX = "Use np.where instead of boolean indexing: it broadcasts the mask to the scores' shape."
 
 
 def number_mask_trouble(dtype) -> str:

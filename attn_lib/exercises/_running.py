@@ -31,8 +31,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ._compare import array_equal
-from ._feedback import NOT_ANSWERED, Feedback, _fail, _not_answered
-from ._learner_code import _learner_line
+from ._feedback import NOT_ANSWERED, Feedback, fail, not_answered
+from ._learner_code import learner_line
 
 if TYPE_CHECKING:
     from ._judge import FunctionProblem
@@ -280,20 +280,20 @@ class Runner:
                 warnings.simplefilter("ignore")
                 result = self._run(args, kwargs)
         except NotImplementedError:
-            raise _Verdict(_not_answered(wanted(self.fn, self.problem))) from None
+            raise _Verdict(not_answered(wanted(self.fn, self.problem))) from None
         except _TimeUp:
             raise _Verdict(_too_slow(self.problem, self._inputs, self._discount)) from None
         except SystemExit as exc:
-            where = _learner_line(exc)
+            where = learner_line(exc)
             code = f": {exc.code}" if exc.code not in (None, "") else ""
-            raise _Verdict(_fail(
+            raise _Verdict(fail(
                 "exit",
                 f"Your function called exit (SystemExit{code}{', ' + where if where else ''}), which would stop "
                 "the whole program. A function hands back its answer with `return`.",
                 "Remove the exit() / sys.exit() call and return the array instead.",
             )) from None
         except Exception as exc:  # the learner's code may raise anything: report it, never propagate it
-            result = Raised(exc, _learner_line(exc))
+            result = Raised(exc, learner_line(exc))
         finally:
             self._unpatch()
         if self.used:
@@ -312,7 +312,7 @@ def _too_slow(problem: FunctionProblem, inputs: str = "", discount: float = 1.0)
         where = (f"on {inputs}, after it was right on every graded case; these runs are traced (tracemalloc), "
                  f"which slows Python code, so only 1/{discount:g} of their time counts (a numpy answer takes "
                  "well under a second there, a plain Python loop over the keys a few seconds)")
-    return _fail(
+    return fail(
         "too-slow",
         f"Your function was still running after {_limit(problem) * discount:g} s, {where}: a loop that never "
         "ends, or one that runs far more often than you meant.",
@@ -336,7 +336,7 @@ def call_rule(problem: FunctionProblem) -> str:
 def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
     reason = (problem.forbidden_why or f"Your function calls attn_lib.{name}, which does what this problem asks you "
               f"to write; it is there to compare with afterwards.")
-    return _fail(
+    return fail(
         "used-attn-lib",
         f"{reason} {call_rule(problem)}",
         f"Replace the call to {name} with numpy code of your own ({problem.tools}).",
