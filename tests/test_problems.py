@@ -142,7 +142,7 @@ def _function_problems_by_checker():
     import pkgutil
 
     import attn_lib.exercises as exercises
-    from attn_lib.exercises._judge import FunctionProblem
+    from attn_lib.exercises._types import FunctionProblem
 
     found = {}
     for info in pkgutil.iter_modules(exercises.__path__):

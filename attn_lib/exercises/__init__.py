@@ -172,7 +172,7 @@ are there?
 True
 """
 
-from ._check_answers import check_choice, check_number
+from ._answers import check_choice, check_number
 from ._check_attention import check_attention
 from ._check_causal_mask import check_causal_mask
 from ._check_chunked import check_chunked_attention

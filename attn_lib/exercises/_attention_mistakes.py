@@ -1,10 +1,14 @@
-"""check_attention's table of mistakes: each computes the mistaken output on the same inputs (see ``_judge``)."""
+"""What the attention checkers share: check_attention's table of mistakes (each computes the mistaken output on
+the same inputs, see ``_judge``), and the structural reasons for any attention-like output (check_attention,
+check_chunked_attention)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._judge import Mistake
+from ._compare import fmt, two_numbers
+from ._feedback import Feedback, fail
+from ._types import Mistake
 from ._pieces import (
     AXIS_1,
     BOOL_INDEX,
@@ -72,7 +76,7 @@ def _dropped_key(Q, K, V, mask, first=False):
     return attention_out(Q, _drop(K, -2, first), _drop(V, -2, first), _drop(mask, -1, first))
 
 
-def _attention_mistakes() -> list[Mistake]:
+def attention_mistakes() -> list[Mistake]:
     fix_scale = "Divide the scores by np.sqrt(d_k), with d_k = Q.shape[-1], before the softmax."
     return [
         Mistake("global-max", GLOBAL_MAX, FIX_GLOBAL_MAX,
@@ -352,3 +356,47 @@ def _tm(mask):
 
 def _inv(mask):
     return None if mask is None else ~mask
+
+
+def diagnose_output(attempts, runner) -> Feedback | None:
+    """Structural reasons for attention-like outputs (..., n, d_v): the first one that applies."""
+    for got, case in ((a.result, a.case) for a in attempts):
+        if got.shape != case.expected.shape:
+            n, d_v = case.expected.shape[-2:]
+            m, d_k = case.inputs["K"].shape[-2:]
+            extra = ""
+            if got.shape[-2:] == (n, m):
+                extra = " That is the shape of the weights, one entry per key; the output mixes value rows."
+            elif got.shape[-2:] == (n, d_k) and d_k != d_v:
+                extra = " An output row is a mix of value rows, so it has width d_v, not d_k."
+            return fail(
+                "wrong-shape",
+                f"For {case.label}, the output should have shape (..., n, d_v) = {case.expected.shape}; yours has "
+                f"shape {got.shape}.{extra}",
+                "Follow the shapes: scores (..., n, m), weights (..., n, m), output = weights @ V: "
+                "(..., n, m) x (..., m, d_v).",
+            )
+    for got in (a.result for a in attempts):
+        if got.size and not np.isfinite(got).all():
+            return None  # the generic non-finite reason
+    for got, case, (rtol, atol) in ((a.result, a.case, a.tol) for a in attempts):
+        V = case.inputs["V"]
+        low = np.broadcast_to(V.min(axis=-2, keepdims=True), got.shape)  # each output column averages V's
+        high = np.broadcast_to(V.max(axis=-2, keepdims=True), got.shape)
+        # Rounding (of the answer's dtype, or a step in float16) may step just outside: 0.1 % of the range is not
+        # a sign of weights that do not sum to one.
+        slack = atol + np.maximum(rtol * np.maximum(np.abs(low), np.abs(high)), 1e-3 * (high - low))
+        outside = (got < low - slack) | (got > high + slack)
+        if outside.any():
+            at = tuple(np.argwhere(outside)[0])
+            c = at[-1]
+            bound = low[at] if got[at] < low[at] else high[at]
+            shown, _ = two_numbers(got[at], bound)
+            return fail(
+                "not-an-average",
+                f"For {case.label}, entry {list(map(int, at))} of your output is {shown}, outside the range "
+                f"of column {c} of V ({fmt(low[at])} to {fmt(high[at])}). Each output row is a weighted average "
+                "of value rows (weights >= 0 summing to one), so it must lie inside them.",
+                "Check that each row of your weights is non-negative and sums to one.",
+            )
+    return None

@@ -7,10 +7,10 @@ import dataclasses
 import numpy as np
 
 from ..attention import attention as _attention
-from ._attention_mistakes import _attention_mistakes
-from ._compare import fmt, two_numbers
-from ._feedback import Feedback, fail
-from ._judge import Case, FunctionProblem, judge
+from ._attention_mistakes import attention_mistakes, diagnose_output
+from ._feedback import Feedback
+from ._judge import judge
+from ._types import BATCH, BROADCAST, LARGE, Case, FunctionProblem
 from ._learner_code import fills_blocked, zeroed_before_max
 from ._pieces import FINITE_FILL_NOTE, FIX_OVERFLOW, OVERFLOW, scaled_qk
 
@@ -32,9 +32,9 @@ def _attention_cases() -> list[Case]:
         shapes = f"Q {Q.shape}, K {K.shape}, V {V.shape}"
         if mask is not None:
             shapes += f", mask {mask.shape}"
-        tags = set(tags) | ({"mask"} if mask is not None else set())
+        tags = set(tags)
         if mask is not None and np.shape(mask) != scores.shape:
-            tags.add("broadcast")
+            tags.add(BROADCAST)
         inputs = {"Q": Q, "K": K, "V": V, "mask": mask}
         expected = _attention(Q, K, V, mask=mask)
         cases.append(Case(f"{shapes} ({label})", inputs, expected, tags, scale=np.abs(scores).max(),
@@ -43,8 +43,8 @@ def _attention_cases() -> list[Case]:
     # Widths avoid 4 (sqrt(4) = 2 would make "unscaled" equal "scores doubled") and 64 (the paper's d_k).
     add("cross-attention: n != m, d_k != d_v", (3, 6), (5, 6), (5, 2))
     add("self-attention: n = m = d_k = d_v", (5, 5), (5, 5), (5, 5))
-    add("scores as large as 1000", (4, 8), (6, 8), (6, 3), tags=("large",), top=1000.0)
-    add("query 0 near 0, queries 1 and 2 near 1000", (3, 5), (6, 5), (6, 2), tags=("large",), levels=True)
+    add("scores as large as 1000", (4, 8), (6, 8), (6, 3), tags=(LARGE,), top=1000.0)
+    add("query 0 near 0, queries 1 and 2 near 1000", (3, 5), (6, 5), (6, 2), tags=(LARGE,), levels=True)
     add("a causal mask", (5, 3), (5, 3), (5, 3), mask=np.tri(5, 5, dtype=bool))
     add("a padding mask: keys 4 and 5 blocked", (3, 6), (6, 6), (6, 2),
         mask=np.broadcast_to(np.arange(6) < 4, (3, 6)).copy())
@@ -54,14 +54,14 @@ def _attention_cases() -> list[Case]:
         mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=[0, 0, 0, 1000.0, 1000.0])
     add("a padding mask (1, 6) that broadcasts: keys 4 and 5 blocked", (4, 5), (6, 5), (6, 3),
         mask=(np.arange(6) < 4)[None, :])
-    add("a batch of 2", (2, 3, 7), (2, 5, 7), (2, 5, 3), tags=("batch",))
-    add("two batch axes", (2, 2, 3, 5), (2, 2, 4, 5), (2, 2, 4, 3), tags=("batch",))
+    add("a batch of 2", (2, 3, 7), (2, 5, 7), (2, 5, 3), tags=(BATCH,))
+    add("two batch axes", (2, 2, 3, 5), (2, 2, 4, 5), (2, 2, 4, 3), tags=(BATCH,))
     add("a batch of 2 with padding masks of lengths 3 and 5", (2, 3, 6), (2, 5, 6), (2, 5, 2),
-        mask=(np.arange(5) < np.array([3, 5])[:, None])[:, None, :], tags=("batch",))
+        mask=(np.arange(5) < np.array([3, 5])[:, None])[:, None, :], tags=(BATCH,))
     add("a batch of 2 sharing one causal mask", (2, 4, 3), (2, 4, 3), (2, 4, 2), mask=np.tri(4, 4, dtype=bool),
-        tags=("batch",))
+        tags=(BATCH,))
     add("a padding mask, every score near -30000: below any finite fill", (3, 6), (5, 6), (5, 2),
-        mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=-30000.0, tags=("large",))
+        mask=np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), offset=-30000.0, tags=(LARGE,))
     # Scores exactly [0, 0, 744.5, 744.5], keys 2 and 3 blocked: exp(-744.5) is the smallest float64, so a maximum
     # taken before masking still gives weights 1/2, 1/2, while a softmax of all scores, renormalised, gives 0/0.
     Q, K, V = np.zeros((2, 3)), np.zeros((4, 3)), rng.normal(size=(4, 2))
@@ -69,61 +69,17 @@ def _attention_cases() -> list[Case]:
     mask = np.array([[True, True, False, False]] * 2)
     cases.append(Case("Q (2, 3), K (4, 3), V (4, 2), mask (2, 4) (scores [0, 0, 744.5, 744.5], keys 2 and 3 "
                       "blocked)", {"Q": Q, "K": K, "V": V, "mask": mask}, _attention(Q, K, V, mask=mask),
-                      {"mask"}, scale=744.5, averaged=np.abs(V).max()))
+                      scale=744.5, averaged=np.abs(V).max()))
     return cases
 
 
 
-def _diagnose_output(results, cases, tols, run) -> Feedback | None:
-    """Structural reasons for attention-like outputs (..., n, d_v): the first one that applies."""
-    for got, case in zip(results, cases):
-        if got.shape != case.expected.shape:
-            n, d_v = case.expected.shape[-2:]
-            m, d_k = case.inputs["K"].shape[-2:]
-            extra = ""
-            if got.shape[-2:] == (n, m):
-                extra = " That is the shape of the weights, one entry per key; the output mixes value rows."
-            elif got.shape[-2:] == (n, d_k) and d_k != d_v:
-                extra = " An output row is a mix of value rows, so it has width d_v, not d_k."
-            return fail(
-                "wrong-shape",
-                f"For {case.label}, the output should have shape (..., n, d_v) = {case.expected.shape}; yours has "
-                f"shape {got.shape}.{extra}",
-                "Follow the shapes: scores (..., n, m), weights (..., n, m), output = weights @ V: "
-                "(..., n, m) x (..., m, d_v).",
-            )
-    for got, case in zip(results, cases):
-        if got.size and not np.isfinite(got).all():
-            return None  # the generic non-finite reason
-    for got, case, (rtol, atol) in zip(results, cases, tols):
-        V = case.inputs["V"]
-        low = np.broadcast_to(V.min(axis=-2, keepdims=True), got.shape)  # each output column averages V's
-        high = np.broadcast_to(V.max(axis=-2, keepdims=True), got.shape)
-        # Rounding (of the answer's dtype, or a step in float16) may step just outside: 0.1 % of the range is not
-        # a sign of weights that do not sum to one.
-        slack = atol + np.maximum(rtol * np.maximum(np.abs(low), np.abs(high)), 1e-3 * (high - low))
-        outside = (got < low - slack) | (got > high + slack)
-        if outside.any():
-            at = tuple(np.argwhere(outside)[0])
-            c = at[-1]
-            bound = low[at] if got[at] < low[at] else high[at]
-            shown, _ = two_numbers(got[at], bound)
-            return fail(
-                "not-an-average",
-                f"For {case.label}, entry {list(map(int, at))} of your output is {shown}, outside the range "
-                f"of column {c} of V ({fmt(low[at])} to {fmt(high[at])}). Each output row is a weighted average "
-                "of value rows (weights >= 0 summing to one), so it must lie inside them.",
-                "Check that each row of your weights is non-negative and sums to one.",
-            )
-    return None
-
-
-def _fully_masked_note(fn, run) -> str:
+def _fully_masked_note(attempts, runner) -> str:
     """A note (not a failure) when a row whose keys are all blocked comes back as NaN."""
     rng = np.random.default_rng(1)
     Q, K, V = rng.normal(size=(3, 5)), rng.normal(size=(4, 5)), rng.normal(size=(4, 2))
     mask = np.array([[True, True, False, False], [False, False, False, False], [True, True, True, True]])
-    got = run(Q, K, V, mask=mask)
+    got = runner.call(Q, K, V, mask=mask)
     if isinstance(got, np.ndarray) and got.shape == (3, 2) and np.isnan(np.asarray(got, float)[1]).any():
         return (
             "\nOne thing to know: when every key of a query is blocked, your function returns NaN for that row "
@@ -140,7 +96,7 @@ _ATTENTION = FunctionProblem(
     params=("Q", "K", "V"),
     optional=("mask",),
     cases=_attention_cases,
-    mistakes=_attention_mistakes,
+    mistakes=attention_mistakes,
     what="output",
     forbidden=("attention", "chunked_attention"),
     passed=(
@@ -152,7 +108,7 @@ _ATTENTION = FunctionProblem(
         "Your attention is right on small scores but gives NaN or inf on {label}. " + OVERFLOW,
         FIX_OVERFLOW,
     ),
-    diagnose=_diagnose_output,
+    diagnose=diagnose_output,
     after_pass=_fully_masked_note,
     hint=(
         "Compute the pieces one at a time (scores, weights, output) and compare each with attn_lib.scaled_scores, "
@@ -163,7 +119,7 @@ _ATTENTION = FunctionProblem(
 
 # exp(scores - max) zeroed by the mask gives max-before-mask's numbers: code that fills no blocked score is told
 # the mistake it made (see _learner_code.zeroed_before_max).
-_ATTENTION_ZEROED = dataclasses.replace(_ATTENTION, mistakes=lambda: zeroed_before_max(_attention_mistakes()))
+_ATTENTION_ZEROED = dataclasses.replace(_ATTENTION, mistakes=lambda: zeroed_before_max(attention_mistakes()))
 
 
 def check_attention(fn) -> Feedback:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback, fail
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import Case, FunctionProblem, Mistake
 from ._pieces import number_mask_trouble
 
 _SIZES = ((4, 4), (3, 5), (5, 3), (1, 1))
@@ -70,16 +71,16 @@ def _causal_mistakes() -> list[Mistake]:
     ]
 
 
-def _diagnose_causal(results, cases, tols, run) -> Feedback | None:
-    right = [c.expected for c in cases]
-    for got, case in zip(results, cases):
+def _diagnose_causal(attempts, runner) -> Feedback | None:
+    right = [a.case.expected for a in attempts]
+    for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
             return fail("wrong-shape", f"For {case.label} your mask has shape {got.shape}; it should be (n, m) = "
                          f"{case.expected.shape}.", "One row per query, one column per key.")
-    if all(g.dtype != np.bool_ for g in results):
-        values = np.concatenate([g.ravel() for g in results]).astype(float)
+    if all(g.dtype != np.bool_ for g in (a.result for a in attempts)):
+        values = np.concatenate([g.ravel() for g in (a.result for a in attempts)]).astype(float)
         if np.isin(values, (0.0, -np.inf)).all() and np.isneginf(values).any():
-            right_pattern = all(((g == 0) == r).all() for g, r in zip(results, right))
+            right_pattern = all(((g == 0) == r).all() for g, r in zip((a.result for a in attempts), right))
             return fail(
                 "additive-mask",
                 "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. "
@@ -87,7 +88,7 @@ def _diagnose_causal(results, cases, tols, run) -> Feedback | None:
                 + ("" if right_pattern else " Its pattern is not the causal one either: 0 must sit where j <= i."),
                 "Return the boolean pattern instead (True = may attend), not 0 and -inf.",
             )
-    for got, case in zip(results, cases):
+    for got, case in ((a.result, a.case) for a in attempts):
         p, r = got.astype(bool), case.expected
         if not (p == r).all():
             i, j = np.argwhere(p != r)[0]
@@ -102,9 +103,9 @@ def _diagnose_causal(results, cases, tols, run) -> Feedback | None:
     return None
 
 
-def _must_be_boolean(fn, run) -> Feedback | None:
+def _must_be_boolean(attempts, runner) -> Feedback | None:
     try:
-        dtype = np.asarray(run(4, 4)).dtype  # a list of Python bools counts as boolean
+        dtype = np.asarray(runner.call(4, 4)).dtype  # a list of Python bools counts as boolean
     except Exception:  # ragged or odd: the cases already judged it right, so do not fail it here
         return None
     if dtype == np.bool_:

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import functools
 import tracemalloc
 
 import numpy as np
 
 from ..attention import attention as _attention
-from ._check_attention import _diagnose_output
-from ._compare import allclose, first_difference, is_right
+from ._attention_mistakes import diagnose_output
+from ._compare import allclose, first_difference
 from ._feedback import Feedback, fail
-from ._judge import Case, FunctionProblem, Mistake, judge
-from ._running import Runner, _has_parameter
+from ._judge import judge
+from ._types import LARGE, ONE_CHUNK, Case, FunctionProblem, Mistake
 from ._pieces import OVERFLOW, UNIFORM, attention_out
 
 
@@ -68,24 +67,24 @@ def _chunked_cases() -> list[Case]:
 
     Q, K, V = rng.normal(size=(3, 5)) * 1.5, rng.normal(size=(7, 5)) * 1.5, rng.normal(size=(7, 2))
     for c in (1, 2, 3, 7, 10):
-        add("", Q, K, V, c, ("one-chunk",) if c >= K.shape[0] else ())
+        add("", Q, K, V, c, (ONE_CHUNK,) if c >= K.shape[0] else ())
     # Scores as large as 1000.
     Q2, K2, V2 = rng.normal(size=(2, 5)), rng.normal(size=(6, 5)), rng.normal(size=(6, 3))
     Q2 *= 1000.0 / (Q2 @ K2.T / np.sqrt(5)).max()
-    add("scores as large as 1000", Q2, K2, V2, 2, ("large",))
+    add("scores as large as 1000", Q2, K2, V2, 2, (LARGE,))
     # A later chunk's scores 900 above the first chunk's: the running maximum must grow.
     d = 6
     Q3 = np.concatenate([rng.normal(size=(3, d - 1)), np.ones((3, 1))], axis=1)
     K3 = _level_keys(rng.normal(size=(8, d - 1)), [0.0] * 4 + [900.0] * 4, d)
-    add("keys 4 to 7 score about 900 more than keys 0 to 3", Q3, K3, rng.normal(size=(8, 2)), 4, ("large",))
+    add("keys 4 to 7 score about 900 more than keys 0 to 3", Q3, K3, rng.normal(size=(8, 2)), 4, (LARGE,))
     # Query 0 near 0, query 1 near 1000: each query needs its own maximum.
     Q4 = np.concatenate([rng.normal(size=(2, d - 1)), np.array([[0.0], [1.0]])], axis=1)
     K4 = _level_keys(rng.normal(size=(6, d - 1)), [1000.0] * 6, d)
-    add("query 0 scores near 0, query 1 near 1000", Q4, K4, rng.normal(size=(6, 3)), 2, ("large",))
+    add("query 0 scores near 0, query 1 near 1000", Q4, K4, rng.normal(size=(6, 3)), 2, (LARGE,))
     # Every score near -1000: exp(score) underflows to 0 unless the running maximum starts at -inf.
     Q5 = np.concatenate([rng.normal(size=(3, d - 1)), np.ones((3, 1))], axis=1)
     K5 = _level_keys(rng.normal(size=(7, d - 1)), [-1000.0] * 7, d)
-    add("every score near -1000", Q5, K5, rng.normal(size=(7, 2)), 3, ("large",))
+    add("every score near -1000", Q5, K5, rng.normal(size=(7, 2)), 3, (LARGE,))
     return cases
 
 
@@ -233,22 +232,22 @@ def _short(m, chunk_size):
     return np.array([j for j in range(m) if j % chunk_size != chunk_size - 1], dtype=int)
 
 
-def _diagnose_chunked(results, cases, tols, run) -> Feedback | None:
-    small = [i for i, c in enumerate(cases) if "large" not in c.tags]
-    wrong = [i for i in small if not is_right(results[i], cases[i], tols[i])]
-    one_chunk_right = all(is_right(results[i], cases[i], tols[i]) for i in small if "one-chunk" in cases[i].tags)
-    if one_chunk_right and wrong and all(results[i].shape == cases[i].expected.shape for i in wrong):
-        sizes = ", ".join(str(cases[i].inputs["chunk_size"]) for i in wrong)
-        case = cases[wrong[0]]
+def _diagnose_chunked(attempts, runner) -> Feedback | None:
+    small = [a for a in attempts if LARGE not in a.case.tags]
+    wrong = [a for a in small if not a.right]
+    one_chunk_right = all(a.right for a in small if ONE_CHUNK in a.case.tags)
+    if one_chunk_right and wrong and all(a.result.shape == a.case.expected.shape for a in wrong):
+        sizes = ", ".join(str(a.case.inputs["chunk_size"]) for a in wrong)
+        first = wrong[0]
         return fail(
             "wrong-combination",
             f"Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the "
-            f"mistake is in how chunks are combined. For {case.label}, "
-            f"{first_difference(results[wrong[0]], case.expected, tols[wrong[0]], 'output')}.",
+            f"mistake is in how chunks are combined. For {first.case.label}, "
+            f"{first_difference(first.result, first.case.expected, first.tol, 'output')}.",
             "After each chunk, running_sum and running_out must equal the sums over all keys so far, measured "
             "against the current running maximum.",
         )
-    return _diagnose_output(results, cases, tols, run)
+    return diagnose_output(attempts, runner)
 
 
 # The memory checks' inputs are small enough for a plain-Python loop (d_k = d_v = 1 or 3), large enough that a
@@ -265,31 +264,27 @@ def _inputs(n, m, width):
     return rng.normal(size=(n, width)), rng.normal(size=(m, width)), rng.normal(size=(m, width))
 
 
-def _peak(run, Q, K, V, c) -> tuple:
-    """The learner's output, and the peak memory (bytes, tracemalloc) of the learner's own call: ``run`` is
-    (a partial of) ``Runner.call``, whose runner measures around the learner's function alone (not its own
-    copies and comparisons of the inputs); any other ``run`` is measured whole."""
-    runner = getattr(getattr(run, "args", (run,))[0], "__self__", None)  # run = partial(_by_keyword, call)
+def _peak(runner, Q, K, V, c) -> tuple:
+    """The learner's output, and the peak memory (bytes, tracemalloc) of the learner's own call (the runner
+    measures around the learner's function alone, not its own copies and comparisons of the inputs)."""
     was_tracing = tracemalloc.is_tracing()
     if not was_tracing:
         tracemalloc.start()
     try:
-        base = tracemalloc.get_traced_memory()[0]
-        tracemalloc.reset_peak()
-        out = run(Q, K, V, c)
-        peak = runner.peak if isinstance(runner, Runner) else tracemalloc.get_traced_memory()[1] - base
+        out = runner.call_inputs({"Q": Q, "K": K, "V": V, "chunk_size": c})
+        peak = runner.peak
     finally:
         if not was_tracing:
             tracemalloc.stop()
     return out, peak
 
 
-def _memory_check(fn, run) -> Feedback | None:
+def _memory_check(runner) -> Feedback | None:
     """Fails an answer whose peak memory reaches most of the whole (n, m) score matrix in float32 (after one
     float64 copy of the inputs, which an answer may make)."""
     n, m, c = _FULL_SHAPE
     Q, K, V = _inputs(n, m, 1)
-    out, peak = _peak(run, Q, K, V, c)
+    out, peak = _peak(runner, Q, K, V, c)
     if peak - (Q.nbytes + K.nbytes + V.nbytes) < 0.75 * n * m * 4:
         return None
     right = isinstance(out, np.ndarray) and out.shape == (n, 1) and allclose(
@@ -307,7 +302,7 @@ def _memory_check(fn, run) -> Feedback | None:
     )
 
 
-def _chunks_check(fn, run) -> Feedback | None:
+def _chunks_check(runner) -> Feedback | None:
     """Fails an answer that computes a whole row of m scores at once (one query against all keys): its peak
     memory, extrapolated to inputs of width 0 (copies of Q, K and V shrink with the width, a row of scores does
     not), reaches one and a half rows of m float64 numbers, as the row, its shifted copy and its exponentials do.
@@ -315,7 +310,7 @@ def _chunks_check(fn, run) -> Feedback | None:
     (np.arange(m), for np.array_split) is a right answer of exactly that size, and memory cannot tell them apart,
     so a single row updated wholly in place goes unseen rather than a right answer being refused."""
     n, m, c = _ROW_SHAPE
-    peaks = [_peak(run, *_inputs(n, m, width), c)[1] for width in _WIDTHS]
+    peaks = [_peak(runner, *_inputs(n, m, width), c)[1] for width in _WIDTHS]
     (w1, p1), (w2, p2) = zip(_WIDTHS, peaks)
     per_width = (p2 - p1) / (w2 - w1)
     if p1 - per_width * w1 < 1.5 * m * 8:
@@ -333,15 +328,9 @@ def _chunks_check(fn, run) -> Feedback | None:
     )
 
 
-def _after_pass(fn, run) -> Feedback | None:
-    if _has_parameter(fn, "chunk_size"):  # as in the graded cases: chunk_size by keyword when it has that name
-        run = functools.partial(_by_keyword, run)
-    memory = _memory_check(fn, run)
-    return memory if memory is not None else _chunks_check(fn, run)
-
-
-def _by_keyword(run, Q, K, V, chunk_size):
-    return run(Q, K, V, chunk_size=chunk_size)
+def _after_pass(attempts, runner) -> Feedback | None:
+    memory = _memory_check(runner)  # a failing Feedback is falsy: test for None
+    return memory if memory is not None else _chunks_check(runner)
 
 
 _CHUNKED = FunctionProblem(

@@ -3,14 +3,12 @@ how a number answer is read and how far off it is (shared with check_variance)."
 
 from __future__ import annotations
 
-import numbers
 
-import numpy as np
 
 from .._checks import check_size
 from ..cost import attention_cost
-from ._check_answers import COUNT_EXAMPLES, _check_mistakes, _how_far
-from ._compare import isclose, isfinite
+from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes
+from ._compare import isclose
 from ._feedback import Feedback, is_blank, fail, not_answered
 
 
@@ -24,15 +22,6 @@ _WHAT = {  # what each quantity counts, for the not-answered prompt
     "score_bytes_float32": "the bytes the scores take in float32",
     "projection_weights": "the numbers in one head's W_q",
 }
-
-
-def _as_number(answer):
-    if isinstance(answer, np.ndarray) and answer.size == 1 and answer.dtype.kind in "iuf":
-        answer = answer.reshape(()).item()  # 0-d or one-element arrays count as numbers
-    if isinstance(answer, bool) or not isinstance(answer, numbers.Real):
-        return None
-    value = float(answer)
-    return value if isfinite(value) else None
 
 
 def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
@@ -189,10 +178,10 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     right, candidates = _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model)
     if quantity == "scores":  # keep the reference honest: it is attn_lib's own count
         assert right == attention_cost(n, m, d_k, d_v, heads, layers).scores
-    own = _check_mistakes(mistakes, right, 1e-9, 0.0)
+    own = named_mistakes(mistakes, right, 1e-9, 0.0)
     if is_blank(answer):
         return not_answered(f"your count of {_WHAT[quantity]}")
-    value = _as_number(answer)
+    value = as_number(answer, finite=True)
     if value is None:
         return fail(
             "not-a-number",
@@ -206,7 +195,7 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     for mid, wrong, reason, *rounded in candidates:  # a unit conversion may be rounded to 3 or 4 digits
         if wrong != right and isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
             return fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))
-    return fail("wrong-count", _how_far(value, right), _count_hint(quantity))
+    return fail("wrong-count", how_far(value, right), _count_hint(quantity))
 
 
 def _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model) -> str:

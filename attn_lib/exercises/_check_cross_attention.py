@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import BATCH, Case, FunctionProblem, Mistake
 from ._pieces import attention_out, row_softmax, scaled_qk
 
 _ARGS = ("X_dec", "X_enc", "W_q", "W_k", "W_v")
@@ -36,7 +37,7 @@ def _cross_cases() -> list[Case]:
         label = (f"X_dec {X_dec.shape}, X_enc {X_enc.shape} (n={n}, m={m}), d_model={d_model}, d_k={d_k}, "
                  f"d_v={d_v}")
         expected = _right(**inputs)
-        cases.append(Case(label, inputs, expected, tags={"batch"} if batch else (),
+        cases.append(Case(label, inputs, expected, tags={BATCH} if batch else (),
                           averaged=float(np.abs(X_enc @ W_v).max())))
     return cases
 

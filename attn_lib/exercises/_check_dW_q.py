@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
 def _right(X, K, d_scores):
@@ -32,7 +33,7 @@ def _dW_q_cases() -> list[Case]:
         # Each entry sums batch * n * m products of three inputs: float32 rounding grows with that, not with one input.
         scale = np.abs(X).max() * np.abs(K).max() * np.abs(d_scores).max() * X.size / d_model * m
         cases.append(Case(label, {"X": X, "K": K, "d_scores": d_scores}, expected=_right(X, K, d_scores),
-                          tags=("batch",) if batch else (), scale=float(scale)))
+                          tags=(BATCH,) if batch else (), scale=float(scale)))
     return cases
 
 

@@ -7,8 +7,9 @@ import numpy as np
 from ..attention import attention
 from ..masks import causal_mask
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
-from ._pieces import attention_out, scaled_qk, row_softmax, transpose_last
+from ._judge import judge
+from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
+from ._pieces import attention_out, row_softmax, scaled_qk
 
 _ARGS = ("q", "k", "v", "K_cache", "V_cache")
 
@@ -43,9 +44,9 @@ def _decode_cases() -> list[Case]:
     cases.append(_step_case("one cached position, d_k = 8 and d_v = 2", Q, K, V, 1))
     Q, K, V = rng.normal(size=(2, 3, 5, 6)), rng.normal(size=(2, 3, 5, 6)), rng.normal(size=(2, 3, 5, 2))
     cases.append(_step_case("a batch: 2 sequences x 3 heads, 4 cached positions (q (2, 3, 1, 6))", Q, K, V, 4,
-                            tags=("batch",)))
+                            tags=(BATCH,)))
     Q, K, V = 60 * rng.normal(size=(4, 6)), 60 * rng.normal(size=(4, 6)), rng.normal(size=(4, 3))
-    cases.append(_step_case("scores beyond 1000, 3 cached positions", Q, K, V, 3, tags=("large",)))
+    cases.append(_step_case("scores beyond 1000, 3 cached positions", Q, K, V, 3, tags=(LARGE,)))
     return cases
 
 

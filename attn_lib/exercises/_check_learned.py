@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._check_answers import check_choice
+from ._answers import check_choice
 from ._feedback import Feedback
 
 # question -> (right option, {option: reason}, hint). The reasons speak of what the notebook measured: a head trained

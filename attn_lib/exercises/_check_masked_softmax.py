@@ -8,9 +8,10 @@ import numpy as np
 
 from ..attention import softmax as _attn_lib_softmax
 
-from ._check_softmax import _diagnose_weights, _expected
+from ._weights_diagnosis import diagnose_weights, expected_weights
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import BATCH, BROADCAST, LARGE, Case, FunctionProblem, Mistake
 from ._learner_code import fills_blocked, zeroed_before_max
 from ._pieces import (
     AXIS_1,
@@ -57,26 +58,26 @@ def _masked_cases() -> list[Case]:
         ("3 x 4 scores near -300 with a causal mask", rng.normal(size=(3, 4)) * 2 - 300, np.tri(3, 4, dtype=bool),
          ()),
         ("3 x 4 scores with a causal mask, query 0 near 0 and queries 1, 2 near 1000", levels,
-         np.tri(3, 4, dtype=bool), ("large",)),
+         np.tri(3, 4, dtype=bool), (LARGE,)),
         ("3 x 5 scores whose blocked keys 3 and 4 score 1000, far above the allowed ones", dominant,
-         np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ("dominant",)),
+         np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ()),
         ("scores (4, 6) with a padding mask of shape (1, 6) that broadcasts (keys 4 and 5 blocked)",
-         rng.normal(size=(4, 6)) * 2, (np.arange(6) < 4)[None, :], ("broadcast",)),
+         rng.normal(size=(4, 6)) * 2, (np.arange(6) < 4)[None, :], (BROADCAST,)),
         ("a batch of scores (2, 3, 5) with a padding mask (2, 1, 5) (lengths 3 and 5)",
-         rng.normal(size=(2, 3, 5)) * 2, (np.arange(5) < lengths[:, None])[:, None, :], ("batch", "broadcast")),
+         rng.normal(size=(2, 3, 5)) * 2, (np.arange(5) < lengths[:, None])[:, None, :], (BATCH, BROADCAST)),
         ("a batch of scores (2, 4, 4) sharing one causal mask (4, 4)", rng.normal(size=(2, 4, 4)) * 2,
-         np.tri(4, 4, dtype=bool), ("batch", "broadcast")),
+         np.tri(4, 4, dtype=bool), (BATCH, BROADCAST)),
         ("3 x 5 scores near -30000 with a padding mask (keys 3 and 4 blocked): far below any finite fill",
-         rng.normal(size=(3, 5)) * 2 - 30000, np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), ("large",)),
+         rng.normal(size=(3, 5)) * 2 - 30000, np.broadcast_to(np.arange(5) < 3, (3, 5)).copy(), (LARGE,)),
         ("3 x 4 scores with a causal mask whose allowed scores span 2000 (-1000 to 1000)", spread,
-         np.tri(3, 4, dtype=bool), ("large",)),
+         np.tri(3, 4, dtype=bool), (LARGE,)),
         ("2 x 4 scores [0, 0, 744.5, 744.5] with keys 2 and 3 blocked (exp(-744.5) is the smallest float64)",
-         np.array([[0.0, 0.0, 744.5, 744.5]] * 2), np.array([[True, True, False, False]] * 2), ("dominant",)),
+         np.array([[0.0, 0.0, 744.5, 744.5]] * 2), np.array([[True, True, False, False]] * 2), ()),
         ("two leading axes: scores (2, 2, 3, 4) sharing one causal mask (3, 4)",
-         np.random.default_rng(46).normal(size=(2, 2, 3, 4)) * 2, np.tri(3, 4, dtype=bool), ("batch", "broadcast")),
+         np.random.default_rng(46).normal(size=(2, 2, 3, 4)) * 2, np.tri(3, 4, dtype=bool), (BATCH, BROADCAST)),
     ]
     return [
-        Case(label, {"scores": s, "mask": mask}, _expected(np.where(mask, s, -np.inf)), tags)
+        Case(label, {"scores": s, "mask": mask}, expected_weights(np.where(mask, s, -np.inf)), tags)
         for label, s, mask, tags in raw
     ]
 
@@ -248,10 +249,10 @@ def _masked_mistakes() -> list[Mistake]:
     ]
 
 
-def _fully_masked_weights_note(fn, run) -> str:
+def _fully_masked_weights_note(attempts, runner) -> str:
     scores = np.array([[0.5, 1.0, -0.5], [1.0, 2.0, 0.0]])
     mask = np.array([[True, False, True], [False, False, False]])
-    got = run(scores, mask)
+    got = runner.call(scores, mask)
     if isinstance(got, Raised):
         return ""
     got = np.asarray(got, dtype=float) if isinstance(got, np.ndarray) else None
@@ -283,7 +284,7 @@ _MASKED = FunctionProblem(
         "Your masked softmax is right on small scores but gives NaN or inf on {label}. " + OVERFLOW,
         FIX_OVERFLOW + " Blocked entries are -inf, which the maximum ignores as long as one key is allowed.",
     ),
-    diagnose=lambda results, cases, tols, run: _diagnose_weights(results, cases, tols, run, mask_key="mask"),
+    diagnose=lambda attempts, runner: diagnose_weights(attempts, runner, mask_key="mask"),
     after_pass=_fully_masked_weights_note,
     hint="Compare one row at a time with attn_lib.softmax of the same row, its blocked scores set to -inf.",
 )

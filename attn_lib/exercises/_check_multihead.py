@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import Case, FunctionProblem, Mistake
 from ._pieces import row_softmax
 
 _ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o")

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback, fail
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import Case, FunctionProblem, Mistake
 from ._pieces import number_mask_trouble
 
 _SIZES = [([3, 5, 1], 5), ([2], 3), ([4, 2], 6), ([1, 6, 3, 6], 6)]
@@ -82,8 +83,8 @@ def _padding_mistakes() -> list[Mistake]:
     ]
 
 
-def _diagnose(results, cases, tols=None, run=None):
-    for got, case in zip(results, cases):
+def _diagnose(attempts, runner):
+    for got, case in ((a.result, a.case) for a in attempts):
         if got.shape == case.expected.shape and not (got.astype(bool) == case.expected).all():
             b, _, j = np.argwhere(got.astype(bool) != case.expected)[0]
             lengths = case.inputs["lengths"]
@@ -97,8 +98,8 @@ def _diagnose(results, cases, tols=None, run=None):
     return None
 
 
-def _boolean(fn, run):
-    out = np.asarray(run(np.array(_SIZES[0][0]), _SIZES[0][1]))
+def _boolean(attempts, runner):
+    out = np.asarray(runner.call(np.array(_SIZES[0][0]), _SIZES[0][1]))
     if out.dtype == np.bool_:
         return None
     return fail(

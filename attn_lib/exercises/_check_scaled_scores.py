@@ -5,12 +5,13 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback
-from ._check_scores import _t
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._pieces import transpose_last
+from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
 def _qkt(Q, K):
-    return Q @ _t(K)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
+    return Q @ transpose_last(K)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
 
 
 def _cases():
@@ -30,7 +31,7 @@ def _cases():
     for q_shape, k_shape, label in shapes:
         Q, K = rng.normal(size=q_shape), rng.normal(size=k_shape)
         d_k = q_shape[-1]
-        tags = {"batch"} if len(q_shape) > 2 else set()
+        tags = {BATCH} if len(q_shape) > 2 else set()
         cases.append(Case(label, {"Q": Q, "K": K}, expected=_qkt(Q, K) / np.sqrt(d_k), tags=tags))
     return cases
 
@@ -71,7 +72,7 @@ def _mistakes():
             "keys-times-queries",
             "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query: Q K^T (n, m).",
             "Put Q first: one row per query.",
-            variants=(lambda Q, K: K @ _t(Q) / np.sqrt(Q.shape[-1]),),
+            variants=(lambda Q, K: K @ transpose_last(Q) / np.sqrt(Q.shape[-1]),),
         ),
         Mistake(
             "no-scaling",

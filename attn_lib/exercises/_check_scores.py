@@ -5,11 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
-
-
-def _t(K):
-    return np.swapaxes(K, -1, -2)  # (..., m, d_k) -> (..., d_k, m)
+from ._judge import judge
+from ._pieces import transpose_last
+from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
 def _cases():
@@ -26,8 +24,8 @@ def _cases():
     cases = []
     for q_shape, k_shape, label in shapes:
         Q, K = rng.normal(size=q_shape), rng.normal(size=k_shape)
-        tags = {"batch"} if len(q_shape) > 2 else set()
-        cases.append(Case(label, {"Q": Q, "K": K}, expected=Q @ _t(K), tags=tags))  # (..., n, d_k) x (..., d_k, m)
+        tags = {BATCH} if len(q_shape) > 2 else set()
+        cases.append(Case(label, {"Q": Q, "K": K}, expected=Q @ transpose_last(K), tags=tags))  # (..., n, d_k) x (..., d_k, m)
     return cases
 
 
@@ -50,7 +48,7 @@ def _mistakes():
             "Right on 2-D inputs, but on a batch np.dot (or np.tensordot) pairs every batch of Q with every batch "
             "of K: the result has the batch axes twice. Within a batch, query i meets key j; batches do not meet.",
             "Use the @ operator (np.matmul), which treats the leading axes as a batch.",
-            variants=(lambda Q, K: np.dot(Q, _t(K)), lambda Q, K: np.dot(Q, K.T)),
+            variants=(lambda Q, K: np.dot(Q, transpose_last(K)), lambda Q, K: np.dot(Q, K.T)),
         ),
         Mistake(
             "no-transpose",
@@ -65,14 +63,14 @@ def _mistakes():
             "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query and one "
             "column per key, Q K^T (n, m), so that row i is query i's score for every key.",
             "Put Q first: one row per query.",
-            variants=(lambda Q, K: K @ np.swapaxes(Q, -1, -2), lambda Q, K: np.swapaxes(Q @ _t(K), -1, -2)),
+            variants=(lambda Q, K: K @ np.swapaxes(Q, -1, -2), lambda Q, K: np.swapaxes(Q @ transpose_last(K), -1, -2)),
         ),
         Mistake(
             "scaled-too-early",
             "You divided the scores (by sqrt(d_k), or by d_k). Scaling is the next step (notebook 03); this "
             "function returns the raw dot products Q K^T, entry (i, j) = query i . key j.",
             "This problem asks for the raw dot products: leave out the division.",
-            variants=(lambda Q, K: Q @ _t(K) / np.sqrt(Q.shape[-1]), lambda Q, K: Q @ _t(K) / Q.shape[-1]),
+            variants=(lambda Q, K: Q @ transpose_last(K) / np.sqrt(Q.shape[-1]), lambda Q, K: Q @ transpose_last(K) / Q.shape[-1]),
         ),
     ]
 

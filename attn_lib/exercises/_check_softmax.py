@@ -1,18 +1,17 @@
-"""check_softmax: a learner's row-wise softmax, and the diagnosis of softmax-like weights that
-check_masked_softmax shares."""
+"""check_softmax: a learner's row-wise softmax (notebook 01)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._compare import close, fmt, index, two_numbers
-from ._feedback import Feedback, fail
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._feedback import Feedback
+from ._judge import judge
+from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
+from ._weights_diagnosis import diagnose_weights, expected_weights
 from ._pieces import (
     AXIS_1,
     FIX_GLOBAL_MAX,
     FIX_NO_DIVISION,
-    FIX_OVERFLOW,
     GLOBAL_MAX,
     NO_DIVISION,
     UNIFORM,
@@ -27,11 +26,6 @@ from ._pieces import (
 )
 
 
-def _expected(x):
-    with np.errstate(all="ignore"):
-        return row_softmax(x)
-
-
 def _softmax_cases() -> list[Case]:
     rng = np.random.default_rng(4)
     neg = rng.normal(size=(3, 4)) * 2
@@ -42,14 +36,14 @@ def _softmax_cases() -> list[Case]:
         ("a 4 x 4 array of small scores", rng.normal(size=(4, 4)) * 2, ()),
         ("a 2 x 5 array of small scores", rng.normal(size=(2, 5)) * 2, ()),
         ("a 3 x 4 array with -inf entries (masked)", neg, ()),
-        ("a 3 x 4 array of scores near 1000", 1000 + rng.normal(size=(3, 4)) * 2, ("large",)),
-        ("rows at very different levels ([0.5, -1, 2, 0] and [800, 790, 805, 0])", levels, ("large",)),
-        ("a batch of shape (2, 3, 5): two 3 x 5 arrays", rng.normal(size=(2, 3, 5)) * 2, ("batch",)),
-        ("a single row of 5 scores, shape (5,)", rng.normal(size=5) * 2, ("batch",)),
-        ("a batch of shape (2, 2, 4) whose second array is near 900", batch_levels, ("batch", "large")),
-        ("two leading axes, shape (2, 2, 3, 4)", np.random.default_rng(41).normal(size=(2, 2, 3, 4)) * 2, ("batch",)),
+        ("a 3 x 4 array of scores near 1000", 1000 + rng.normal(size=(3, 4)) * 2, (LARGE,)),
+        ("rows at very different levels ([0.5, -1, 2, 0] and [800, 790, 805, 0])", levels, (LARGE,)),
+        ("a batch of shape (2, 3, 5): two 3 x 5 arrays", rng.normal(size=(2, 3, 5)) * 2, (BATCH,)),
+        ("a single row of 5 scores, shape (5,)", rng.normal(size=5) * 2, (BATCH,)),
+        ("a batch of shape (2, 2, 4) whose second array is near 900", batch_levels, (BATCH, LARGE)),
+        ("two leading axes, shape (2, 2, 3, 4)", np.random.default_rng(41).normal(size=(2, 2, 3, 4)) * 2, (BATCH,)),
     ]
-    return [Case(label, {"x": x}, _expected(x), tags) for label, x, tags in raw]
+    return [Case(label, {"x": x}, expected_weights(x), tags) for label, x, tags in raw]
 
 
 
@@ -133,84 +127,6 @@ def _softmax_mistakes() -> list[Mistake]:
 
 
 
-def _diagnose_weights(results, cases, tols, run, mask_key=None) -> Feedback | None:
-    """Structural reasons for softmax-like outputs (..., n, m): the first one that applies."""
-    for got, case in zip(results, cases):
-        if got.shape != case.expected.shape:
-            return fail(
-                "wrong-shape",
-                f"For {case.label}, the weights should have the shape of the scores, {case.expected.shape}; "
-                f"yours have shape {got.shape}.",
-                "Softmax keeps the shape: one weight per score. Use keepdims=True in the row max and sum.",
-            )
-    for got, case in zip(results, cases):
-        if (got < -1e-12).any():  # NaN compares False; -inf counts as negative
-            at = np.argwhere(got < -1e-12)[0]
-            return fail(
-                "negative-weights",
-                f"For {case.label}, weight {index(at)} is {fmt(got[tuple(at)])}: weights are exponentials "
-                "divided by a positive sum, so none can be negative.",
-                "Apply np.exp before dividing by the row sum.",
-            )
-    for got, case in zip(results, cases):
-        if got.size and not np.isfinite(got).all():
-            bad = index(np.argwhere(~np.isfinite(got))[0])
-            return fail(
-                "non-finite-output",
-                f"For {case.label}, your weights have NaN or inf (first at {bad}).",
-                FIX_OVERFLOW,
-            )
-    # Each row a positive multiple of the right row, the multiples not all equal (whatever constant was
-    # subtracted before exp): no division.
-    sums = [got.sum(axis=-1) for got in results]
-    if all(
-        (s > 0).all() and close(got, case.expected * s[..., None], tol).all()
-        for got, case, tol, s in zip(results, cases, tols, sums)
-    ) and np.ptp(np.concatenate([s.ravel() for s in sums])) > 1e-3 * np.max(np.concatenate([s.ravel() for s in sums])):
-        return fail("no-division", NO_DIVISION, FIX_NO_DIVISION)
-    for got, case, tol in zip(results, cases, tols):
-        sums = got.sum(axis=-1)
-        off = ~close(sums, 1.0, tol)
-        if off.any():
-            row = np.argwhere(off)[0]
-            return fail(
-                "rows-not-one",
-                f"For {case.label}, row {index(row)} of your weights sums to {two_numbers(sums[tuple(row)], 1.0)[0]}, "
-                "not 1. "
-                "Each row is one query's distribution over the keys.",
-                "Divide each row by its own sum: e / np.sum(e, axis=-1, keepdims=True).",
-            )
-    for got, case, tol in zip(results, cases, tols):
-        if mask_key:
-            blocked = ~np.broadcast_to(case.inputs[mask_key], got.shape)
-        else:
-            blocked = np.isneginf(case.inputs["x"])
-        wrong = blocked & ~close(got, 0.0, tol)
-        if wrong.any():
-            at = np.argwhere(wrong)[0]
-            what = "a blocked key" if mask_key else "an entry of -inf"
-            return fail(
-                "blocked-not-zero" if mask_key else "neg-inf-not-zero",
-                f"For {case.label}, weight {index(at)} belongs to {what} but is {fmt(got[tuple(at)])}: "
-                "exp(-inf) = 0, so it must be exactly 0.",
-                "Put -inf in the blocked scores before np.exp, and do not replace it afterwards.",
-            )
-    if mask_key is None:
-        x = cases[0].inputs["x"]
-        shifted = run(x + 3.0)
-        first = results[0]
-        if isinstance(shifted, np.ndarray) and (
-            shifted.shape != first.shape or not close(np.asarray(shifted, float), first, tols[0]).all()
-        ):
-            return fail(
-                "not-shift-invariant",
-                "Adding 3 to every score changed your weights. A softmax must not change when a constant is "
-                "added to a row: exp(x + c) = exp(c) exp(x), and exp(c) cancels in the division.",
-                "Compute exp of the (shifted) scores, and divide by the sum of those same exponentials.",
-            )
-    return None
-
-
 _SOFTMAX = FunctionProblem(
     checker="check_softmax",
     params=("x",),
@@ -222,7 +138,7 @@ _SOFTMAX = FunctionProblem(
         "Your softmax matches on all {count} cases: each row is non-negative and sums to one, -inf gets weight "
         "0, scores near 1000 do not overflow, and leading batch axes work."
     ),
-    diagnose=_diagnose_weights,
+    diagnose=diagnose_weights,
     hint="Compare with attn_lib.softmax on the same input, one row at a time.",
 )
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import BATCH, Case, FunctionProblem, Mistake
 from ._pieces import row_softmax
 
 _ARGS = ("scores", "weights", "d_weights")
@@ -30,7 +31,7 @@ def _backward_cases() -> list[Case]:
         scores = 1.5 * rng.normal(size=shape) + 0.5
         weights = row_softmax(scores)
         d_weights = rng.normal(size=shape)
-        tags = frozenset({"batch"}) if len(shape) > 2 else frozenset()
+        tags = frozenset({BATCH}) if len(shape) > 2 else frozenset()
         inputs = dict(scores=scores, weights=weights, d_weights=d_weights)
         cases.append(Case(label, inputs, _right(**inputs), tags))
     return cases

@@ -6,7 +6,8 @@ import numpy as np
 
 from ._compare import close, fmt
 from ._feedback import Feedback, fail
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import Case, FunctionProblem, Mistake
 
 
 _FRACTION = 0.25
@@ -92,8 +93,8 @@ def _split_mistakes() -> list[Mistake]:
     ]
 
 
-def _diagnose_split(results, cases, tols, run) -> Feedback | None:
-    for got, case in zip(results, cases):
+def _diagnose_split(attempts, runner) -> Feedback | None:
+    for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
             return fail(
                 "wrong-shape",
@@ -102,16 +103,16 @@ def _diagnose_split(results, cases, tols, run) -> Feedback | None:
                 "A reshape to (n, heads, d_k) cuts each row into heads pieces; then the heads axis goes first.",
             )
     if all(np.array_equal(got, np.trunc(got)) and (np.abs(got - case.expected) < 1).all()
-           for got, case in zip(results, cases)):
+           for got, case in ((a.result, a.case) for a in attempts)):
         return fail(
             "integer-heads",
-            f"Your heads hold whole numbers: X[0, 0] is {fmt(cases[0].expected[0, 0, 0])}, and your head 0 has "
-            f"{fmt(results[0][0, 0, 0])} there. The pieces are in the right places, but the fractions were cut "
+            f"Your heads hold whole numbers: X[0, 0] is {fmt(attempts[0].case.expected[0, 0, 0])}, and your head 0 has "
+            f"{fmt(attempts[0].result[0, 0, 0])} there. The pieces are in the right places, but the fractions were cut "
             "off, by an integer array (np.zeros(..., dtype=int), .astype(int)) or by rounding: the "
             "projections are real numbers.",
             "Keep X's dtype: slice or reshape X itself, or make the result with np.zeros(..., dtype=X.dtype).",
         )
-    for got, case, tol in zip(results, cases, tols):
+    for got, case, tol in ((a.result, a.case, a.tol) for a in attempts):
         wrong = ~close(got, case.expected, tol)
         if wrong.any():
             h, i, c = np.argwhere(wrong)[0]

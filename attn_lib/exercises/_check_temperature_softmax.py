@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
 from ._pieces import (
     FIX_GLOBAL_MAX,
     GLOBAL_MAX,
@@ -29,16 +30,16 @@ def _cases():
     rng = np.random.default_rng(4)
     specs = [  # (scores, temperature, label, tags)
         (rng.normal(size=(3, 5)), 0.5, "scores (3, 5) at temperature 0.5", ()),
-        (rng.normal(size=(2, 3, 4)) * 2, 3.0, "a batch of scores (2, 3, 4) at temperature 3", ("batch",)),
+        (rng.normal(size=(2, 3, 4)) * 2, 3.0, "a batch of scores (2, 3, 4) at temperature 3", (BATCH,)),
         (rng.normal(size=(4, 6)) + np.array([0, 0, 3.0, 0, 0, 0]), 2.0, "scores (4, 6) at temperature 2", ()),
         (500 + rng.normal(size=(2, 4)) * 2, 0.5, "scores near 500 at temperature 0.5 (scores / T near 1000)",
-         ("large",)),
+         (LARGE,)),
         (rng.normal(size=(3, 4)) * 3 + 8, 0.01, "scores near 8 at temperature 0.01 (scores / T near 800)",
-         ("large",)),
+         (LARGE,)),
         (np.array([[0.0, 1.0, 0.5], [10.0, 11.0, 10.5]]), 0.01,
-         "rows [0, 1, 0.5] and [10, 11, 10.5] at temperature 0.01 (scores / T 1000 apart)", ("large",)),
+         "rows [0, 1, 0.5] and [10, 11, 10.5] at temperature 0.01 (scores / T 1000 apart)", (LARGE,)),
         (np.random.default_rng(44).normal(size=(2, 2, 3, 4)) * 2, 0.5,
-         "scores with two leading axes (2, 2, 3, 4) at temperature 0.5", ("batch",)),
+         "scores with two leading axes (2, 2, 3, 4) at temperature 0.5", (BATCH,)),
     ]
     return [Case(label, {"scores": s, "temperature": t}, expected=_right(s, t), tags=tags,
                  scale=np.abs(s).max() / t)

@@ -6,9 +6,10 @@ import math
 
 import numpy as np
 
-from ._check_answers import _as_number, check_choice, check_number
+from ._answers import as_number, check_choice, check_number
 from ._feedback import Feedback
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
 def _distinct(mistakes, expected, rel):
@@ -212,7 +213,7 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
          "Softmax of two scores depends only on their gap."),
     ]
     times_dk = sigmoid(gap * d_k)
-    value = _as_number(answer)
+    value = as_number(answer)
     if value is not None and abs(value - times_dk) <= _TIMES_DK_NEAR * abs(times_dk - expected):
         # Only an answer near the times-dk weight (1 - 1e-14 for d_k = 32: within 4e-5 of it) is told so; 0.999 is not.
         mistakes.append((times_dk, "times-dk",
@@ -247,7 +248,7 @@ def _share_cases():
         weights = np.exp(rng.normal(scale=1.5, size=shape))
         weights /= weights.sum(axis=-1, keepdims=True)  # rows sum to 1, like softmax output
         cases.append(Case(f"weights of shape {shape}", {"weights": weights}, expected=_previous(weights),
-                          tags=("batch",) if len(shape) > 2 else ()))
+                          tags=(BATCH,) if len(shape) > 2 else ()))
     return cases
 
 
@@ -325,7 +326,7 @@ def _value_cases():
         V = rng.normal(size=(*batch, m, d_v))
         V[..., 0, :] *= 0.05  # a key with a short value row, like [CLS] in the parking head
         cases.append(Case(f"weights {weights.shape} and V {V.shape}", {"weights": weights, "V": V},
-                          expected=_weighted_length(weights, V), tags=("batch",) if batch else ()))
+                          expected=_weighted_length(weights, V), tags=(BATCH,) if batch else ()))
     return cases
 
 

@@ -8,7 +8,8 @@ import re
 import numpy as np
 
 from ._feedback import Feedback, fail
-from ._judge import Case, FunctionProblem, Mistake, judge
+from ._judge import judge
+from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
 def _rows_summing_to_one(rng, shape):
@@ -23,9 +24,9 @@ def _weighted_average_cases() -> list[Case]:
         ("weights (3, 5) and V (5, 2): n=3, m=5, d_v=2", (3, 5), (5, 2), ()),
         ("weights (4, 4) and V (4, 3): n=m=4, d_v=3", (4, 4), (4, 3), ()),
         ("weights (3, 4) and V (4, 4): n=3, m=d_v=4", (3, 4), (4, 4), ()),
-        ("a batch: weights (2, 3, 4) and V (2, 4, 5)", (2, 3, 4), (2, 4, 5), ("batch",)),
-        ("a batch: weights (2, 4, 4) and V (2, 4, 4)", (2, 4, 4), (2, 4, 4), ("batch",)),
-        ("two leading axes: weights (2, 2, 3, 4) and V (2, 2, 4, 5)", (2, 2, 3, 4), (2, 2, 4, 5), ("batch",)),
+        ("a batch: weights (2, 3, 4) and V (2, 4, 5)", (2, 3, 4), (2, 4, 5), (BATCH,)),
+        ("a batch: weights (2, 4, 4) and V (2, 4, 4)", (2, 4, 4), (2, 4, 4), (BATCH,)),
+        ("two leading axes: weights (2, 2, 3, 4) and V (2, 2, 4, 5)", (2, 2, 3, 4), (2, 2, 4, 5), (BATCH,)),
     ]
     cases = []
     for label, w_shape, v_shape, tags in raw:

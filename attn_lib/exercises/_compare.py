@@ -3,12 +3,9 @@ that the two numbers visibly differ."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 
-if TYPE_CHECKING:
-    from ._judge import Case
+from ._types import Case
 
 # The numpy functions a verdict rests on, bound when attn_lib.exercises is first imported (a notebook's setup cell,
 # before any learner code): a learner's cell that later rebinds ``numpy.isclose`` does not change a verdict. The

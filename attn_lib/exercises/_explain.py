@@ -1,22 +1,26 @@
-"""Why a wrong answer is wrong: the first mistake of the problem's table it matches, else an overflow, a
-batch-only failure, an exception or odd return value, the problem's own diagnosis, and the generic reasons
-(wrong shape, NaN/inf, the first differing entry). Steps 5-7 of the judge (see ``_judge``)."""
+"""Why a wrong answer is wrong: the judging steps that run once some case is wrong, in the order of
+:data:`WRONG_ANSWER_STEPS` (the judge's whole sequence is in ``_judge``). Each step takes the attempts (the cases
+judged, one :class:`Attempt` each) and the runner, and returns a Feedback or None to pass to the next step."""
 
 from __future__ import annotations
 
 import re
 import warnings
-from typing import TYPE_CHECKING, Sequence
 
 import numpy as np
 
-from ._compare import close, first_difference, fmt, index, is_right, isfinite, nonfinite, tolerance
+from ._compare import close, first_difference, fmt, index, isfinite, nonfinite, tolerance
 from ._feedback import Feedback, fail
-from ._pieces import OVERFLOW
-from ._running import Bad, Raised, _copy
+from ._pieces import FIX_OVERFLOW, OVERFLOW
+from ._types import BATCH, BROADCAST, LARGE, Attempt, Bad, Case, Mistake, Raised, copy_input
 
-if TYPE_CHECKING:
-    from ._judge import Case, FunctionProblem, Mistake
+# What a problem's overflow step says by default: right on small scores, NaN/inf on scores near 1000.
+NAIVE_OVERFLOW = (
+    "naive-overflow",
+    "Your function is right on small scores, but on {label} it gives NaN or inf: it does not subtract each "
+    "row's maximum before np.exp. " + OVERFLOW,
+    FIX_OVERFLOW,
+)
 
 
 def variant_outcome(variant, case: Case):
@@ -24,7 +28,7 @@ def variant_outcome(variant, case: Case):
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         try:
-            inputs = {k: _copy(v) for k, v in case.inputs.items()}
+            inputs = {k: copy_input(v) for k, v in case.inputs.items()}
             return np.asarray(variant(**inputs), dtype=float)
         except Exception as exc:  # a mistaken formula that fails on this shape (as the learner's would)
             return Raised(exc)
@@ -51,15 +55,16 @@ def _agree(got, want, tol, strict: bool, same_sizes: bool = False):
     return bool(isfinite(got[finite]).all() and close(got[finite], want[finite], tol).all())
 
 
-def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset(), ignore=frozenset()) -> bool:
-    """Whether the learner's results agree with ``variant`` on every informative case, and the variant differs
-    from the right answer on at least one of them."""
+def matches(mistake: Mistake, variant, attempts: list[Attempt], skip=()) -> bool:
+    """Whether the learner's results agree with ``variant`` on every informative attempt, and the variant differs
+    from the right answer on at least one of them (``skip``: attempts left out for non-numerical mistakes)."""
     agreed = differs = False
-    for i, (got, case) in enumerate(zip(results, cases)):
-        if got is None or i in ignore or (i in skip and not mistake.strict_nonfinite):
+    for attempt in attempts:
+        if attempt in skip and not mistake.strict_nonfinite:
             continue
+        case = attempt.case
         want = variant_outcome(variant, case)
-        verdict = _agree(got, want, tols[i], mistake.strict_nonfinite, mistake.same_sizes)
+        verdict = _agree(attempt.result, want, attempt.tol, mistake.strict_nonfinite, mistake.same_sizes)
         if verdict is False:
             return False
         if verdict:
@@ -71,25 +76,29 @@ def matches(mistake: Mistake, variant, results, cases, tols, skip=frozenset(), i
     return agreed and differs
 
 
-def find_mistake(table: Sequence[Mistake], results, cases, tols, skip=frozenset(), ignore=frozenset()):
-    """The first mistake (and its variant) of ``table`` that the results match (``skip``: cases left out for
-    non-numerical mistakes; ``ignore``: cases left out for all)."""
+def find_mistake(table, attempts: list[Attempt], skip=()):
+    """The first mistake (and its variant) of ``table`` that the attempts match, or (None, None)."""
     for mistake in table:
         for variant in mistake.variants:
-            if matches(mistake, variant, results, cases, tols, skip, ignore):
+            if matches(mistake, variant, attempts, skip):
                 return mistake, variant
     return None, None
 
 
-def report_mistake(mistake: Mistake, variant, results, cases, overflow) -> Feedback:
+def overflowed(attempts: list[Attempt]) -> list[Attempt]:
+    """The attempts on cases tagged LARGE whose results hold NaN or inf."""
+    return [a for a in attempts if LARGE in a.case.tags and nonfinite(a.result)]
+
+
+def report_mistake(mistake: Mistake, variant, attempts: list[Attempt]) -> Feedback:
     """The mistake's feedback, plus a note when the learner's output also overflowed where the mistake alone
     gives finite numbers (a second mistake: no maximum subtracted before exp)."""
     reason = mistake.reason
-    for i in sorted(overflow):
-        want = variant_outcome(variant, cases[i])
-        got = results[i]
+    for attempt in overflowed(attempts):
+        want = variant_outcome(variant, attempt.case)
+        got = attempt.result
         if isinstance(want, np.ndarray) and want.shape == got.shape and isfinite(want[~isfinite(got)]).all():
-            reason += f" Also, on {cases[i].label} your answer has NaN or inf. " + OVERFLOW
+            reason += f" Also, on {attempt.case.label} your answer has NaN or inf. " + OVERFLOW
             break
     return fail(mistake.id, reason, mistake.hint)
 
@@ -130,75 +139,177 @@ def exception_hint(exc: BaseException, problem=None) -> str:
     return "Call your function by hand on a small input, and print the intermediate arrays to see where it goes wrong."
 
 
-def report_problem(problem, case: Case, owner=None) -> Feedback:
-    """Feedback for a Raised or Bad result on ``case`` (``owner``: the FunctionProblem, for the hint's shapes)."""
-    if isinstance(problem, Raised):
+def report_problem(result, case: Case, owner=None) -> Feedback:
+    """Feedback for a Raised or Bad ``result`` on ``case`` (``owner``: the FunctionProblem, for the hint's shapes)."""
+    if isinstance(result, Raised):
         return fail(
             "exception",
-            f"Your function raised {problem.describe()} when called on {case.label}.",
-            exception_hint(problem.exc, owner),
+            f"Your function raised {result.describe()} when called on {case.label}.",
+            exception_hint(result.exc, owner),
         )
-    return fail(problem.mistake, f"{problem.text} (Called on {case.label}.)", problem.hint)
+    return fail(result.mistake, f"{result.text} (Called on {case.label}.)", result.hint)
 
 
-def explain(results, cases, tols, dtypes, judged, problem, run, table, split=True) -> Feedback:
-    """Why the results on the cases ``judged`` are wrong: mistake table, overflow, batch, then diagnosis."""
-    ignore = set(range(len(cases))) - set(judged)
-    overflow = {i for i in judged if "large" in cases[i].tags and nonfinite(results[i])}
-    mistake, variant = find_mistake(table, results, cases, tols, overflow, ignore)
-    if mistake is not None:
-        return report_mistake(mistake, variant, results, cases, overflow)
-    right = {i for i in judged if is_right(results[i], cases[i], tols[i])}
-    # Two mistakes at once, one of them only showing on batches or broadcasting masks (e.g. K.T and no scaling):
-    # explain the rest on the other cases, and add a note on the batch.
-    extra = [i for i in judged if cases[i].tags & {"batch", "broadcast"} and i not in right]
-    rest = [i for i in judged if i not in extra]
-    if split and extra and rest and not set(rest) <= right and all(isinstance(results[i], np.ndarray) for i in rest):
-        feedback = explain(results, cases, tols, dtypes, rest, problem, run, table, split=False)
-        # A wrong shape that is the batch's axes in front of the shape the answer gives on one sequence is the
-        # same mistake as on 2-D (e.g. keepdims=True, or the output's norm instead of the values'): no batch note.
-        ref = rest[0]
-        same = {i for i in extra if _same_shape_mistake(results[i], cases[i], results[ref], cases[ref])}
-        extra = [i for i in extra if i not in same]
-        # A wrong shape that keeps the batch axes is the same mistake as on 2-D (e.g. a transposed result);
-        # a batch case counts against the answer's batch handling only when it raises or loses those axes.
-        structural = [i for i in extra if not isinstance(results[i], np.ndarray)
-                      or results[i].shape[:-2] != cases[i].expected.shape[:-2]
-                      or (results[i].shape != cases[i].expected.shape
-                          and all(results[j].shape == cases[j].expected.shape for j in rest))]
-        if not structural and (not extra or feedback.mistake not in {m.id for m in table}):
-            if feedback.mistake in {m.id for m in table}:
-                return feedback
-            return explain(results, cases, tols, dtypes, judged, problem, run, table, split=False)
-        i = (structural or extra)[0]
-        return fail(feedback.mistake, feedback.reason + f" Also, on {cases[i].label} your function "
-                     f"{_went_wrong(results[i], problem)}: {_batch_note(problem, cases, results[i])}", feedback.hint)
-    if overflow and all(i in right for i in judged if i not in overflow):
-        mid, reason, hint = problem.overflow
-        return fail(mid, reason.format(label=cases[min(overflow)].label), hint)
-    batch = [i for i in judged if "batch" in cases[i].tags]
-    if batch and all(i in right for i in judged if i not in batch):
-        return _no_batch(results, cases, tols, batch, problem)
-    for i in judged:
-        if isinstance(results[i], (Raised, Bad)):
-            return report_problem(results[i], cases[i], problem)
-    judged_results = [results[i] for i in judged]
-    judged_cases = [cases[i] for i in judged]
-    judged_tols = [tols[i] for i in judged]
-    if problem.diagnose is not None:
-        found = problem.diagnose(judged_results, judged_cases, judged_tols, run)
-        if found is not None:
-            return found
-    return diagnose_generic(judged_results, judged_cases, judged_tols, problem, [dtypes[i] for i in judged])
+# ------------------------------------------------------------------------------------------- the steps
 
 
-def _same_shape_mistake(got, case, ref_got, ref_case) -> bool:
-    """Whether ``got`` (wrong on a batch case) has the batch's leading axes, then the shape the answer gives on
-    the 2-D case ``ref_case``: the answer treats a batch as a stack of sequences, and is wrong on each alike."""
-    if not (isinstance(got, np.ndarray) and isinstance(ref_got, np.ndarray)) or got.shape == case.expected.shape:
+def known_mistake(attempts: list[Attempt], runner) -> Feedback | None:
+    """The first mistake of the problem's table that every informative attempt agrees with."""
+    mistake, variant = find_mistake(runner.mistakes, attempts, skip=overflowed(attempts))
+    return None if mistake is None else report_mistake(mistake, variant, attempts)
+
+
+def batch_also(attempts: list[Attempt], runner) -> Feedback | None:
+    """Two mistakes at once, one of them only showing on batches or broadcasting masks (e.g. K.T and no scaling):
+    the rest explained on the other cases, with a note on the batch."""
+    problem = runner.problem
+    extra = [a for a in attempts if a.case.tags & {BATCH, BROADCAST} and not a.right]
+    rest = [a for a in attempts if a not in extra]
+    if not (extra and rest and not all(a.right for a in rest) and all(a.array for a in rest)):
+        return None
+    feedback = explain(rest, runner, tuple(step for step in WRONG_ANSWER_STEPS if step is not batch_also))
+    known = {m.id for m in runner.mistakes}
+    # A wrong shape that is the batch's axes in front of the shape the answer gives on one sequence is the
+    # same mistake as on 2-D (e.g. keepdims=True, or the output's norm instead of the values'): no batch note.
+    extra = [a for a in extra if not _same_shape_mistake(a, rest[0])]
+    # A wrong shape that keeps the batch axes is the same mistake as on 2-D (e.g. a transposed result);
+    # a batch case counts against the answer's batch handling only when it raises or loses those axes.
+    structural = [a for a in extra if not a.array or a.result.shape[:-2] != a.case.expected.shape[:-2]
+                  or (a.result.shape != a.case.expected.shape
+                      and all(r.result.shape == r.case.expected.shape for r in rest))]
+    if not structural and (not extra or feedback.mistake not in known):
+        return feedback if feedback.mistake in known else None
+    a = (structural or extra)[0]
+    return fail(feedback.mistake, feedback.reason + f" Also, on {a.case.label} your function "
+                f"{went_wrong(a.result, problem)}: {_batch_note(problem, [r.case for r in attempts], a.result)}",
+                feedback.hint)
+
+
+def overflow(attempts: list[Attempt], runner) -> Feedback | None:
+    """Right except NaN/inf on cases tagged LARGE."""
+    large = overflowed(attempts)
+    if not large or not all(a.right for a in attempts if a not in large):
+        return None
+    mid, reason, hint = runner.problem.overflow or NAIVE_OVERFLOW
+    return fail(mid, reason.format(label=large[0].case.label), hint)
+
+
+def no_batch(attempts: list[Attempt], runner) -> Feedback | None:
+    """Right on every case without the tag BATCH, wrong on one with it."""
+    batch = [a for a in attempts if BATCH in a.case.tags]
+    if not batch or not all(a.right for a in attempts if a not in batch):
+        return None
+    problem = runner.problem
+    wrong = next(a for a in batch if not a.right)
+    what = batch_failure(wrong, problem)
+    if problem.batch_mistake is not None:
+        named = problem.batch_mistake(wrong, runner)
+        if named is not None:
+            return named
+    if problem.no_batch is not None and not any(a.right for a in batch):
+        # right on no batch at all: the problem's own words for a 2-D-only answer
+        mid, reason, hint = problem.no_batch
+        return fail(mid, reason + f" (On {wrong.case.label} it {what}.)", hint)
+    return fail(
+        "no-batch",
+        f"Your function is right on every 2-D input, but not on {wrong.case.label}: it {what}. The problem asks "
+        "for any number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
+        "x.shape[0], a loop over rows) goes wrong on other shapes.",
+        "Count axes from the end: axis=-1 for the keys"
+        + (", np.swapaxes(K, -1, -2) instead of K.T" if "K" in problem.params else ", np.swapaxes(x, -1, -2) "
+           "instead of x.T") + (", Q.shape[-1] for d_k" if "Q" in problem.params else "")
+        + "; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
+    )
+
+
+def odd_result(attempts: list[Attempt], runner) -> Feedback | None:
+    """An exception, or a return value that is not an array of numbers, on some case."""
+    for a in attempts:
+        if isinstance(a.result, (Raised, Bad)):
+            return report_problem(a.result, a.case, runner.problem)
+    return None
+
+
+def own_diagnosis(attempts: list[Attempt], runner) -> Feedback | None:
+    """The problem's own structural reasons (its ``diagnose`` hook), on results that are all arrays."""
+    diagnose = runner.problem.diagnose
+    return None if diagnose is None else diagnose(attempts, runner)
+
+
+def wrong_shape(attempts: list[Attempt], runner) -> Feedback | None:
+    problem = runner.problem
+    for a in attempts:
+        if a.result.shape != a.case.expected.shape:
+            return fail(
+                "wrong-shape",
+                f"For {a.case.label}, the {problem.what} should have shape {a.case.expected.shape}; yours has shape "
+                f"{a.result.shape}.",
+                problem.hint,
+            )
+    return None
+
+
+def non_finite(attempts: list[Attempt], runner) -> Feedback | None:
+    what = runner.problem.what
+    for a in attempts:
+        got = a.result
+        if nonfinite(got):
+            half = np.dtype(a.dtype) == np.float16
+            small = (f" Your {what} is float16, whose largest number is 65504: a product or an exp beyond it "
+                     "is inf, and inf - inf is NaN." if half else "")
+            return fail(
+                "non-finite-output",
+                f"For {a.case.label}, your {what} has NaN or inf"
+                + (f" (first at {index(np.argwhere(~isfinite(got))[0])})" if got.ndim else f" ({fmt(got)})")
+                + f"; the right {what} is finite.{small}",
+                "Look for 0/0: a mean or a division over nothing (an empty range or slice, at the smallest size the "
+                "problem allows), or a row whose exponentials all underflow to 0; then for exp of large numbers, "
+                "or -inf reaching a product.",
+            )
+    return None
+
+
+def wrong_values(attempts: list[Attempt], runner) -> Feedback | None:
+    problem = runner.problem
+    for a in attempts:
+        if not a.right:
+            return fail(
+                "wrong-values",
+                f"For {a.case.label}, {first_difference(a.result, a.case.expected, a.tol, problem.what, a.dtype)}.",
+                problem.hint,
+            )
+    return None
+
+
+# The order in which a wrong answer is explained: the first step with something to say gives the verdict.
+WRONG_ANSWER_STEPS = (known_mistake, batch_also, overflow, no_batch, odd_result, own_diagnosis, wrong_shape,
+                      non_finite, wrong_values)
+# The generic reasons, for a problem's own diagnosis that falls back on them (diagnose_generic).
+GENERIC_STEPS = (wrong_shape, non_finite, wrong_values)
+
+
+def explain(attempts: list[Attempt], runner, steps=WRONG_ANSWER_STEPS) -> Feedback:
+    """Why ``attempts`` (some wrong) are wrong: the first of ``steps`` that gives a verdict."""
+    for step in steps:
+        feedback = step(attempts, runner)
+        if feedback is not None:
+            return feedback
+    raise AssertionError("unreachable: a wrong answer with no difference")  # pragma: no cover
+
+
+def diagnose_generic(attempts: list[Attempt], runner) -> Feedback:
+    """wrong-shape, non-finite-output, wrong-values: the first that applies."""
+    return explain(attempts, runner, GENERIC_STEPS)
+
+
+def _same_shape_mistake(attempt: Attempt, ref: Attempt) -> bool:
+    """Whether ``attempt`` (wrong on a batch case) has the batch's leading axes, then the shape the answer gives
+    on the 2-D case ``ref``: the answer treats a batch as a stack of sequences, and is wrong on each alike."""
+    got, case = attempt.result, attempt.case
+    if not (attempt.array and ref.array) or got.shape == case.expected.shape:
         return False
-    lead = case.expected.ndim - ref_case.expected.ndim  # the sizes differ between cases: compare the axes
-    return lead > 0 and got.shape[:lead] == case.expected.shape[:lead] and got.ndim == lead + ref_got.ndim
+    lead = case.expected.ndim - ref.case.expected.ndim  # the sizes differ between cases: compare the axes
+    return lead > 0 and got.shape[:lead] == case.expected.shape[:lead] and got.ndim == lead + ref.result.ndim
 
 
 def _einsum_ellipsis(got) -> bool:
@@ -212,12 +323,12 @@ def _batch_note(problem, cases, got=None) -> str:
         return ("the problem asks for leading batch axes, and np.einsum keeps the axes '...' stands for unless "
                 "the output names them: write '...' in the output too (and sum over those axes afterwards if "
                 "the result has none), or name each batch axis with its own letter.")
-    masks = " and masks that broadcast" if any("broadcast" in case.tags for case in cases) else ""
+    masks = " and masks that broadcast" if any(BROADCAST in case.tags for case in cases) else ""
     keys = ", np.swapaxes(K, -1, -2)" if "K" in problem.params else ""
     return f"the problem asks for leading batch axes{masks}, so count axes from the end (axis=-1{keys})."
 
 
-def _went_wrong(got, problem) -> str:
+def went_wrong(got, problem) -> str:
     if isinstance(got, Raised):
         return f"raises {got.describe()}"
     if isinstance(got, Bad):
@@ -225,58 +336,12 @@ def _went_wrong(got, problem) -> str:
     return f"gives wrong {problem.what}"
 
 
-def _no_batch(results, cases, tols, batch, problem) -> Feedback:
-    i = next(i for i in batch if not is_right(results[i], cases[i], tols[i]))
-    got = results[i]
-    what = _went_wrong(got, problem)
-    if isinstance(got, np.ndarray) and got.shape != cases[i].expected.shape:
-        what += f" of shape {got.shape}"
-    if problem.no_batch is not None and not any(is_right(results[j], cases[j], tols[j]) for j in batch):
-        # right on no batch at all: the problem's own words for a 2-D-only answer
-        mid, reason, hint = problem.no_batch
-        return fail(mid, reason + f" (On {cases[i].label} it {what}.)", hint)
-    return fail(
-        "no-batch",
-        f"Your function is right on every 2-D input, but not on {cases[i].label}: it {what}. The problem asks "
-        "for any number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
-        "x.shape[0], a loop over rows) goes wrong on other shapes.",
-        "Count axes from the end: axis=-1 for the keys"
-        + (", np.swapaxes(K, -1, -2) instead of K.T" if "K" in problem.params else ", np.swapaxes(x, -1, -2) "
-           "instead of x.T") + (", Q.shape[-1] for d_k" if "Q" in problem.params else "")
-        + "; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
-    )
 
 
-def diagnose_generic(results, cases, tols, problem: FunctionProblem, dtypes=None) -> Feedback:
-    """wrong-shape, non-finite-output, wrong-values: the first that applies."""
-    dtypes = dtypes or [None] * len(results)
-    for got, case in zip(results, cases):
-        if got.shape != case.expected.shape:
-            return fail(
-                "wrong-shape",
-                f"For {case.label}, the {problem.what} should have shape {case.expected.shape}; yours has shape "
-                f"{got.shape}.",
-                problem.hint,
-            )
-    for got, case, dtype in zip(results, cases, dtypes):
-        if nonfinite(got):
-            half = dtype is not None and np.dtype(dtype) == np.float16
-            small = (f" Your {problem.what} is float16, whose largest number is 65504: a product or an exp beyond it "
-                     "is inf, and inf - inf is NaN." if half else "")
-            return fail(
-                "non-finite-output",
-                f"For {case.label}, your {problem.what} has NaN or inf"
-                + (f" (first at {index(np.argwhere(~isfinite(got))[0])})" if got.ndim else f" ({fmt(got)})")
-                + f"; the right {problem.what} is finite.{small}",
-                "Look for 0/0: a mean or a division over nothing (an empty range or slice, at the smallest size the "
-                "problem allows), or a row whose exponentials all underflow to 0; then for exp of large numbers, "
-                "or -inf reaching a product.",
-            )
-    for got, case, tol, dtype in zip(results, cases, tols, dtypes):
-        if not is_right(got, case, tol):
-            return fail(
-                "wrong-values",
-                f"For {case.label}, {first_difference(got, case.expected, tol, problem.what, dtype)}.",
-                problem.hint,
-            )
-    raise AssertionError("unreachable: a wrong answer with no difference")  # pragma: no cover
+def batch_failure(attempt: Attempt, problem) -> str:
+    """What the learner's function did on a batch case it gets wrong: "raises ...", "gives wrong output of shape
+    (2, 3)"."""
+    what = went_wrong(attempt.result, problem)
+    if attempt.array and attempt.result.shape != attempt.case.expected.shape:
+        what += f" of shape {attempt.result.shape}"
+    return what

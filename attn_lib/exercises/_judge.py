@@ -1,8 +1,11 @@
-"""The one judging skeleton behind every checker that runs a learner's function.
+"""The one judging pipeline behind every checker that runs a learner's function.
 
 A function checker is a :class:`FunctionProblem` (how to call the learner's function, the seeded cases, the
-table of known mistakes) handed to :func:`judge`. ``judge`` does everything else, the same way for every problem
-(steps 1-2 here; step 3 in ``_running``, the tolerance of step 4 in ``_compare``, steps 5-7 in ``_explain``):
+table of known mistakes) handed to :func:`judge`. ``judge`` does everything else, the same way for every problem,
+as two ordered sequences of steps in code: :data:`BEFORE_RUNNING` (each ``step(fn, problem)``), then the
+learner's function runs on every case (``_running.Runner.attempt``: one :class:`Attempt` per case), then
+:data:`JUDGING_STEPS` (each ``step(attempts, runner)``); the first step that returns a Feedback gives the verdict.
+In words:
 
 1. ``None``, ``...``, or a function raising ``NotImplementedError`` -> "not answered yet" (id ``not-answered``).
 2. Not callable -> ``not-callable``; cannot be called with ``params`` -> ``wrong-signature``.
@@ -32,7 +35,8 @@ table of known mistakes) handed to :func:`judge`. ``judge`` does everything else
 Example: a complete checker
 ---------------------------
 >>> import numpy as np
->>> from attn_lib.exercises._judge import Case, FunctionProblem, Mistake, judge
+>>> from attn_lib.exercises._judge import judge
+>>> from attn_lib.exercises._types import Case, FunctionProblem, Mistake
 >>> def _cases():
 ...     rng = np.random.default_rng(0)  # seeded: the same words on every run (nbval compares them)
 ...     cases = []
@@ -110,199 +114,144 @@ Writing one
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Callable
-
 import numpy as np
 
-from ._compare import coarser, inputs_dtype, is_right, rounded_right, tolerance
-from ._explain import explain
-from ._feedback import Feedback, is_blank, fail, not_answered
-from ._pieces import FIX_OVERFLOW, OVERFLOW
+from ._compare import coarser, inputs_dtype, rounded_right
+from ._explain import WRONG_ANSWER_STEPS, explain
+from ._feedback import Feedback, fail, is_blank, not_answered
 from ._learner_code import signature_text
-from ._running import (Runner, wanted, _accepts, _as_result, _forbidden_original, _has_parameter, _used_attn_lib,
-                       _Verdict)
+from ._running import Runner, accepts, forbidden_original, used_attn_lib, wanted
+from ._types import Attempt, FinalVerdict, FunctionProblem
 
 
-# ------------------------------------------------------------------------------------------- the author's parts
+# ------------------------------------------------------------------------------------------- before running
 
 
-@dataclass
-class Case:
-    """One set of inputs a checker gives the learner's function, with the right answer."""
-
-    label: str
-    inputs: dict
-    expected: np.ndarray
-    tags: frozenset = frozenset()
-    scale: float | None = None
-    averaged: float | None = None  # an output that averages rows of V: |V|.max() (see _compare.tolerance)
-
-    def __post_init__(self):
-        self.tags = frozenset(self.tags)
-        self.expected = np.asarray(self.expected)
-        if self.scale is None:
-            sizes = [np.abs(v[np.isfinite(v)]).max(initial=0.0) for v in self.inputs.values()
-                     if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
-            self.scale = float(max(sizes, default=1.0))
-        self.scale = max(1.0, float(self.scale))
+def not_answered_yet(fn, problem: FunctionProblem) -> Feedback | None:
+    """``None`` or ``...``: the cell's prompt (a function raising NotImplementedError is found when it runs)."""
+    return not_answered(wanted(fn, problem)) if is_blank(fn) else None
 
 
-@dataclass
-class Mistake:
-    """A known mistake: functions computing the mistaken answer, and what to tell the learner."""
-
-    id: str
-    reason: str
-    hint: str
-    variants: tuple = ()
-    strict_nonfinite: bool = False
-    same_sizes: bool = False  # a raising variant matches only the same message with the same sizes
+def is_attn_lib_itself(fn, problem: FunctionProblem) -> Feedback | None:
+    """The answer IS a forbidden attn_lib function: my_softmax = attn_lib.softmax, or a partial of it."""
+    original = forbidden_original(fn, problem)
+    return None if original is None else used_attn_lib(problem, original)
 
 
-
-
-
-@dataclass
-class FunctionProblem:
-    """Everything :func:`judge` needs to know about one function-writing problem (see the module docstring)."""
-
-    checker: str
-    params: tuple
-    cases: Callable[[], list]
-    mistakes: Callable[[], list]
-    passed: str
-    what: str = "output"
-    optional: tuple = ()
-    by_name: tuple = ()
-    forbidden: tuple = ()
-    forbidden_why: str = ""  # the reason when the learner calls a forbidden function (default: a generic one)
-    tools: str = "np.exp, np.max, np.sum, @, ..."  # what the used-attn-lib hint suggests instead
-    overflow: tuple = (
-        "naive-overflow",
-        "Your function is right on small scores, but on {label} it gives NaN or inf: it does not subtract each "
-        "row's maximum before np.exp. " + OVERFLOW,
-        FIX_OVERFLOW,
-    )
-    diagnose: Callable | None = None
-    after_pass: Callable | None = None
-    after_pass_inputs: str = ""  # when after_pass runs the function on larger inputs: what they are (own time limit)
-    hint: str = "Call your function by hand on a small input and print each intermediate array."
-    result_shape: str = ""  # the answer's shape, e.g. "(d_model, d_k)", for the hint of an exception naming shapes
-    no_batch: tuple | None = None  # (id, reason, hint) for an answer right on no batch at all (default: no-batch)
-    define: str = ""
-    convert: str = "float"
-    array_only: bool = False  # the problem says "return an array": a list returned is named (returned-list)
-    time_limit: float | None = None  # seconds; None: _running.TIME_LIMIT, read when the check runs
-
-
-# ------------------------------------------------------------------------------------------- the judge
-
-
-def judge(fn, problem: FunctionProblem) -> Feedback:
-    """Judge the learner's ``fn`` on ``problem``; never raises for anything the learner wrote."""
-    try:
-        return _judge(fn, problem)
-    except _Verdict as verdict:
-        return verdict.feedback
-
-
-def _signature_problem(fn, problem: FunctionProblem) -> Feedback | None:
+def not_callable(fn, problem: FunctionProblem) -> Feedback | None:
+    if callable(fn):
+        return None
     checker = problem.checker
-    if not callable(fn):
-        return fail(
-            "not-callable",
-            f"{checker} needs your function itself, but it got {type(fn).__name__}. Pass the name without "
-            f"calling it: {checker}(my_function), not {checker}(my_function(...)).",
-        )
-    if _accepts(fn, *problem.params) is False:
-        call = ", ".join(problem.params)
-        define = problem.define or ", ".join([*problem.params, *(f"{o}=None" for o in problem.optional)])
-        return fail(
-            "wrong-signature",
-            f"{checker} calls your function as fn({call}), but it is defined as {signature_text(fn)}.",
-            f"Define it to take these arguments: def my_function({define}).",
-        )
-    return None
+    return fail(
+        "not-callable",
+        f"{checker} needs your function itself, but it got {type(fn).__name__}. Pass the name without "
+        f"calling it: {checker}(my_function), not {checker}(my_function(...)).",
+    )
 
 
-def _judge(fn, problem: FunctionProblem) -> Feedback:
-    if is_blank(fn):
-        return not_answered(wanted(fn, problem))
-    original = _forbidden_original(fn, problem)
-    if original is not None:  # e.g. my_softmax = attn_lib.softmax, or functools.partial(attn_lib.softmax)
-        return _used_attn_lib(problem, original)
-    trouble = _signature_problem(fn, problem)
-    if trouble is not None:
-        return trouble
-    cases = problem.cases()
-    with Runner(fn, problem) as runner:
-        try:
-            feedback = _judge_cases(fn, problem, cases, runner)
-        except _Verdict as verdict:
-            feedback = verdict.feedback
-    return runner.with_note(feedback)
+def wrong_signature(fn, problem: FunctionProblem) -> Feedback | None:
+    if accepts(fn, *problem.params) is not False:
+        return None
+    return fail(
+        "wrong-signature",
+        f"{problem.checker} calls your function as fn({', '.join(problem.params)}), but it is defined as "
+        f"{signature_text(fn)}.",
+        f"Define it to take these arguments: def my_function({problem.signature}).",
+    )
 
 
-def _low_precision(problem: FunctionProblem, case: Case, dtype) -> Feedback:
-    digits = int(np.finfo(dtype).precision)
+# ------------------------------------------------------------------------------------------- after running
+
+
+def _coarse(attempts: list[Attempt]) -> list[Attempt]:
+    """The attempts whose answer keeps fewer digits than their case is judged at (float16, say)."""
+    return [a for a in attempts if coarser(a.dtype, a.case)]
+
+
+def low_precision(attempts: list[Attempt], runner: Runner) -> Feedback | None:
+    """Right up to the rounding of an answer cast to a coarser dtype than the inputs'."""
+    coarse = _coarse(attempts)
+    if not coarse or not all(a.right or (a in coarse and rounded_right(a.result, a.case, a.dtype))
+                             for a in attempts):
+        return None
+    case, dtype = coarse[0].case, np.dtype(coarse[0].dtype)
     return fail(
         "low-precision",
-        f"Your {problem.what} on {case.label} is {np.dtype(dtype).name}: it is the right answer up to the "
-        f"rounding of {np.dtype(dtype).name}, which keeps about {digits} significant digits. The inputs are "
-        f"{inputs_dtype(case).name}, and the problem is judged at their precision (to float32 rounding at the "
-        "coarsest), so a result cast to half precision is not the formula's answer: it could hide a mistake of 1 %.",
+        f"Your {runner.problem.what} on {case.label} is {dtype.name}: it is the right answer up to the "
+        f"rounding of {dtype.name}, which keeps about {int(np.finfo(dtype).precision)} significant digits. The "
+        f"inputs are {inputs_dtype(case).name}, and the problem is judged at their precision (to float32 rounding "
+        "at the coarsest), so a result cast to half precision is not the formula's answer: it could hide a "
+        "mistake of 1 %.",
         "Leave out the cast (.astype(np.float16), np.half, or float16 arrays): compute and return in float32 or "
         "float64.",
     )
 
 
-def _judge_cases(fn, problem: FunctionProblem, cases: list, runner: Runner) -> Feedback:
-    takes = {name: _accepts(fn, *problem.params, **{name: None}) is not False for name in problem.optional}
-    named = [p for p in problem.by_name if _has_parameter(fn, p)]
-    results, dtypes = [], []
-    for case in cases:
-        kwargs = {k: case.inputs[k] for k in problem.optional if case.inputs.get(k) is not None}
-        if any(not takes[k] for k in kwargs):
-            results.append(None)  # cannot be called with this case's optional argument
-            dtypes.append(np.dtype(np.float64))
-            continue
-        args = [case.inputs[p] for p in problem.params if p not in named]
-        kwargs.update({p: case.inputs[p] for p in named})
-        out = runner.call(*args, **kwargs)
-        dtype = getattr(out, "dtype", None)
-        dtypes.append(dtype if isinstance(dtype, np.dtype) and dtype.kind == "f" else np.dtype(np.float64))
-        results.append(_as_result(out, problem.what, problem.convert, problem.array_only))
-    tols = [tolerance(inputs_dtype(case), case) for case in cases]  # the inputs' precision, not the answer's
-    judged = [i for i, got in enumerate(results) if got is not None]
-    coarse = [i for i in judged if coarser(dtypes[i], cases[i])]
-    if coarse and all(is_right(results[i], cases[i], tols[i]) or (i in coarse and rounded_right(
-            results[i], cases[i], dtypes[i])) for i in judged):
-        return _low_precision(problem, cases[coarse[0]], dtypes[coarse[0]])
-    if all(is_right(results[i], cases[i], tols[i]) for i in judged):
-        missing = [k for k, ok in takes.items() if not ok and any(c.inputs.get(k) is not None for c in cases)]
-        if missing:
-            return fail(
-                f"no-{missing[0]}-parameter",
-                f"Without {missing[0]} your function is right on all {len(judged)} cases, but it cannot take "
-                f"{missing[0]}: it is defined as {signature_text(fn)}, and {problem.checker} also calls "
-                f"fn({', '.join(problem.params)}, {missing[0]}=...).",
-                f"Add a parameter {missing[0]}=None, and use it when it is given.",
-            )
-        note = ""
-        if problem.after_pass is not None:
-            if problem.after_pass_inputs:
-                runner.restart(problem.after_pass_inputs)
-            extra = problem.after_pass(fn, runner.call)
-            if isinstance(extra, Feedback):
-                return extra
-            note = extra or ""
-        return Feedback(True, problem.passed.format(count=len(cases)) + note)
-    feedback = explain(results, cases, tols, dtypes, judged, problem, runner.call, problem.mistakes())
-    if coarse and np.dtype(dtypes[coarse[0]]).name not in feedback.reason:  # a second cause the learner should see
-        name = np.dtype(dtypes[coarse[0]]).name
-        feedback = fail(feedback.mistake, f"{feedback.reason} Also, your {problem.what} is {name}, which keeps about "
-                         f"{int(np.finfo(dtypes[coarse[0]]).precision)} significant digits: the problem is judged at "
-                         "the precision of its inputs.", feedback.hint)
-    return feedback
+def missing_parameter(attempts: list[Attempt], runner: Runner) -> Feedback | None:
+    """Right on every case it could be called on, but it cannot take an optional argument (such as mask)."""
+    missing = [name for name in runner.problem.optional if name in runner.untaken]
+    if not missing or not all(a.right for a in attempts):
+        return None
+    name, problem = missing[0], runner.problem
+    return fail(
+        f"no-{name}-parameter",
+        f"Without {name} your function is right on all {len(attempts)} cases, but it cannot take {name}: it is "
+        f"defined as {signature_text(runner.fn)}, and {problem.checker} also calls "
+        f"fn({', '.join(problem.params)}, {name}=...).",
+        f"Add a parameter {name}=None, and use it when it is given.",
+    )
 
+
+def all_right(attempts: list[Attempt], runner: Runner) -> Feedback | None:
+    """Every case right: the problem's ``after_pass`` may still fail it (too much memory, not boolean) or add a
+    note."""
+    if not all(a.right for a in attempts):
+        return None
+    problem = runner.problem
+    note = ""
+    if problem.after_pass is not None:
+        if problem.after_pass_inputs:
+            runner.restart(problem.after_pass_inputs)
+        extra = problem.after_pass(attempts, runner)
+        if isinstance(extra, Feedback):
+            return extra
+        note = extra or ""
+    return Feedback(True, problem.passed.format(count=runner.cases) + note)
+
+
+# The whole order, before running the learner's function and after it ran on every case.
+BEFORE_RUNNING = (not_answered_yet, is_attn_lib_itself, not_callable, wrong_signature)
+JUDGING_STEPS = (low_precision, missing_parameter, all_right, *WRONG_ANSWER_STEPS)
+
+
+def judge(fn, problem: FunctionProblem) -> Feedback:
+    """Judge the learner's ``fn`` on ``problem``; never raises for anything the learner wrote."""
+    for step in BEFORE_RUNNING:
+        feedback = step(fn, problem)
+        if feedback is not None:
+            return feedback
+    cases = problem.cases()
+    with Runner(fn, problem) as runner:
+        runner.cases = len(cases)
+        try:
+            attempts = [runner.attempt(case) for case in cases]
+            attempts = [a for a in attempts if a.judged]
+            feedback = explain(attempts, runner, JUDGING_STEPS)
+            if not feedback.passed:
+                feedback = _also_coarse(feedback, attempts, runner)
+        except FinalVerdict as verdict:
+            feedback = verdict.feedback
+    return runner.with_note(feedback)
+
+
+def _also_coarse(feedback: Feedback, attempts: list[Attempt], runner: Runner) -> Feedback:
+    """A wrong answer's feedback, with a note when the answer is also coarser than the inputs (a second cause)."""
+    coarse = _coarse(attempts)
+    if not coarse:
+        return feedback
+    dtype = np.dtype(coarse[0].dtype)
+    if dtype.name in feedback.reason:
+        return feedback
+    return fail(feedback.mistake, f"{feedback.reason} Also, your {runner.problem.what} is {dtype.name}, which keeps "
+                f"about {int(np.finfo(dtype).precision)} significant digits: the problem is judged at the precision "
+                "of its inputs.", feedback.hint)

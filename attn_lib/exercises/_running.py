@@ -5,7 +5,7 @@ happens into something the judge can report: a result, a :class:`Raised` (the ex
 where it happened), or a final verdict that ends the check (``NotImplementedError`` -> not answered,
 ``SystemExit`` -> ``exit``, more than ``TIME_LIMIT`` seconds in all -> ``too-slow``, a call of one of attn_lib's
 functions the problem asks the learner to write -> ``used-attn-lib``; so is passing that function itself, see
-:func:`_forbidden_original`). While tracemalloc traces, ``Runner.peak`` is the peak memory of the learner's own
+:func:`forbidden_original`). While tracemalloc traces, ``Runner.peak`` is the peak memory of the learner's own
 call alone, and the call is charged only ``1/TRACED_DISCOUNT`` of its time. An interval timer the caller had
 armed is paused during the check and re-armed with what is left of it. What the learner's function writes to
 ``sys.stderr`` is written to ``sys.stdout`` instead (nbgrader scores 0 a test cell that writes to stderr). Also:
@@ -25,17 +25,13 @@ import time
 import tracemalloc
 import types
 import warnings
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ._compare import array_equal
+from ._compare import array_equal, inputs_dtype, is_right, tolerance
 from ._feedback import NOT_ANSWERED, Feedback, fail, not_answered
 from ._learner_code import learner_line
-
-if TYPE_CHECKING:
-    from ._judge import FunctionProblem
+from ._types import Attempt, Bad, Case, FinalVerdict, FunctionProblem, Raised, copy_input
 
 
 TIME_LIMIT = 10.0  # seconds for all of one checker's calls of the learner's function
@@ -43,50 +39,12 @@ TIME_LIMIT = 10.0  # seconds for all of one checker's calls of the learner's fun
 # so the tracing's overhead does not count against the learner (an endless loop is stopped after TRACED_DISCOUNT
 # times the limit)
 TRACED_DISCOUNT = 4.0
-
-
-class _Verdict(Exception):
-    """Unwinds a whole check with a final Feedback (not answered, too slow, exit, forbidden call)."""
-
-    def __init__(self, feedback: Feedback):
-        super().__init__(feedback.reason)
-        self.feedback = feedback
+# Signals stop a learner's endless loop in CPython's main thread; Pyodide, in the browser, has none.
+SIGNALS = hasattr(signal, "setitimer") and sys.platform != "emscripten"
 
 
 class _TimeUp(BaseException):
     """Raised by the timer inside the learner's code; a BaseException so `except Exception` cannot swallow it."""
-
-
-@dataclass
-class Raised:
-    """The learner's function raised ``exc``; ``line`` is the learner's line where it happened."""
-
-    exc: BaseException
-    line: str = ""
-
-    def describe(self) -> str:
-        message = str(self.exc).strip()
-        if len(message) > 300:
-            message = message[:297] + "..."
-        # attn_lib's own input errors (InputValueError, ...) read as the builtin they are, as IPython shows them.
-        kind = next((k for k in type(self.exc).__mro__ if k.__module__ == "builtins"), type(self.exc))
-        if not type(self.exc).__module__.startswith("attn_lib"):
-            kind = type(self.exc)
-        text = kind.__name__ + (f": {message}" if message else "")
-        return text + (f" ({self.line})" if self.line else "")
-
-
-@dataclass
-class Bad:
-    """A returned value that is not an array of the expected kind."""
-
-    mistake: str
-    text: str
-    hint: str = ""
-
-
-def _copy(value):
-    return value.copy() if isinstance(value, np.ndarray) else value
 
 
 def _same(a: np.ndarray, b) -> bool:
@@ -124,21 +82,25 @@ def wanted(fn, problem) -> str:
     """What a function problem's checker cell checks, for its not-answered prompt: the function by its name."""
     name = getattr(fn, "__name__", "")
     name = name if name.isidentifier() else "fn"
-    define = problem.define or ", ".join([*problem.params, *(f"{o}=None" for o in problem.optional)])
-    return f"your function {name}({define}), which returns the {problem.what}"
+    return f"your function {name}({problem.signature}), which returns the {problem.what}"
 
 
 class Runner:
-    """Calls the learner's function safely; used as a context manager around all calls of one check."""
+    """Calls the learner's function safely; used as a context manager around all calls of one check.
+
+    It alone owns how a case's inputs become a call: :meth:`attempt` judges one case, :meth:`call_inputs` calls
+    with inputs by parameter name (``params`` positionally, ``optional`` and the ``by_name`` parameters the
+    function has by keyword), :meth:`call` with the arguments as given. ``fn`` is the learner's function."""
 
     def __init__(self, fn, problem: FunctionProblem):
         self.fn = fn
         self.problem = problem
         self.used: list[str] = []
         self._patched: list = []
-        self._deadline = None
+        self._timer = None  # "signal" (SIGALRM), "trace" (sys.settrace, where there are no signals) or None
         self._old_handler = None
         self._armed = False
+        self._stop_at = 0.0  # the trace timer's deadline (time.monotonic)
         self._left = 0.0
         self._discount = 1.0  # TRACED_DISCOUNT while tracemalloc traces the learner's call
         self._inputs = ""  # what the too-slow reason says the function ran on ("" = the graded cases)
@@ -146,6 +108,37 @@ class Runner:
         self.peak = 0  # bytes: tracemalloc's peak during the learner's last call, beyond what was traced before it
         self._outer = (0.0, 0.0)  # an interval timer the caller had armed (seconds left, interval), and when
         self._outer_at = 0.0
+        # which optional parameters the function can take, and which by_name parameters it has
+        self.takes = {name: accepts(fn, *problem.params, **{name: None}) is not False for name in problem.optional}
+        self.named = [p for p in problem.by_name if has_parameter(fn, p)]
+        self.untaken: set[str] = set()  # optional parameters a case had that the function cannot take
+        self.cases = 0  # how many cases the check has (set by the judge)
+
+    @functools.cached_property
+    def mistakes(self) -> list:
+        """The problem's table of known mistakes, made once per check."""
+        return list(self.problem.mistakes())
+
+    # -- the calling convention: a case's inputs, by name, become one call
+    def call_inputs(self, inputs: dict):
+        """The learner's raw result (or a Raised) on ``inputs``, a dict by parameter name."""
+        kwargs = {k: inputs[k] for k in self.problem.optional if inputs.get(k) is not None}
+        args = [inputs[p] for p in self.problem.params if p not in self.named]
+        kwargs.update({p: inputs[p] for p in self.named})
+        return self.call(*args, **kwargs)
+
+    def attempt(self, case: Case) -> Attempt:
+        """The learner's function on ``case``, converted and judged against ``case.expected``."""
+        tol = tolerance(inputs_dtype(case), case)  # the inputs' precision, not the answer's
+        untaken = {k for k in self.problem.optional if case.inputs.get(k) is not None and not self.takes[k]}
+        if untaken:
+            self.untaken |= untaken
+            return Attempt(case, None, np.dtype(np.float64), tol)  # cannot take this case's optional argument
+        out = self.call_inputs(case.inputs)
+        dtype = getattr(out, "dtype", None)
+        dtype = dtype if isinstance(dtype, np.dtype) and dtype.kind == "f" else np.dtype(np.float64)
+        result = as_result(out, self.problem.what, self.problem.convert, self.problem.array_only)
+        return Attempt(case, result, dtype, tol, right=is_right(result, case, tol), peak=self.peak)
 
     # -- forbidden attn_lib functions: wrapped wherever the learner's code can reach them
     def _patch(self):
@@ -177,18 +170,20 @@ class Runner:
                 space[key] = original
         self._patched.clear()
 
-    # -- time limit: SIGALRM in the main thread, armed only while the learner's code runs (the checker's own
-    # work is never interrupted); elsewhere no limit (signals only reach the main thread)
+    # -- the time limit, armed only while the learner's code runs (the checker's own work is never interrupted):
+    # SIGALRM in the main thread where there are signals; elsewhere (another thread, or the browser, where
+    # Pyodide has no signals) a trace function that stops the learner's code at its next line past the deadline.
     def __enter__(self):
         self._left = _limit(self.problem)  # seconds of learner time left
         self._armed = False
-        if threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer"):
+        self._timer = "trace" if sys.gettrace() is None else None  # a debugger's tracer is left alone: no limit
+        if SIGNALS and threading.current_thread() is threading.main_thread():
             try:
                 self._old_handler = signal.signal(signal.SIGALRM, self._alarm)
-                self._deadline = True
             except (ValueError, OSError):
-                self._deadline = None
+                pass
             else:  # the caller's own timer is paused while the check runs, and re-armed afterwards
+                self._timer = "signal"
                 self._outer, self._outer_at = signal.setitimer(signal.ITIMER_REAL, 0), time.monotonic()
         return self
 
@@ -202,13 +197,19 @@ class Runner:
             self._armed = False
             raise _TimeUp()
 
+    def _trace(self, frame, event, arg):
+        if self._armed and time.monotonic() > self._stop_at:
+            self._armed = False
+            raise _TimeUp()
+        return self._trace
+
     def __exit__(self, *exc):
-        if self._deadline is not None:
+        if self._timer == "signal":
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self._old_handler or signal.SIG_DFL)
-            self._deadline = None
             if self._outer[0] > 0:  # the caller's timer, with what is left of it (due now: at once)
                 signal.setitimer(signal.ITIMER_REAL, max(self._outer_left(), 1e-6), self._outer[1])
+        self._timer = None
         self._unpatch()
         return False
 
@@ -216,7 +217,7 @@ class Runner:
         return self._outer[0] - (time.monotonic() - self._outer_at)
 
     def _run(self, args, kwargs):
-        if self._deadline is None:
+        if self._timer is None:
             return self._traced(args, kwargs)
         if self._left <= 0:
             raise _TimeUp()
@@ -226,12 +227,19 @@ class Runner:
             wait = max(min(wait, self._outer_left()), 1e-6)
         start = time.monotonic()
         self._armed = True
-        signal.setitimer(signal.ITIMER_REAL, wait)
+        if self._timer == "signal":
+            signal.setitimer(signal.ITIMER_REAL, wait)
+        else:
+            self._stop_at = start + wait
+            sys.settrace(self._trace)
         try:
             return self._traced(args, kwargs)
         finally:
             self._armed = False
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            if self._timer == "signal":
+                signal.setitimer(signal.ITIMER_REAL, 0)
+            else:
+                sys.settrace(None)
             self._left -= (time.monotonic() - start) / discount
 
     def _traced(self, args, kwargs):
@@ -247,11 +255,11 @@ class Runner:
             self.peak = tracemalloc.get_traced_memory()[1] - base
 
     def call(self, *args, **kwargs):
-        """The learner's result, or a Raised; raises _Verdict for not-answered, exit, too slow, forbidden."""
+        """The learner's result, or a Raised; raises FinalVerdict for not-answered, exit, too slow, forbidden."""
         pristine = dict(zip([p for p in (*self.problem.params, *self.problem.optional) if p not in kwargs], args))
         pristine.update(kwargs)
-        args = tuple(_copy(a) for a in args)
-        kwargs = {k: _copy(v) for k, v in kwargs.items()}
+        args = tuple(copy_input(a) for a in args)
+        kwargs = {k: copy_input(v) for k, v in kwargs.items()}
         given = dict(zip(pristine, (*args, *kwargs.values())))
         try:
             return self._call(args, kwargs)
@@ -280,13 +288,13 @@ class Runner:
                 warnings.simplefilter("ignore")
                 result = self._run(args, kwargs)
         except NotImplementedError:
-            raise _Verdict(not_answered(wanted(self.fn, self.problem))) from None
+            raise FinalVerdict(not_answered(wanted(self.fn, self.problem))) from None
         except _TimeUp:
-            raise _Verdict(_too_slow(self.problem, self._inputs, self._discount)) from None
+            raise FinalVerdict(_too_slow(self.problem, self._inputs, self._discount)) from None
         except SystemExit as exc:
             where = learner_line(exc)
             code = f": {exc.code}" if exc.code not in (None, "") else ""
-            raise _Verdict(fail(
+            raise FinalVerdict(fail(
                 "exit",
                 f"Your function called exit (SystemExit{code}{', ' + where if where else ''}), which would stop "
                 "the whole program. A function hands back its answer with `return`.",
@@ -297,7 +305,7 @@ class Runner:
         finally:
             self._unpatch()
         if self.used:
-            raise _Verdict(_used_attn_lib(self.problem, self.used[0]))
+            raise FinalVerdict(used_attn_lib(self.problem, self.used[0]))
         return result
 
 
@@ -333,7 +341,7 @@ def call_rule(problem: FunctionProblem) -> str:
     return f"{CALL_RULE}; here that is {names}." if names else f"{CALL_RULE}."
 
 
-def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
+def used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
     reason = (problem.forbidden_why or f"Your function calls attn_lib.{name}, which does what this problem asks you "
               f"to write; it is there to compare with afterwards.")
     return fail(
@@ -343,7 +351,7 @@ def _used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
     )
 
 
-def _forbidden_original(fn, problem: FunctionProblem) -> str | None:
+def forbidden_original(fn, problem: FunctionProblem) -> str | None:
     """The name of the forbidden attn_lib function that ``fn`` IS (itself, or unwrapped from a functools.partial,
     a ``__wrapped__`` decorator or a bound method), or None."""
     if not problem.forbidden:
@@ -364,7 +372,7 @@ def _forbidden_original(fn, problem: FunctionProblem) -> str | None:
     return None
 
 
-def _accepts(fn, *args, **kwargs) -> bool | None:
+def accepts(fn, *args, **kwargs) -> bool | None:
     """Whether ``fn`` can be called with these arguments (None when its signature cannot be read)."""
     try:
         inspect.signature(fn).bind(*args, **kwargs)
@@ -375,7 +383,7 @@ def _accepts(fn, *args, **kwargs) -> bool | None:
     return True
 
 
-def _has_parameter(fn, name: str) -> bool:
+def has_parameter(fn, name: str) -> bool:
     """Whether ``fn`` has a parameter ``name`` that can be passed by keyword."""
     try:
         parameter = inspect.signature(fn).parameters.get(name)
@@ -385,7 +393,7 @@ def _has_parameter(fn, name: str) -> bool:
 
 
 
-def _as_result(out, what: str, convert: str = "float", array_only: bool = False):
+def as_result(out, what: str, convert: str = "float", array_only: bool = False):
     """The learner's return value as an array (float64 for convert="float"), or a Bad / Raised (``array_only``: a
     list is refused, for a problem that asks for an array)."""
     if isinstance(out, (Raised, Bad)):

@@ -11,7 +11,7 @@ from attn_lib.exercises import (
     check_softmax,
     check_split_heads,
 )
-from attn_lib.exercises._judge import Case, FunctionProblem, Mistake
+from attn_lib.exercises._types import LARGE, Case, FunctionProblem, Mistake
 
 
 FUNCTION_CHECKERS = {
@@ -32,7 +32,7 @@ def softmax_rows(x):
 def _cases():
     rng = np.random.default_rng(0)
     x, big = rng.normal(size=(3, 4)), 1000 + rng.normal(size=(2, 5))
-    return [Case("small", {"x": x}, softmax_rows(x)), Case("large", {"x": big}, softmax_rows(big), tags={"large"})]
+    return [Case("small", {"x": x}, softmax_rows(x)), Case("large", {"x": big}, softmax_rows(big), tags={LARGE})]
 
 
 def _mistakes():

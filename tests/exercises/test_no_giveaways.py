@@ -24,7 +24,7 @@ import numpy as np
 import pytest
 
 from attn_lib.exercises import check_count, check_number, check_variance
-from attn_lib.exercises._check_answers import COUNT_EXAMPLES, NUMBER_EXAMPLES
+from attn_lib.exercises._answers import COUNT_EXAMPLES, NUMBER_EXAMPLES
 from attn_lib.exercises._check_count import _count_candidates
 
 ROOT = Path(__file__).resolve().parents[2]

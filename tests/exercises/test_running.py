@@ -82,8 +82,8 @@ def test_attn_libs_own_function_passed_as_the_answer_is_named(checker, name, wra
 
 def test_attn_libs_function_as_a_bound_method_is_unwrapped():
     method = types.MethodType(attn_lib.softmax, object())
-    assert _running._forbidden_original(method, PROBLEM) == "softmax"
-    assert _running._forbidden_original(_Holder().softmax, PROBLEM) is None  # calls it: caught when it runs
+    assert _running.forbidden_original(method, PROBLEM) == "softmax"
+    assert _running.forbidden_original(_Holder().softmax, PROBLEM) is None  # calls it: caught when it runs
     assert judge(_Holder().softmax, PROBLEM).mistake == "used-attn-lib"
 
 

@@ -1,4 +1,7 @@
-"""check_number and check_choice: two generic checkers for predictions (a number, or one of a few options)."""
+"""check_number and check_choice: the two generic checkers for predictions (a number, or one of a few options),
+and what the checkers built on them share: a learner's answer read as a number, how far a wrong number is, an
+author's table of named mistakes checked. The checkers of counts, variances and notebooks 09-10 import them
+from here."""
 
 from __future__ import annotations
 
@@ -12,15 +15,17 @@ from ._compare import two_numbers
 from ._feedback import Feedback, is_blank, fail, not_answered
 
 
-def _as_number(answer):
-    """A real number from an int, float, numpy scalar, or 0-d / one-element array; None if it is not one."""
+def as_number(answer, finite: bool = False):
+    """A real number from an int, float, numpy scalar, or 0-d / one-element array; None if it is not one (and,
+    with ``finite``, if it is NaN or infinite: a count or a variance is a finite number)."""
     if isinstance(answer, np.ndarray):
         if answer.size != 1 or answer.dtype.kind not in "iuf":
             return None
         answer = answer.reshape(()).item()
     if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
         return None
-    return float(answer)
+    value = float(answer)
+    return None if finite and not math.isfinite(value) else value
 
 
 def _number_text(x: float) -> str:
@@ -56,7 +61,7 @@ def _near(value: float, target: float, rel: float, abs_tol: float) -> bool:
     return abs(value - target) <= max(rel * abs(target), abs_tol)
 
 
-def _how_far(value: float, expected: float) -> str:
+def how_far(value: float, expected: float) -> str:
     """How far a wrong number is from the expected one, without stating the expected one."""
     if not math.isfinite(value):
         return f"Your answer is {_number_text(value)}; the answer is a finite number."
@@ -85,7 +90,7 @@ def _how_far(value: float, expected: float) -> str:
 
 
 def _check_real(value, name: str) -> float:
-    number = _as_number(value)
+    number = as_number(value)
     if number is None:
         raise TypeError(f"{name} must be a real number; got {type(value).__name__} {value!r}")
     return number
@@ -97,7 +102,7 @@ def _check_text(value, name: str) -> str:
     return value
 
 
-def _check_mistakes(mistakes, expected, rel, abs_tol) -> list:
+def named_mistakes(mistakes, expected, rel, abs_tol) -> list:
     if isinstance(mistakes, (str, bytes)) or not hasattr(mistakes, "__iter__"):
         raise TypeError(f"mistakes must be a sequence of tuples (value, mistake_id, reason[, hint]); got "
                         f"{type(mistakes).__name__} {mistakes!r}")
@@ -182,10 +187,10 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     explain = _check_text(explain, "explain")
     hint = _check_text(hint, "hint")
     what = _check_text(what, "what")
-    table = _check_mistakes(mistakes, expected, rel, abs_tol)
+    table = named_mistakes(mistakes, expected, rel, abs_tol)
     if is_blank(answer):
         return not_answered(what)
-    value = _as_number(answer)
+    value = as_number(answer)
     if value is None:
         return fail(
             "not-a-number",
@@ -208,7 +213,7 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     if close:
         _, mid, reason, mistake_hint = min(close, key=lambda c: c[0])
         return fail(mid, reason, hint if mistake_hint is None else mistake_hint)
-    reason = _how_far(value, expected)
+    reason = how_far(value, expected)
     return fail("wrong-number", reason, hint)
 
 

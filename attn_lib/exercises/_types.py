@@ -1,0 +1,172 @@
+"""The types every judging step shares: a function problem, its cases and known mistakes, what one call of the
+learner's function raised or returned, and one :class:`Attempt` per case (that outcome with how it is judged).
+
+This module is the bottom of the judge: it imports nothing of the package but :class:`Feedback`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from ._feedback import Feedback
+
+# The tags a Case may carry: each switches a rule of the judge on for that case. They are constants, and an
+# unknown tag is refused when the Case is made, so a misspelt tag cannot switch a rule off.
+BATCH = "batch"  # leading batch axes: an answer right on every 2-D case and wrong here is no-batch
+BROADCAST = "broadcast"  # a mask that only broadcasts to the scores' shape (a batch-like failure)
+LARGE = "large"  # scores near 1000: an answer right elsewhere with NaN/inf here overflows
+ONE_CHUNK = "one-chunk"  # check_chunked_attention: a chunk that holds every key (no combination needed)
+TAGS = frozenset({BATCH, BROADCAST, LARGE, ONE_CHUNK})
+
+
+@dataclass
+class Case:
+    """One set of inputs a checker gives the learner's function, with the right answer.
+
+    ``inputs`` maps each parameter name to its value (arrays are copied before each call); ``label`` completes
+    "when called on ..."; ``scale`` is the size of the numbers the computation goes through (default: the largest
+    finite input); ``averaged`` is |V|.max() for an output that averages rows of V (see ``_compare.tolerance``).
+    """
+
+    label: str
+    inputs: dict
+    expected: np.ndarray
+    tags: frozenset = frozenset()
+    scale: float | None = None
+    averaged: float | None = None
+
+    def __post_init__(self):
+        self.tags = frozenset(self.tags)
+        unknown = self.tags - TAGS
+        if unknown:
+            raise ValueError(f"tags: expected some of {sorted(TAGS)}, got {sorted(unknown)} (case {self.label!r})")
+        self.expected = np.asarray(self.expected)
+        if self.scale is None:
+            sizes = [np.abs(v[np.isfinite(v)]).max(initial=0.0) for v in self.inputs.values()
+                     if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
+            self.scale = float(max(sizes, default=1.0))
+        self.scale = max(1.0, float(self.scale))
+
+
+@dataclass
+class Mistake:
+    """A known mistake: functions computing the mistaken answer (``variants``), and what to tell the learner.
+
+    ``strict_nonfinite``: the mistake's NaN/inf must be reproduced (a numerical mistake); ``same_sizes``: a raising
+    variant matches only the same message with the same sizes (two mistakes failing in one operation)."""
+
+    id: str
+    reason: str
+    hint: str
+    variants: tuple = ()
+    strict_nonfinite: bool = False
+    same_sizes: bool = False
+
+
+@dataclass
+class FunctionProblem:
+    """Everything the judge needs to know about one function-writing problem (see ``_judge``'s docstring).
+
+    The hooks, each optional: ``diagnose(attempts, runner) -> Feedback | None`` (the problem's own structural
+    reasons for a wrong answer), ``after_pass(attempts, runner) -> Feedback | str | None`` (run once every case is
+    right: a failing Feedback, a note to append, or None), ``batch_mistake(attempt, runner) -> Feedback | None``
+    (names the habit behind a no-batch answer; ``attempt`` is the first batch case it gets wrong).
+    """
+
+    checker: str
+    params: tuple
+    cases: Callable[[], list]
+    mistakes: Callable[[], list]
+    passed: str
+    what: str = "output"
+    optional: tuple = ()
+    by_name: tuple = ()
+    forbidden: tuple = ()
+    forbidden_why: str = ""  # the reason when the learner calls a forbidden function (default: a generic one)
+    tools: str = "np.exp, np.max, np.sum, @, ..."  # what the used-attn-lib hint suggests instead
+    overflow: tuple | None = None  # (id, reason with {label}, hint); None: the judge's naive-overflow
+    diagnose: Callable | None = None
+    after_pass: Callable | None = None
+    after_pass_inputs: str = ""  # when after_pass runs the function on larger inputs: what they are (own time limit)
+    batch_mistake: Callable | None = None
+    hint: str = "Call your function by hand on a small input and print each intermediate array."
+    result_shape: str = ""  # the answer's shape, e.g. "(d_model, d_k)", for the hint of an exception naming shapes
+    no_batch: tuple | None = None  # (id, reason, hint) for an answer right on no batch at all (default: no-batch)
+    convert: str = "float"
+    array_only: bool = False  # the problem says "return an array": a list returned is named (returned-list)
+    time_limit: float | None = None  # seconds; None: _running.TIME_LIMIT, read when the check runs
+
+    @property
+    def signature(self) -> str:
+        """The parameters the learner's function is defined with, e.g. "scores, mask=None"."""
+        return ", ".join([*self.params, *(f"{o}=None" for o in self.optional)])
+
+
+@dataclass
+class Raised:
+    """The learner's function raised ``exc``; ``line`` is the learner's line where it happened."""
+
+    exc: BaseException
+    line: str = ""
+
+    def describe(self) -> str:
+        message = str(self.exc).strip()
+        if len(message) > 300:
+            message = message[:297] + "..."
+        # attn_lib's own input errors (InputValueError, ...) read as the builtin they are, as IPython shows them.
+        kind = next((k for k in type(self.exc).__mro__ if k.__module__ == "builtins"), type(self.exc))
+        if not type(self.exc).__module__.startswith("attn_lib"):
+            kind = type(self.exc)
+        text = kind.__name__ + (f": {message}" if message else "")
+        return text + (f" ({self.line})" if self.line else "")
+
+
+@dataclass
+class Bad:
+    """A returned value that is not an array of the expected kind."""
+
+    mistake: str
+    text: str
+    hint: str = ""
+
+
+@dataclass(eq=False)  # compared by identity: a step asks whether an attempt is among others
+class Attempt:
+    """The learner's function on one case: what came back, and how it is judged.
+
+    ``result`` is a float array (or a bool/int one for ``convert="array"``), a :class:`Raised`, a :class:`Bad`, or
+    None when the function could not be called with the case's optional argument. ``dtype`` is the answer's
+    floating-point dtype (float64 for anything else); ``tol`` the (rtol, atol) of the inputs' precision;
+    ``right`` whether the result matches ``case.expected`` within it; ``peak`` the bytes tracemalloc saw the
+    learner's call take beyond what was traced before it (0 when not tracing)."""
+
+    case: Case
+    result: object
+    dtype: np.dtype
+    tol: tuple
+    right: bool = False
+    peak: int = 0
+
+    @property
+    def judged(self) -> bool:
+        return self.result is not None
+
+    @property
+    def array(self) -> bool:
+        return isinstance(self.result, np.ndarray)
+
+
+class FinalVerdict(Exception):
+    """Unwinds a whole check with a final Feedback (not answered, too slow, exit, forbidden call)."""
+
+    def __init__(self, feedback: Feedback):
+        super().__init__(feedback.reason)
+        self.feedback = feedback
+
+
+def copy_input(value):
+    """A fresh copy of an array input (anything else as it is), so a call cannot change the case."""
+    return value.copy() if isinstance(value, np.ndarray) else value
