@@ -191,9 +191,11 @@ from ._check_softmax import check_softmax
 from ._check_softmax_backward import check_softmax_backward
 from ._check_split_heads import check_split_heads
 from ._check_temperature_softmax import check_temperature_softmax
-from ._check_trained import (check_footnote4_variance, check_previous_token, check_unscaled_row,
-                             check_weight_times_value, check_weights_beyond_parameters, check_why_scores_grow)
+from ._check_previous_token import check_previous_token
+from ._check_trained import (check_footnote4_variance, check_unscaled_row, check_weights_beyond_parameters,
+                             check_why_scores_grow)
 from ._check_variance import check_variance
+from ._check_weight_times_value import check_weight_times_value
 from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
 from ._grading import CheckFailed, assert_correct

@@ -15,7 +15,7 @@ from ._learner_code import fills_blocked, zeroed_before_max
 from ._pieces import FINITE_FILL_NOTE, FIX_OVERFLOW, OVERFLOW, scaled_qk
 
 
-def _attention_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(20170612)  # fixed: the same cases, and the same feedback, on every run
     cases = []
 
@@ -74,7 +74,7 @@ def _attention_cases() -> list[Case]:
 
 
 
-def _fully_masked_note(attempts, runner) -> str:
+def _after_pass(attempts, runner) -> str:
     """A note (not a failure) when a row whose keys are all blocked comes back as NaN."""
     rng = np.random.default_rng(1)
     Q, K, V = rng.normal(size=(3, 5)), rng.normal(size=(4, 5)), rng.normal(size=(4, 2))
@@ -91,11 +91,11 @@ def _fully_masked_note(attempts, runner) -> str:
     return ""
 
 
-_ATTENTION = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_attention",
     params=("Q", "K", "V"),
     optional=("mask",),
-    cases=_attention_cases,
+    cases=_cases,
     mistakes=attention_mistakes,
     what="output",
     forbidden=("attention", "chunked_attention"),
@@ -109,7 +109,7 @@ _ATTENTION = FunctionProblem(
         FIX_OVERFLOW,
     ),
     diagnose=diagnose_output,
-    after_pass=_fully_masked_note,
+    after_pass=_after_pass,
     hint=(
         "Compute the pieces one at a time (scores, weights, output) and compare each with attn_lib.scaled_scores, "
         "attn_lib.softmax and attn_lib.attention."
@@ -119,7 +119,7 @@ _ATTENTION = FunctionProblem(
 
 # exp(scores - max) zeroed by the mask gives max-before-mask's numbers: code that fills no blocked score is told
 # the mistake it made (see _learner_code.zeroed_before_max).
-_ATTENTION_ZEROED = dataclasses.replace(_ATTENTION, mistakes=lambda: zeroed_before_max(attention_mistakes()))
+_ZEROED = dataclasses.replace(PROBLEM, mistakes=lambda: zeroed_before_max(attention_mistakes()))
 
 
 def check_attention(fn) -> Feedback:
@@ -158,4 +158,4 @@ def check_attention(fn) -> Feedback:
     >>> check_attention(lambda Q, K, V, mask=None: my_attention(Q, K, V, mask) * 2).mistake
     'not-an-average'
     """
-    return judge(fn, _ATTENTION if fills_blocked(fn) else _ATTENTION_ZEROED)
+    return judge(fn, PROBLEM if fills_blocked(fn) else _ZEROED)

@@ -12,7 +12,7 @@ from ._pieces import number_mask_trouble
 _SIZES = ((4, 4), (3, 5), (5, 3), (1, 1))
 
 
-def _causal_cases() -> list[Case]:
+def _cases() -> list[Case]:
     return [Case(f"n={n}, m={m}", {"n": n, "m": m}, np.tri(n, m, dtype=bool)) for n, m in _SIZES]
 
 
@@ -24,7 +24,7 @@ def _pattern(rule):
     return lambda n, m: rule(*_ij(n, m))
 
 
-def _causal_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "inverted-mask",
@@ -71,7 +71,7 @@ def _causal_mistakes() -> list[Mistake]:
     ]
 
 
-def _diagnose_causal(attempts, runner) -> Feedback | None:
+def _diagnose(attempts, runner) -> Feedback | None:
     right = [a.case.expected for a in attempts]
     for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
@@ -103,7 +103,7 @@ def _diagnose_causal(attempts, runner) -> Feedback | None:
     return None
 
 
-def _must_be_boolean(attempts, runner) -> Feedback | None:
+def _after_pass(attempts, runner) -> Feedback | None:
     try:
         dtype = np.asarray(runner.call(4, 4)).dtype  # a list of Python bools counts as boolean
     except Exception:  # ragged or odd: the cases already judged it right, so do not fail it here
@@ -119,12 +119,12 @@ def _must_be_boolean(attempts, runner) -> Feedback | None:
     )
 
 
-_CAUSAL = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_causal_mask",
     array_only=True,  # 06 P5: "returning a boolean (n, m) array"
     params=("n", "m"),
-    cases=_causal_cases,
-    mistakes=_causal_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     what="mask",
     forbidden=("causal_mask",),
     tools="np.arange and a comparison of the query and key indices, or np.tril",
@@ -132,8 +132,8 @@ _CAUSAL = FunctionProblem(
         "Your causal mask is right for (n, m) = (4, 4), (3, 5), (5, 3) and (1, 1): True where key j <= query i, "
         "aligned top-left."
     ),
-    diagnose=_diagnose_causal,
-    after_pass=_must_be_boolean,
+    diagnose=_diagnose,
+    after_pass=_after_pass,
     convert="array",
     hint="Query i may see key j when j <= i; print your mask for n = 3, m = 4 and check each row.",
 )
@@ -159,4 +159,4 @@ def check_causal_mask(fn) -> Feedback:
     >>> check_causal_mask(lambda n, m: np.tri(n, m)).mistake
     'not-boolean'
     """
-    return judge(fn, _CAUSAL)
+    return judge(fn, PROBLEM)

@@ -55,7 +55,7 @@ def _level_keys(K, offsets, d_k):
     return np.concatenate([K, np.asarray(offsets, float)[:, None] * np.sqrt(d_k)], axis=1)
 
 
-def _chunked_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(15)
     cases = []
 
@@ -88,7 +88,7 @@ def _chunked_cases() -> list[Case]:
     return cases
 
 
-def _chunked_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "global-max",
@@ -232,7 +232,7 @@ def _short(m, chunk_size):
     return np.array([j for j in range(m) if j % chunk_size != chunk_size - 1], dtype=int)
 
 
-def _diagnose_chunked(attempts, runner) -> Feedback | None:
+def _diagnose(attempts, runner) -> Feedback | None:
     small = [a for a in attempts if LARGE not in a.case.tags]
     wrong = [a for a in small if not a.right]
     one_chunk_right = all(a.right for a in small if ONE_CHUNK in a.case.tags)
@@ -333,12 +333,12 @@ def _after_pass(attempts, runner) -> Feedback | None:
     return memory if memory is not None else _chunks_check(runner)
 
 
-_CHUNKED = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_chunked_attention",
     params=("Q", "K", "V", "chunk_size"),
     by_name=("chunk_size",),
-    cases=_chunked_cases,
-    mistakes=_chunked_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     what="output",
     forbidden=("attention", "chunked_attention"),
     passed=(
@@ -354,7 +354,7 @@ _CHUNKED = FunctionProblem(
         "Keep running_max, the largest score seen so far for each query; take exp(scores - new_max), and "
         "rescale the old sums by exp(old_max - new_max) when it grows.",
     ),
-    diagnose=_diagnose_chunked,
+    diagnose=_diagnose,
     after_pass=_after_pass,
     after_pass_inputs=AFTER_PASS_INPUTS,
     hint="Run your loop by hand on a few keys and compare running_out / running_sum with attention after each chunk.",
@@ -392,4 +392,4 @@ def check_chunked_attention(fn) -> Feedback:
     >>> check_chunked_attention(whole_matrix).mistake
     'full-score-matrix'
     """
-    return judge(fn, _CHUNKED)
+    return judge(fn, PROBLEM)

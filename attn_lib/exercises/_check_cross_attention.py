@@ -21,7 +21,7 @@ def _right(X_dec, X_enc, W_q, W_k, W_v):
     return _head(X_dec, X_enc, W_q, W_k, W_v)
 
 
-def _cross_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(17)
     cases = []
     for batch, n, m, d_model, d_k, d_v in (
@@ -47,7 +47,7 @@ def _causal(n, m, bottom_right=False):
     return np.tri(n, m, k=m - n if bottom_right else 0, dtype=bool)
 
 
-def _cross_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "values-from-decoder",
@@ -175,11 +175,11 @@ def _cross_mistakes() -> list[Mistake]:
     ]
 
 
-_PROBLEM = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_cross_attention",
     params=_ARGS,
-    cases=_cross_cases,
-    mistakes=_cross_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     passed="Your cross-attention head is right in all {count} cases (one sentence, a batch of 2 and a batch of "
     "2 x 3, with n != m and d_k != d_v): the queries are the decoder's states through this sublayer's W_q, the keys "
     "and values are the encoder's output through its W_k and W_v, so the weights are (..., n, m) with no mask, "
@@ -218,4 +218,4 @@ def check_cross_attention(fn) -> Feedback:
     ...     X_dec @ W_q, X_dec @ W_k, X_dec @ W_v)).mistake
     'kv-from-decoder'
     """
-    return judge(fn, _PROBLEM)
+    return judge(fn, PROBLEM)

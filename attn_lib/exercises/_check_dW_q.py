@@ -16,7 +16,7 @@ def _right(X, K, d_scores):
     return X.reshape(-1, X.shape[-1]).T @ dQ.reshape(-1, d_k)
 
 
-def _dW_q_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(9)
     cases = []
     # (batch, n, d_model, m, d_k): n = d_model in the first (X @ dQ then runs, as the transpose-less code does on
@@ -54,7 +54,7 @@ _BATCH_AXES_FIX = ("Swap only the last two axes of X (not .T), and sum over the 
                    "rows first; or let einsum carry the leading axes with '...' in each operand.")
 
 
-def _dW_q_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "no-scale",
@@ -146,8 +146,8 @@ def _dW_q_mistakes() -> list[Mistake]:
 PROBLEM = FunctionProblem(
     checker="check_dW_q",
     params=("X", "K", "d_scores"),
-    cases=_dW_q_cases,
-    mistakes=_dW_q_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     passed="Your dW_q is right on all {count} cases, with and without a batch axis: X^T dQ summed over the "
            "batch, where dQ = d_scores K / sqrt(d_k) carries the forward pass's scale once.",
     what="gradient dW_q",

@@ -34,7 +34,7 @@ def _step_case(label, Q, K, V, t, tags=()):
     return Case(label, inputs, full[..., -1:, :], tags, averaged=float(np.abs(V[..., :t + 1, :]).max()))
 
 
-def _decode_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(17)
     T, d_k, d_v = 6, 4, 3
     Q, K, V = rng.normal(size=(T, d_k)), rng.normal(size=(T, d_k)), rng.normal(size=(T, d_v))
@@ -70,7 +70,7 @@ def _with_all(fn):
     return variant
 
 
-def _decode_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "forgot-append",
@@ -178,14 +178,14 @@ def check_decode_step(fn) -> Feedback:
     >>> check_decode_step(lambda q, k, v, K_cache, V_cache: v).mistake
     'forgot-cache'
     """
-    return judge(fn, _PROBLEM)
+    return judge(fn, PROBLEM)
 
 
-_PROBLEM = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_decode_step",
     params=_ARGS,
-    cases=_decode_cases,
-    mistakes=_decode_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     passed="Your step equals the last row of full causal attention on all {count} cases, from an empty cache "
     "(t = 0) to 5 cached positions, with d_k != d_v, a batch of sequences and heads, and scores beyond 1000. It "
     "is right because the new token is the latest position: its query may see every cached key and its own, so "

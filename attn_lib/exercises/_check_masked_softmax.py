@@ -41,7 +41,7 @@ from ._pieces import (
 from ._running import Raised
 
 
-def _masked_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(6)
     scattered = np.array([[True, False, True, False], [False, True, True, True], [True, False, False, False]])
     levels = rng.normal(size=(3, 4)) * 2
@@ -111,7 +111,7 @@ def _inverted_raising(scores, mask):
     return _attn_lib_softmax(np.where(mask, -np.inf, scores))
 
 
-def _masked_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     fix = "Put -inf in the blocked scores before the softmax (np.where broadcasts the mask): exp(-inf) = 0."
     return [
         Mistake("max-before-mask", MAX_BEFORE_MASK, FIX_MAX_BEFORE_MASK,
@@ -249,7 +249,7 @@ def _masked_mistakes() -> list[Mistake]:
     ]
 
 
-def _fully_masked_weights_note(attempts, runner) -> str:
+def _after_pass(attempts, runner) -> str:
     scores = np.array([[0.5, 1.0, -0.5], [1.0, 2.0, 0.0]])
     mask = np.array([[True, False, True], [False, False, False]])
     got = runner.call(scores, mask)
@@ -267,11 +267,11 @@ def _fully_masked_weights_note(attempts, runner) -> str:
     return ""
 
 
-_MASKED = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_masked_softmax",
     params=("scores", "mask"),
-    cases=_masked_cases,
-    mistakes=_masked_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     what="weights",
     forbidden=("attention",),
     passed=(
@@ -285,19 +285,19 @@ _MASKED = FunctionProblem(
         FIX_OVERFLOW + " Blocked entries are -inf, which the maximum ignores as long as one key is allowed.",
     ),
     diagnose=lambda attempts, runner: diagnose_weights(attempts, runner, mask_key="mask"),
-    after_pass=_fully_masked_weights_note,
+    after_pass=_after_pass,
     hint="Compare one row at a time with attn_lib.softmax of the same row, its blocked scores set to -inf.",
 )
 
 
 def _zeroed_first() -> list[Mistake]:
     """The table with zero-then-renormalise before max-before-mask (see ``_learner_code.fills_blocked``)."""
-    return zeroed_before_max(_masked_mistakes())
+    return zeroed_before_max(_mistakes())
 
 
 # A maximum taken before the mask and exp(scores - max) zeroed by the mask give the same numbers on every input;
 # only the code tells them apart: the first fills the blocked scores (-inf, np.where, a fill such as -1e9).
-_MASKED_ZEROED = dataclasses.replace(_MASKED, mistakes=_zeroed_first)
+_ZEROED = dataclasses.replace(PROBLEM, mistakes=_zeroed_first)
 def check_masked_softmax(fn) -> Feedback:
     """Check a learner's ``fn(scores, mask) -> weights``: the softmax of each row over the keys the mask allows.
 
@@ -332,4 +332,4 @@ def check_masked_softmax(fn) -> Feedback:
     >>> check_masked_softmax(renormalised).mistake
     'zero-then-renormalise'
     """
-    return judge(fn, _MASKED if fills_blocked(fn) else _MASKED_ZEROED)
+    return judge(fn, PROBLEM if fills_blocked(fn) else _ZEROED)

@@ -36,7 +36,7 @@ def _right(X_q, X_kv, W_q, W_k, W_v, W_o):
     return _concat(_heads(X_q, X_kv, W_q, W_k, W_v)) @ W_o  # (n, heads * d_v) x (heads * d_v, d_model)
 
 
-def _multihead_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(7)
     cases = []
     for n, m, d_model, heads, d_k, d_v, self_attention in (
@@ -58,7 +58,7 @@ def _multihead_cases() -> list[Case]:
     return cases
 
 
-def _multihead_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "returned-weights",
@@ -282,14 +282,14 @@ def check_multihead(fn) -> Feedback:
     >>> check_multihead(mha).passed
     True
     """
-    return judge(fn, _PROBLEM)
+    return judge(fn, PROBLEM)
 
 
-_PROBLEM = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_multihead",
     params=_ARGS,
-    cases=_multihead_cases,
-    mistakes=_multihead_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     passed="Your multi-head attention is right in all {count} cases (cross-attention with n != m, d_k != d_v and "
     "heads * d_v != d_model, and self-attention): each head on its own projections, the heads concatenated in "
     "order along the last axis, then W^O.",

@@ -21,7 +21,7 @@ def _right(lengths, m):
     return _keys(lengths, m, lambda j, n: j < n)[:, None, :]  # (batch, 1, m)
 
 
-def _padding_cases() -> list[Case]:
+def _cases() -> list[Case]:
     return [Case(f"lengths={lengths}, m={m}", {"lengths": np.array(lengths), "m": m}, _right(lengths, m))
             for lengths, m in _SIZES]
 
@@ -31,7 +31,7 @@ def _pattern(keep):
     return lambda lengths, m: _keys(lengths, m, keep)[:, None, :]
 
 
-def _padding_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "inverted-mask",
@@ -98,7 +98,7 @@ def _diagnose(attempts, runner):
     return None
 
 
-def _boolean(attempts, runner):
+def _after_pass(attempts, runner):
     out = np.asarray(runner.call(np.array(_SIZES[0][0]), _SIZES[0][1]))
     if out.dtype == np.bool_:
         return None
@@ -110,19 +110,19 @@ def _boolean(attempts, runner):
     )
 
 
-_PROBLEM = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_padding_mask",
     array_only=True,  # 06 P6: "Return a boolean array of shape (batch, 1, m)"
     params=("lengths", "m"),
-    cases=_padding_cases,
-    mistakes=_padding_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     passed="Your padding mask is right in all {count} cases: shape (batch, 1, m), True for the first lengths[b] "
     "keys of sequence b, including a sequence with no padding and one of length 1.",
     what="mask",
     forbidden=("padding_mask",),
     tools="np.arange(m) compared with the lengths, and a new axis for the queries",
     diagnose=_diagnose,
-    after_pass=_boolean,
+    after_pass=_after_pass,
     convert="array",
     hint="One row of m keys per sequence, and an axis of length 1 for the queries: shape (batch, 1, m).",
 )
@@ -150,4 +150,4 @@ def check_padding_mask(fn) -> Feedback:
     >>> check_padding_mask(lambda lengths, m: np.arange(m) < lengths[:, None]).mistake
     'missing-query-axis'
     """
-    return judge(fn, _PROBLEM)
+    return judge(fn, PROBLEM)

@@ -26,7 +26,7 @@ from ._pieces import (
 )
 
 
-def _softmax_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(4)
     neg = rng.normal(size=(3, 4)) * 2
     neg[0, 1] = neg[1, 0] = neg[1, 3] = neg[2, 2] = -np.inf
@@ -47,7 +47,7 @@ def _softmax_cases() -> list[Case]:
 
 
 
-def _softmax_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake("global-max", GLOBAL_MAX, FIX_GLOBAL_MAX,
                 (global_max_softmax, lambda x: softmax_from(x - np.max(x, axis=(-2, -1), keepdims=True))),
@@ -127,11 +127,11 @@ def _softmax_mistakes() -> list[Mistake]:
 
 
 
-_SOFTMAX = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_softmax",
     params=("x",),
-    cases=_softmax_cases,
-    mistakes=_softmax_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     what="weights",
     forbidden=("softmax",),
     passed=(
@@ -173,5 +173,5 @@ def check_softmax(fn) -> Feedback:
     >>> check_softmax(rows_of_2d).mistake
     'axis-1-on-batch'
     """
-    return judge(fn, _SOFTMAX)
+    return judge(fn, PROBLEM)
 

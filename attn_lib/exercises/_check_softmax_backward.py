@@ -16,7 +16,7 @@ def _right(scores, weights, d_weights):
     return weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))  # (..., n, m)
 
 
-def _backward_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(8)
     cases = []
     for label, shape in (
@@ -37,7 +37,7 @@ def _backward_cases() -> list[Case]:
     return cases
 
 
-def _backward_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "missing-row-sum",
@@ -172,14 +172,14 @@ def check_softmax_backward(fn) -> Feedback:
     >>> check_softmax_backward(lambda S, P, dP: P * dP).mistake
     'missing-row-sum'
     """
-    return judge(fn, _PROBLEM)
+    return judge(fn, PROBLEM)
 
 
-_PROBLEM = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_softmax_backward",
     params=_ARGS,
-    cases=_backward_cases,
-    mistakes=_backward_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     passed="Your backward pass is right in all {count} cases, with n != m and a batch axis: dS = P * (dP - "
     "rowsum(dP * P)), the softmax's Jacobian applied to each row.",
     what="dS",

@@ -13,7 +13,7 @@ from ._types import Case, FunctionProblem, Mistake
 _FRACTION = 0.25
 
 
-def _split_cases() -> list[Case]:
+def _cases() -> list[Case]:
     cases = []
     for n, d_model, heads in ((5, 12, 3), (4, 8, 2), (3, 8, 4)):
         # X[i, c] = 100 i + c + 0.25: every number says which position and column it came from, and none is whole
@@ -26,7 +26,7 @@ def _split_cases() -> list[Case]:
     return cases
 
 
-def _split_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     def dk(X, heads):
         return X.shape[1] // heads
 
@@ -93,7 +93,7 @@ def _split_mistakes() -> list[Mistake]:
     ]
 
 
-def _diagnose_split(attempts, runner) -> Feedback | None:
+def _diagnose(attempts, runner) -> Feedback | None:
     for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
             return fail(
@@ -131,18 +131,18 @@ def _diagnose_split(attempts, runner) -> Feedback | None:
     return None
 
 
-_SPLIT = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_split_heads",
     params=("X", "heads"),
-    cases=_split_cases,
-    mistakes=_split_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     what="heads",
     array_only=True,  # 07 P4: "Return an array (heads, n, d_k)"
     passed=(
         "Your split is right in all {count} cases: shape (heads, n, d_k), and head h holds columns h*d_k to "
         "(h+1)*d_k of every position, in order."
     ),
-    diagnose=_diagnose_split,
+    diagnose=_diagnose,
     hint="Head h, position i is X[i, h*d_k:(h+1)*d_k].",
 )
 
@@ -167,4 +167,4 @@ def check_split_heads(fn) -> Feedback:
     >>> check_split_heads(lambda X, heads: X.reshape(heads, X.shape[0], -1)).mistake
     'no-transpose'
     """
-    return judge(fn, _SPLIT)
+    return judge(fn, PROBLEM)

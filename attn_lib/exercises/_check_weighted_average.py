@@ -8,6 +8,7 @@ import re
 import numpy as np
 
 from ._feedback import Feedback, fail
+from ._explain import batch_failure
 from ._judge import judge
 from ._types import BATCH, Case, FunctionProblem, Mistake
 
@@ -17,7 +18,7 @@ def _rows_summing_to_one(rng, shape):
     return e / e.sum(axis=-1, keepdims=True)
 
 
-def _weighted_average_cases() -> list[Case]:
+def _cases() -> list[Case]:
     rng = np.random.default_rng(5)
     raw = [
         # (label, weights shape (..., n, m), V shape (..., m, d_v), tags)
@@ -70,7 +71,7 @@ _TENSORDOT = (
 _FIX_NP_DOT = "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others as a batch."
 
 
-def _weighted_average_mistakes() -> list[Mistake]:
+def _mistakes() -> list[Mistake]:
     return [
         Mistake(
             "returned-weights",
@@ -170,30 +171,26 @@ def check_weighted_average(fn) -> Feedback:
     >>> check_weighted_average(lambda weights, V: V.mean(axis=-2)).mistake
     'unweighted-mean'
     """
-    feedback = judge(fn, _PROBLEM)
-    if feedback.mistake == "no-batch":  # right in 2-D, wrong on a batch: say which habit breaks it
-        return _batch_mistake(fn, feedback)
-    return feedback
+    return judge(fn, PROBLEM)
 
 
-def _batch_mistake(fn, feedback: Feedback) -> Feedback:
-    """The judge's ``no-batch`` (right on every 2-D case, wrong on a batch), named after what the learner's source
-    points to: .T, np.dot, einsum subscripts for two axes, or an axis counted from the front."""
-    source = _source(fn)
-    detail = feedback.reason.split(". The problem asks")[0].split("but not on ", 1)[-1]
-    also = f" (On {detail}.)"
+def _batch_mistake(attempt, runner) -> Feedback | None:
+    """A no-batch answer (right on every 2-D case, wrong on the batch ``attempt``), named after the habit the
+    learner's source points to: .T, np.dot, einsum subscripts for two axes, or an axis counted from the front."""
+    source = _source(runner.fn)
+    also = f" (On {attempt.case.label}: it {batch_failure(attempt, runner.problem)}.)"
     if ".T" in source:
         return fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
-                     "product that treats leading axes as a batch.")
+                    "product that treats leading axes as a batch.")
     if re.search(r"np\.dot\(|\.dot\(", source):  # np.dot or x.dot, not np.tensordot
         return fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
     if "einsum" in source:
         return fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
-                     "its einsum subscripts name exactly two axes per array." + also,
-                     "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
+                    "its einsum subscripts name exactly two axes per array." + also,
+                    "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
     if "axis=0" in source or "axis=1" in source:
         return fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
-    return feedback
+    return None
 
 
 def _source(fn) -> str:
@@ -203,13 +200,14 @@ def _source(fn) -> str:
         return ""
 
 
-_PROBLEM = FunctionProblem(
+PROBLEM = FunctionProblem(
     checker="check_weighted_average",
     params=("weights", "V"),
-    cases=_weighted_average_cases,
-    mistakes=_weighted_average_mistakes,
+    cases=_cases,
+    mistakes=_mistakes,
     passed="Your weighted average is right in all {count} cases, with n != m, d_v != m and a batch axis: output "
     "row i is the value rows weighted by row i of the weights, shape (..., n, d_v).",
     what="output",
+    batch_mistake=_batch_mistake,
     hint="Output row i is sum_j weights[i, j] * V[j]: (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
 )

@@ -95,12 +95,12 @@ def test_placeholder_is_not_answered_yet():
 
 
 def test_the_cases_start_from_an_empty_cache_and_try_one_cached_position():
-    from attn_lib.exercises._check_decode_step import _decode_cases
+    from attn_lib.exercises._check_decode_step import PROBLEM
 
-    cached = {case.inputs["K_cache"].shape[-2] for case in _decode_cases()}
+    cached = {case.inputs["K_cache"].shape[-2] for case in PROBLEM.cases()}
     assert {0, 1} <= cached
-    assert any(case.inputs["q"].shape[-1] != case.inputs["v"].shape[-1] for case in _decode_cases())
-    assert any(case.inputs["q"].ndim > 2 for case in _decode_cases())
+    assert any(case.inputs["q"].shape[-1] != case.inputs["v"].shape[-1] for case in PROBLEM.cases())
+    assert any(case.inputs["q"].ndim > 2 for case in PROBLEM.cases())
 
 
 def test_attending_to_the_cache_alone_is_named_when_the_empty_first_step_gives_zeros():

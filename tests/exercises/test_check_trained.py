@@ -166,7 +166,7 @@ def test_previous_token_mistakes(fn, mistake):
 
 def test_the_module_table_lists_every_mistake_id_of_the_previous_token_checker():
     import attn_lib.exercises as exercises
-    from attn_lib.exercises._check_trained import PREVIOUS_TOKEN
+    from attn_lib.exercises._check_previous_token import PROBLEM as PREVIOUS_TOKEN
 
     for mistake in PREVIOUS_TOKEN.mistakes():
         assert mistake.id in exercises.__doc__, mistake.id
@@ -211,7 +211,7 @@ def test_weight_times_value_mistakes(fn, mistake):
 
 def test_the_module_table_lists_every_mistake_id_of_the_weight_times_value_checker():
     import attn_lib.exercises as exercises
-    from attn_lib.exercises._check_trained import WEIGHT_TIMES_VALUE
+    from attn_lib.exercises._check_weight_times_value import PROBLEM as WEIGHT_TIMES_VALUE
 
     for mistake in WEIGHT_TIMES_VALUE.mistakes():
         assert mistake.id in exercises.__doc__, mistake.id
