@@ -1,0 +1,105 @@
+"""The checkers' package reads one way: no import circle (type hints included), no module reaching into a
+sibling's underscore names, no checker importing another checker, one name per role in every checker module."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import attn_lib.exercises as exercises
+from attn_lib.exercises._types import FunctionProblem
+
+PACKAGE = Path(exercises.__file__).parent
+MODULES = {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.glob("*.py"))}
+
+
+def _sibling_imports(tree) -> list[tuple[str, list[str]]]:
+    """(sibling module, names) for every ``from .x import ...`` anywhere in the module (functions and
+    ``if TYPE_CHECKING:`` blocks included)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module is None:  # from . import x
+                found += [(alias.name, []) for alias in node.names]
+            else:
+                found.append((node.module, [alias.name for alias in node.names]))
+    return found
+
+
+def _graph() -> dict[str, set[str]]:
+    return {name: {module for module, _ in _sibling_imports(tree)} for name, tree in MODULES.items()}
+
+
+def _circle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One import circle of ``graph`` (module -> modules it imports), as a path, or None."""
+    state: dict[str, str] = {}
+
+    def visit(module, path):
+        state[module] = "open"
+        for target in sorted(graph.get(module, ())):
+            if state.get(target) == "open":
+                return [*path, module, target]
+            if target not in state:
+                found = visit(target, [*path, module])
+                if found:
+                    return found
+        state[module] = "done"
+        return None
+
+    for module in sorted(graph):
+        if module not in state:
+            found = visit(module, [])
+            if found:
+                return found
+    return None
+
+
+def test_the_package_has_no_import_circle():
+    assert _circle(_graph()) is None, " -> ".join(_circle(_graph()))
+
+
+def test_the_circle_finder_finds_a_circle_and_passes_a_tree():
+    assert _circle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert _circle({"a": {"b", "c"}, "b": {"c"}, "c": set()}) is None
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_module_imports_a_siblings_underscore_names(module):
+    private = [(sibling, name) for sibling, names in _sibling_imports(MODULES[module]) for name in names
+               if name.startswith("_")]
+    assert not private, f"{module} imports {private}: a name a sibling uses is public within the package"
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("_check_")))
+def test_no_checker_imports_another_checker(module):
+    checkers = [sibling for sibling, _ in _sibling_imports(MODULES[module]) if sibling.startswith("_check_")]
+    assert not checkers, f"{module} imports {checkers}: what two checkers share lives in a shared module"
+
+
+def _function_problem_modules():
+    import importlib
+
+    for name in sorted(MODULES):
+        if name.startswith("_check_"):
+            module = importlib.import_module(f"attn_lib.exercises.{name}")
+            problems = [value for value in vars(module).values() if isinstance(value, FunctionProblem)]
+            if problems:
+                yield name, module, problems
+
+
+@pytest.mark.parametrize("name, module, problems", list(_function_problem_modules()),
+                         ids=[name for name, _, _ in _function_problem_modules()])
+def test_a_function_checker_module_names_each_role_once(name, module, problems):
+    """PROBLEM, its cases, its mistakes and its hooks under the same names in every module, and the checker
+    named after its module (check_chunked_attention in _check_chunked, an older name kept)."""
+    problem = module.PROBLEM
+    assert problem.cases is module._cases
+    assert problem.mistakes is getattr(module, "_mistakes", problem.mistakes)
+    for hook in ("diagnose", "after_pass", "batch_mistake"):
+        if getattr(problem, hook) is not None and getattr(problem, hook).__name__ != "<lambda>":
+            assert getattr(problem, hook).__module__ != module.__name__ or getattr(problem, hook) is getattr(
+                module, f"_{hook}"), (name, hook)
+    assert callable(getattr(module, problem.checker)), (name, problem.checker)
+    assert getattr(exercises, problem.checker) is getattr(module, problem.checker)
+    others = {p.checker for p in problems}
+    assert others == {problem.checker}, f"{name} holds more than one problem: {sorted(others)}"
