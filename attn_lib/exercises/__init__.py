@@ -34,8 +34,9 @@ Checkers and the mistakes they recognise (``mistake`` ids)
 Every function checker also recognises ``not-answered``, ``not-callable``, ``wrong-signature``, ``exception``,
 ``exit``, ``too-slow``, ``returned-none``, ``returned-tuple``, ``not-an-array``, ``masked-array`` (a numpy
 masked array with masked entries), ``low-precision`` (the right answer rounded to float16: judged at the inputs'
-precision, not the answer's), and (where the problem asks for it) ``used-attn-lib``; those promising leading
-axes also ``no-batch`` (right on 2-D inputs only). A function that changes an input array in place is not failed
+precision, not the answer's), ``no-<name>-parameter`` (right, but it cannot take an optional argument such as
+``mask``), and (where the problem asks for it) ``used-attn-lib``; those promising leading axes also ``no-batch``
+(right on 2-D inputs only). A function that changes an input array in place is not failed
 for it, but gets a note.
 
 ========================= ================================================================================
@@ -47,8 +48,8 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
                           softmax-no-keepdims, max-wrong-axis, no-division, no-transpose, scores-transposed
                           (K Q^T), mixed-queries, mixed-keys, returned-weights, returned-scores,
-                          output-transposed, max-before-mask (zero-then-renormalise for exp(scores - max)
-                          * mask: same numbers, and no -inf in the code), mask-after-softmax, mask-on-values,
+                          output-transposed, max-before-mask, zero-then-renormalise (exp(scores - max) * mask:
+                          max-before-mask's numbers, and no -inf in the code), mask-after-softmax, mask-on-values,
                           mask-zero (0 instead of -inf, or scores * mask), small-fill (-10 ... -10000),
                           inverted-mask, ignored-mask,
                           mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,
@@ -105,8 +106,8 @@ check_count(...)          the author's own ids (``mistakes=``, as in check_numbe
 check_variance(...)       std-not-variance, one-when-unscaled, dk-when-scaled, inverse-dk,
                           sqrt-when-scaled, inverse-sqrt-dk, dk-squared, mean-not-variance, wrong-variance,
                           not-a-number (answers within 10 % pass)
-check_number(...)         the author's own ids (each a value and a reason), wrong-number (says how far off,
-                          never the expected value), not-a-number
+check_number(...)         the author's own ids (each a value and a reason), too-few-decimals (with
+                          ``decimals=``), wrong-number (says how far off, never the expected value), not-a-number
 check_choice(...)         chose-<label> (each option's own reason), not-an-option
 check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-times-queries,
                           scaled-too-early, no-batch
@@ -144,8 +145,8 @@ check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d
 check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cache (the new token's own value),
                           masked-cache (np.tril laid as for a square matrix), scaled-by-dv, no-scaling,
                           divide-by-dk, queries-from-keys, softmax-wrong-axis, returned-weights, no-batch
-check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option; questions q:
-                          duplicate-key, adam-at-512, one-head (notebook 09)
+check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option (the questions
+                          q of notebook 09: duplicate-key, adam-at-512, one-head)
 check_footnote4_variance  unit-variance (means 0), ignored-means, mean-square-not-variance, only-means-product
 (...)                     (means given), forgot-dk, sqrt-dk, added-variances, standard-deviations,
                           wrong-number, not-a-number (answers within 5 % pass)
