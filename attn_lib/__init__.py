@@ -1,7 +1,7 @@
 """attn_lib: the shared toolkit of the course on softmax(Q K^T / sqrt(d_k)) V.
 
-The core (this namespace) needs numpy only. ``attn_lib.plotting``, ``attn_lib.widgets`` and
-``attn_lib.exercises`` import matplotlib or ipywidgets, and are loaded only when first used.
+The core (this namespace) and ``attn_lib.exercises`` (the checkers) need numpy only; ``attn_lib.plotting`` imports
+matplotlib and ``attn_lib.widgets`` ipywidgets too. All three are loaded only when first used.
 
 Shapes: Q (..., n, d_k), K (..., m, d_k), V (..., m, d_v); scores and weights (..., n, m); output (..., n, d_v).
 """

@@ -129,10 +129,10 @@ def check_size(value, name: str, minimum: int = 0) -> int:
     return value
 
 
-def check_scale(scale, d_k: int) -> float:
-    """Return the factor that multiplies Q K^T: ``1/sqrt(d_k)`` when ``scale`` is None."""
+def check_scale(scale) -> float | None:
+    """``scale``, the factor that multiplies Q K^T, as a float; None (the default, 1/sqrt(d_k)) stays None."""
     if scale is None:
-        return 1.0 / float(np.sqrt(d_k))
+        return None
     if isinstance(scale, (bool, np.datetime64, np.timedelta64)) or not isinstance(scale, numbers.Real):
         raise InputTypeError(f"scale must be a positive finite number; got {_describe(scale)}")
     scale = float(scale)
@@ -218,6 +218,47 @@ def check_qkv(Q, K, V=None):
     if V is not None:
         V = V.astype(dtype, copy=False)
     return Q, K, V, batch
+
+
+def check_attention_args(Q, K, V, mask=None, scale=None):
+    """The arguments of attention, chunked_attention and attention_backward, checked once: (Q, K, V, mask, scale,
+    batch) with Q, K, V float arrays of one dtype, mask a bool array broadcastable to the scores (or None), scale a
+    float or None (the caller writes the default, 1/sqrt(d_k)), batch the broadcast batch axes of the scores."""
+    Q, K, V, batch = check_qkv(Q, K, V)
+    scale = check_scale(scale)
+    if mask is not None:
+        mask = check_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
+        batch = np.broadcast_shapes(mask.shape[:-2], batch)
+    return Q, K, V, mask, scale, batch
+
+
+def check_softmax_input(x, axis):
+    """``x`` as a float array (float32 kept) and ``axis`` checked for :func:`attn_lib.softmax`: real numbers, no
+    NaN or +inf, at least one axis, and no slice along ``axis`` that is entirely -inf (nothing to attend to)."""
+    x = as_array(x, "x")
+    if x.dtype == object or np.issubdtype(x.dtype, np.complexfloating) or not np.issubdtype(x.dtype, np.number):
+        raise InputTypeError(f"x must hold real numbers; got dtype {x.dtype}")
+    x = x.astype(np.float32 if x.dtype == np.float32 else np.float64, copy=False)
+    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
+        raise InputTypeError(f"axis must be an integer; got {type(axis).__name__} {axis!r}")
+    if not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
+        raise InputValueError(f"axis {axis} is out of range for x with {x.ndim} dimension(s) (shape {x.shape})")
+    if x.ndim == 0:
+        raise InputValueError("x must have at least 1 dimension; got a scalar")
+    if np.isnan(x).any():
+        where = tuple(int(i) for i in np.argwhere(np.isnan(x))[0])
+        raise InputValueError(f"x contains NaN at index {where}: softmax of NaN is undefined")
+    if np.isposinf(x).any():
+        where = tuple(int(i) for i in np.argwhere(np.isposinf(x))[0])
+        raise InputValueError(f"x contains +inf at index {where}: only -inf (a masked entry) is allowed")
+    if x.size and np.isneginf(x).all(axis=axis, keepdims=True).any():
+        where = np.argwhere(np.isneginf(x).all(axis=axis, keepdims=True))[0]
+        index = ", ".join(":" if i == (axis % x.ndim) else str(int(j)) for i, j in enumerate(where))
+        raise InputValueError(
+            f"every entry of x[{index}] is -inf (masked): a slice along axis {axis} with nothing left "
+            "to attend to has no softmax"
+        )
+    return x, axis
 
 
 def check_rng(rng) -> np.random.Generator:

@@ -6,9 +6,11 @@ output (..., n, d_v). Leading batch axes broadcast.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._checks import InputTypeError, InputValueError, as_array, check_mask, check_qkv, check_scale
+from ._checks import check_attention_args, check_qkv, check_scale, check_softmax_input
 from ._kernels import average_huge_values, mask_inplace, overflow_error, softmax_rows_inplace
 
 
@@ -44,33 +46,9 @@ def softmax(x, axis=-1):
     array([[0.5 , 0.5 ],
            [0.25, 0.75]])
     """
-    x = as_array(x, "x")
-    if x.dtype == object or np.issubdtype(x.dtype, np.complexfloating) or not np.issubdtype(x.dtype, np.number):
-        raise InputTypeError(f"x must hold real numbers; got dtype {x.dtype}")
-    x = x.astype(np.float32 if x.dtype == np.float32 else np.float64, copy=False)
-    if isinstance(axis, bool) or not isinstance(axis, (int, np.integer)):
-        raise InputTypeError(f"axis must be an integer; got {type(axis).__name__} {axis!r}")
-    if not -max(x.ndim, 1) <= axis < max(x.ndim, 1):
-        raise InputValueError(f"axis {axis} is out of range for x with {x.ndim} dimension(s) (shape {x.shape})")
-    if x.ndim == 0:
-        raise InputValueError("x must have at least 1 dimension; got a scalar")
-    if np.isnan(x).any():
-        where = tuple(int(i) for i in np.argwhere(np.isnan(x))[0])
-        raise InputValueError(f"x contains NaN at index {where}: softmax of NaN is undefined")
-    if np.isposinf(x).any():
-        where = tuple(int(i) for i in np.argwhere(np.isposinf(x))[0])
-        raise InputValueError(f"x contains +inf at index {where}: only -inf (a masked entry) is allowed")
+    x, axis = check_softmax_input(x, axis)
     if x.size == 0:
         return x.copy()
-    peak = np.max(x, axis=axis, keepdims=True)
-    if np.isneginf(peak).any():
-        where = np.argwhere(np.isneginf(peak))[0]
-        where[axis] = -1
-        index = ", ".join(":" if i == (axis % x.ndim) else str(int(j)) for i, j in enumerate(where))
-        raise InputValueError(
-            f"every entry of x[{index}] is -inf (masked): a slice along axis {axis} with nothing left "
-            "to attend to has no softmax"
-        )
     weights = x.copy()
     softmax_rows_inplace(np.moveaxis(weights, axis, -1))  # a view whose last axis is ``axis``
     return weights
@@ -103,7 +81,9 @@ def scaled_scores(Q, K, scale=None):
     (2, 3)
     """
     Q, K, _, _ = check_qkv(Q, K)
-    scale = check_scale(scale, Q.shape[-1])
+    scale = check_scale(scale)
+    if scale is None:
+        scale = 1.0 / math.sqrt(Q.shape[-1])  # 1 / sqrt(d_k)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, with its row
         scores = Q @ np.swapaxes(K * scale, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
     if not np.isfinite(scores).all():
@@ -154,12 +134,15 @@ def attention(Q, K, V, mask=None, scale=None, return_weights=False):
     array([[1.   , 0.   ],
            [0.333, 0.667]])
     """
-    Q, K, V, batch = check_qkv(Q, K, V)
-    scale = check_scale(scale, Q.shape[-1])
-    if mask is not None:
-        mask = check_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
-    # The equation, one line per step. Scaling K (m x d_k) costs less than scaling the scores (n x m); the
-    # softmax works inside the scores' buffer. Overflows are not warned of here: they are found and handled.
+    Q, K, V, mask, scale, _ = check_attention_args(Q, K, V, mask, scale)
+    if scale is None:
+        scale = 1.0 / math.sqrt(Q.shape[-1])  # 1 / sqrt(d_k)
+    # softmax(scale Q K^T) V, one line per step, done in place where numpy allows:
+    #     scores  = scale Q K^T           (scaling K, m x d_k, costs less than scaling the n x m scores)
+    #     weights = softmax(scores)       with blocked scores set to -inf first: weight exactly 0
+    #     output  = weights V
+    # (scaled_scores and softmax above are these steps with their checks; the softmax here works inside the
+    # scores' buffer.) Overflows are not warned of here: they are found and handled below.
     with np.errstate(over="ignore", invalid="ignore"):
         scores = Q @ np.swapaxes(K * scale, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
         weights = softmax_rows_inplace(mask_inplace(scores, mask))  # (..., n, m); blocked keys get weight 0

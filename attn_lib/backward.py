@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._checks import InputValueError, as_float_array, check_mask, check_qkv, check_scale
+from ._checks import InputValueError, as_float_array, check_attention_args
 from ._kernels import mask_inplace, softmax_rows_inplace
 
 
@@ -19,7 +21,7 @@ def _sum_to_shape(grad, shape):
     return grad
 
 
-def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
+def attention_backward(Q, K, V, grad_output, mask=None, scale=None, *, weights=None):
     """Gradients of a loss with respect to Q, K and V, given its gradient with respect to the output.
 
     With S = scale * Q K^T (masked entries -inf), P = softmax(S) row by row and O = P V:
@@ -29,8 +31,8 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
     - dS = P * (dP - rowsum(dP * P))   (the softmax's Jacobian, applied row by row)
     - dQ = scale * dS K,  dK = scale * dS^T Q
 
-    Every line needs P, the n x m weights of the forward pass: that is why training keeps them (or recomputes
-    them).
+    Every line needs P, the n x m weights of the forward pass: that is why training keeps them. Pass them as
+    ``weights`` and they are used as given; without it they are recomputed from Q, K, mask and scale.
 
     Parameters
     ----------
@@ -43,6 +45,9 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
         As in :func:`attention`.
     scale : float, optional
         As in :func:`attention`.
+    weights : array_like, shape (..., n, m), optional
+        P from the forward pass, ``attention(Q, K, V, mask, scale, return_weights=True)[1]``: the backward pass
+        then does not compute the scores and the softmax again. Each row must be non-negative and sum to one.
 
     Returns
     -------
@@ -60,11 +65,12 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
     >>> dQ.shape, dK.shape, dV.shape
     ((2, 3), (4, 3), (4, 5))
     """
-    Q, K, V, batch = check_qkv(Q, K, V)
-    scale = check_scale(scale, Q.shape[-1])
-    if mask is not None:
-        mask = check_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
-        batch = np.broadcast_shapes(mask.shape[:-2], batch)
+    Q, K, V, mask, scale, batch = check_attention_args(Q, K, V, mask, scale)
+    if scale is None:
+        scale = 1.0 / math.sqrt(Q.shape[-1])  # 1 / sqrt(d_k)
+    if weights is not None:
+        weights = _check_weights(weights, (*batch, Q.shape[-2], K.shape[-2]), Q.dtype)
+        batch = weights.shape[:-2]
     out_shape = (*batch, Q.shape[-2], V.shape[-1])
     grad_output = as_float_array(grad_output, "grad_output", layout="(..., n, d_v)")
     if grad_output.shape != out_shape:
@@ -74,8 +80,9 @@ def attention_backward(Q, K, V, grad_output, mask=None, scale=None):
     _check_fits(grad_output, Q.dtype)
     grad_output = grad_output.astype(Q.dtype, copy=False)
     with np.errstate(over="ignore", invalid="ignore"):  # an overflow is reported below, naming the gradient
-        scores = Q @ np.swapaxes(K * scale, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
-        weights = softmax_rows_inplace(mask_inplace(scores, mask))  # P (..., n, m)
+        if weights is None:  # P, as the forward pass computed it
+            scores = Q @ np.swapaxes(K * scale, -1, -2)  # (..., n, d_k) x (..., d_k, m) -> (..., n, m)
+            weights = softmax_rows_inplace(mask_inplace(scores, mask))  # P (..., n, m)
         d_scores, dV = backward_from_weights(weights, V, grad_output)
         dQ = scale * (d_scores @ K)  # (..., n, m) x (..., m, d_k) -> (..., n, d_k)
         dK = scale * (np.swapaxes(d_scores, -1, -2) @ Q)  # (..., m, n) x (..., n, d_k) -> (..., m, d_k)
@@ -107,6 +114,27 @@ def backward_from_weights(weights, V, grad_output):
     d_weights = grad_output @ np.swapaxes(V, -1, -2)  # (..., n, d_v) x (..., d_v, m) -> (..., n, m)
     d_scores = weights * (d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True))  # (..., n, m)
     return d_scores, dV
+
+
+def _check_weights(weights, scores_shape, dtype):
+    """``weights`` as a float array of ``dtype`` whose shape broadcasts with the scores' (..., n, m), each row
+    non-negative and summing to one."""
+    weights = as_float_array(weights, "weights", layout="(..., n, m)")
+    if weights.shape[-2:] != tuple(scores_shape[-2:]):
+        raise InputValueError(f"weights must have the scores' last two axes (n, m) = {tuple(scores_shape[-2:])}; "
+                              f"got shape {weights.shape}")
+    try:
+        np.broadcast_shapes(weights.shape, scores_shape)
+    except ValueError:
+        raise InputValueError(f"weights of shape {weights.shape} do not broadcast with the scores' shape "
+                              f"{tuple(scores_shape)}") from None
+    sums, atol = weights.sum(axis=-1), 1e-3 if dtype == np.float32 else 1e-6
+    off = ~np.isclose(sums, 1.0, rtol=0, atol=atol) | (weights < 0).any(axis=-1)  # (..., n)
+    if off.any():
+        row = tuple(int(i) for i in np.argwhere(off)[0])
+        raise InputValueError(f"weights must be softmax rows (non-negative, each summing to one); row {row} sums "
+                              f"to {float(sums[row]):.6g}")
+    return weights.astype(dtype, copy=False)
 
 
 def _check_fits(grad_output, dtype):

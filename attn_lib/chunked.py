@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
-from ._checks import batch_shape, check_mask, check_qkv, check_scale, check_size
+from ._checks import batch_shape, check_attention_args, check_size
 from ._kernels import average_huge_values, exp_shifted_inplace, mask_inplace, overflow_error
 
 
@@ -45,20 +47,19 @@ def chunked_attention(Q, K, V, mask=None, scale=None, chunk_size=256):
     >>> bool(np.allclose(chunked_attention(Q, K, V, chunk_size=2), attention(Q, K, V)))
     True
     """
-    Q, K, V, batch = check_qkv(Q, K, V)
-    scale = check_scale(scale, Q.shape[-1])
+    Q, K, V, mask, scale, _ = check_attention_args(Q, K, V, mask, scale)
+    if scale is None:
+        scale = 1.0 / math.sqrt(Q.shape[-1])  # 1 / sqrt(d_k)
     chunk_size = check_size(chunk_size, "chunk_size", minimum=1)
-    if mask is not None:
-        mask = check_mask(mask, (*batch, Q.shape[-2], K.shape[-2]))
     with np.errstate(over="ignore", invalid="ignore"):  # overflows are found below, as attention finds them
-        output = _online_softmax(Q, K, V, mask, scale, chunk_size)  # (..., n, d_v)
+        output = _online_attention(Q, K, V, mask, scale, chunk_size)  # (..., n, d_v)
     if not np.isfinite(output).all():  # values near the dtype's largest number overflowed a running sum
-        output = average_huge_values(lambda values: _online_softmax(Q, K, values, mask, scale, chunk_size), V,
+        output = average_huge_values(lambda values: _online_attention(Q, K, values, mask, scale, chunk_size), V,
                                      total_weight=K.shape[-2])
     return output
 
 
-def _online_softmax(Q, K, V, mask, scale, chunk_size):
+def _online_attention(Q, K, V, mask, scale, chunk_size):
     """softmax(scale Q K^T) V, with the scores of ``chunk_size`` keys alive at a time (see chunked_attention)."""
     n, m, d_v, dtype = Q.shape[-2], K.shape[-2], V.shape[-1], Q.dtype
     # The running maximum and sum depend on the scores only; the running output takes V's batch axes too.

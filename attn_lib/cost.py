@@ -13,17 +13,8 @@ from ._checks import check_size
 
 @dataclass(frozen=True)
 class AttentionCost:
-    """Counts for ``layers`` layers of ``heads`` heads attending from n queries to m keys.
-
-    Attributes
-    ----------
-    scores : int
-        Scores (and weights) alive at once: n * m per head per layer, all kept for the backward pass.
-    score_macs : int
-        Multiply-adds making Q K^T: each of the n * m scores is a dot product of d_k products.
-    mix_macs : int
-        Multiply-adds of the weights times V: each of the n * d_v outputs sums m products.
-    """
+    """Counts for ``layers`` layers of ``heads`` heads attending from n queries to m keys: the sizes, and what
+    follows from them (``scores``, ``score_macs``, ``mix_macs``, ``macs``, ``score_bytes``)."""
 
     n: int
     m: int
@@ -31,9 +22,22 @@ class AttentionCost:
     d_v: int
     heads: int
     layers: int
-    scores: int
-    score_macs: int
-    mix_macs: int
+
+    @property
+    def scores(self) -> int:
+        """Scores (and weights) alive at once: n * m per head per layer, all kept for the backward pass."""
+        return self.n * self.m * self.heads * self.layers
+
+    @property
+    def score_macs(self) -> int:
+        """Multiply-adds making Q K^T: each of the scores is a dot product of d_k products."""
+        return self.scores * self.d_k
+
+    @property
+    def mix_macs(self) -> int:
+        """Multiply-adds of the weights times V: each of the n * d_v outputs sums m products, per head and
+        layer."""
+        return self.scores * self.d_v
 
     @property
     def macs(self) -> int:
@@ -80,14 +84,7 @@ def attention_cost(n, m=None, d_k=64, d_v=None, heads=8, layers=1):
     d_v = d_k if d_v is None else check_size(d_v, "d_v")
     heads = check_size(heads, "heads", minimum=1)
     layers = check_size(layers, "layers", minimum=1)
-    per_head = n * m
-    copies = heads * layers
-    return AttentionCost(
-        n=n, m=m, d_k=d_k, d_v=d_v, heads=heads, layers=layers,
-        scores=per_head * copies,
-        score_macs=per_head * d_k * copies,
-        mix_macs=per_head * d_v * copies,
-    )
+    return AttentionCost(n=n, m=m, d_k=d_k, d_v=d_v, heads=heads, layers=layers)
 
 
 def best_time(fn, repeats=10):

@@ -8,6 +8,22 @@ from ._checks import InputValueError, as_float_array, batch_shape, check_mask, c
 from .attention import attention
 
 
+def draw_parameters(rng, d_model, heads, d_k, d_v, d_out):
+    """Random multi-head parameters with variance 1 / fan_in: W_q, W_k (heads, d_model, d_k), W_v (heads,
+    d_model, d_v), W_o (heads * d_v, d_out), drawn from ``rng`` in that order.
+
+    With unit-variance inputs, the components of q and k then have variance about 1 whatever d_k is. The one
+    way the course draws them: :class:`MultiHeadAttention` (d_out = d_model) and attn_lib.training (d_out = its
+    output classes).
+    """
+    return {
+        "W_q": rng.normal(0.0, d_model**-0.5, size=(heads, d_model, d_k)),
+        "W_k": rng.normal(0.0, d_model**-0.5, size=(heads, d_model, d_k)),
+        "W_v": rng.normal(0.0, d_model**-0.5, size=(heads, d_model, d_v)),
+        "W_o": rng.normal(0.0, (heads * d_v) ** -0.5, size=(heads * d_v, d_out)),
+    }
+
+
 class MultiHeadAttention:
     """Multi-head attention with the paper's projections and no biases.
 
@@ -53,12 +69,8 @@ class MultiHeadAttention:
             )
         self.d_k = self.d_model // self.heads if d_k is None else check_size(d_k, "d_k", minimum=1)
         self.d_v = self.d_model // self.heads if d_v is None else check_size(d_v, "d_v", minimum=1)
-        rng = check_rng(rng)
-        h, d_model = self.heads, self.d_model
-        self.W_q = rng.normal(0.0, d_model**-0.5, size=(h, d_model, self.d_k))
-        self.W_k = rng.normal(0.0, d_model**-0.5, size=(h, d_model, self.d_k))
-        self.W_v = rng.normal(0.0, d_model**-0.5, size=(h, d_model, self.d_v))
-        self.W_o = rng.normal(0.0, (h * self.d_v) ** -0.5, size=(h * self.d_v, d_model))
+        params = draw_parameters(check_rng(rng), self.d_model, self.heads, self.d_k, self.d_v, self.d_model)
+        self.W_q, self.W_k, self.W_v, self.W_o = (params[name] for name in ("W_q", "W_k", "W_v", "W_o"))
 
     def __repr__(self):
         return (

@@ -38,6 +38,7 @@ from ._blas import one_blas_thread
 from ._checks import InputValueError, check_size
 from ._kernels import softmax_rows_inplace
 from .backward import backward_from_weights
+from .multihead import draw_parameters
 
 KEY_SYMBOLS = "abcdefghijklmnop"
 VALUE_SYMBOLS = "0123456789"
@@ -173,12 +174,7 @@ def init_parameters(rng, d_model=32, heads=1, d_k=16, d_v=16, outputs=1):
     """
     for value, name in ((d_model, "d_model"), (heads, "heads"), (d_k, "d_k"), (d_v, "d_v"), (outputs, "outputs")):
         check_size(value, name, minimum=1)
-    return {
-        "W_q": rng.normal(0.0, d_model**-0.5, size=(heads, d_model, d_k)),
-        "W_k": rng.normal(0.0, d_model**-0.5, size=(heads, d_model, d_k)),
-        "W_v": rng.normal(0.0, d_model**-0.5, size=(heads, d_model, d_v)),
-        "W_o": rng.normal(0.0, (heads * d_v) ** -0.5, size=(heads * d_v, outputs * len(VALUE_SYMBOLS))),
-    }
+    return draw_parameters(rng, d_model, heads, d_k, d_v, outputs * len(VALUE_SYMBOLS))
 
 
 def stack_parameters(models):

@@ -153,3 +153,37 @@ def test_gradient_of_the_broadcast_output_shape_is_required():
     # Q (2, n, d_k) with K, V unbatched gives an output (2, n, d_v): a gradient (n, d_v) is not enough.
     with pytest.raises(ValueError, match=r"grad_output must have the output's shape \(2, 3, 2\)"):
         attention_backward(np.ones((2, n, d_k)), K, V, np.ones((n, d_v)))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(1, 5), m=st.integers(1, 5), masked=st.booleans())
+def test_the_weights_of_the_forward_pass_give_the_same_gradients(seed, n, m, masked):
+    """attention_backward(..., weights=P) with P from the forward pass is the recomputing backward pass."""
+    rng = np.random.default_rng(seed)
+    Q, K, V = rng.normal(size=(2, n, 3)), rng.normal(size=(2, m, 3)), rng.normal(size=(2, m, 4))
+    grad = rng.normal(size=(2, n, 4))
+    mask = causal_mask(n, m) | (np.arange(m) == 0) if masked else None
+    _, P = attention(Q, K, V, mask=mask, return_weights=True)
+    given_weights = attention_backward(Q, K, V, grad, mask=mask, weights=P)
+    recomputed = attention_backward(Q, K, V, grad, mask=mask)
+    for a, b in zip(given_weights, recomputed):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def test_the_weights_given_are_used_as_given():
+    """Uniform weights in place of the softmax's: dV is P^T dO with those weights, not the real ones."""
+    P = np.full((n, K.shape[0]), 1.0 / K.shape[0])
+    grad = np.ones((n, d_v))
+    _, _, dV = attention_backward(Q, K, V, grad, weights=P)
+    np.testing.assert_allclose(dV, P.T @ grad)
+
+
+@pytest.mark.parametrize("weights, words", [
+    (np.ones((2, 2)), "(n, m)"),
+    (np.full((n, K.shape[0]), 0.5), "sums to"),
+    (-np.ones((n, K.shape[0])) / K.shape[0], "non-negative"),
+])
+def test_weights_that_are_not_the_forward_pass_s_are_refused_by_name(weights, words):
+    with pytest.raises(ValueError, match="weights") as raised:
+        attention_backward(Q, K, V, np.ones((n, d_v)), weights=weights)
+    assert words in str(raised.value)

@@ -246,3 +246,11 @@ def test_size_below_one(call, name):
 def test_size_that_is_not_an_integer(call, name, shown):
     with pytest.raises(TypeError, match=rf"{name} must be an integer; got {shown}"):
         call()
+
+
+def test_check_scale_only_validates_and_leaves_the_default_to_the_equation():
+    from attn_lib._checks import check_scale
+
+    assert check_scale(None) is None and check_scale(2) == 2.0
+    with pytest.raises(ValueError, match="scale"):
+        check_scale(-1.0)

@@ -151,3 +151,12 @@ def test_best_time_rejects_a_repeat_count_below_one():
 
     with pytest.raises(ValueError, match="repeats must be at least 1"):
         best_time(lambda: None, repeats=0)
+
+
+def test_the_counts_follow_from_the_sizes_and_cannot_disagree_with_them():
+    """scores, score_macs and mix_macs are derived from n, m, d_k, d_v, heads and layers, not stored beside them."""
+    cost = AttentionCost(n=3, m=5, d_k=4, d_v=2, heads=2, layers=3)
+    assert (cost.scores, cost.score_macs, cost.mix_macs) == (3 * 5 * 2 * 3, 3 * 5 * 2 * 3 * 4, 3 * 5 * 2 * 3 * 2)
+    assert cost == attention_cost(3, 5, d_k=4, d_v=2, heads=2, layers=3)
+    with pytest.raises(TypeError):
+        AttentionCost(n=3, m=5, d_k=4, d_v=2, heads=2, layers=3, scores=1)

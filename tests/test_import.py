@@ -22,6 +22,12 @@ def test_import_attn_lib_loads_numpy_but_not_matplotlib_or_ipywidgets():
     assert heavy == set()
 
 
+def test_the_checkers_need_numpy_only():
+    loaded = modules_after("import attn_lib.exercises")
+    heavy = {name for name in loaded if name.split(".")[0] in {"matplotlib", "ipywidgets", "IPython", "ipympl"}}
+    assert "attn_lib.exercises" in loaded and heavy == set()
+
+
 def test_the_public_names_are_there_after_a_bare_import():
     loaded = modules_after(
         "import attn_lib; assert callable(attn_lib.attention) and callable(attn_lib.chunked_attention)"

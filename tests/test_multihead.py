@@ -135,3 +135,13 @@ def test_multihead_mask_errors_speak_of_the_callers_shapes():
     expected = r"batch axes do not broadcast: x_q has batch shape \(2,\), x_kv has batch shape \(3,\)"
     with pytest.raises(ValueError, match=expected):
         mha(np.ones((2, 3, 8)), np.ones((3, 4, 8)))
+
+
+def test_the_model_and_training_draw_their_parameters_one_way():
+    from attn_lib.training import init_parameters
+
+    model = MultiHeadAttention(d_model=12, heads=3, d_k=4, d_v=5, rng=7)
+    trained = init_parameters(np.random.default_rng(7), d_model=12, heads=3, d_k=4, d_v=5)
+    for name in ("W_q", "W_k", "W_v"):
+        np.testing.assert_array_equal(getattr(model, name), trained[name])
+    assert model.W_o.shape == (15, 12) and trained["W_o"].shape == (15, 10)

@@ -39,8 +39,15 @@ TIME_LIMIT = 10.0  # seconds for all of one checker's calls of the learner's fun
 # so the tracing's overhead does not count against the learner (an endless loop is stopped after TRACED_DISCOUNT
 # times the limit)
 TRACED_DISCOUNT = 4.0
-# Signals stop a learner's endless loop in CPython's main thread; Pyodide, in the browser, has none.
-SIGNALS = hasattr(signal, "setitimer") and sys.platform != "emscripten"
+
+
+def signals_work(platform: str = sys.platform) -> bool:
+    """Whether an interval timer can stop a learner's endless loop here: CPython's main thread has SIGALRM;
+    Pyodide, in the browser (``sys.platform == "emscripten"``), has no signals."""
+    return hasattr(signal, "setitimer") and platform != "emscripten"
+
+
+SIGNALS = signals_work()
 
 
 class _TimeUp(BaseException):

@@ -6,6 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from attn_lib import attention_cost
+from attn_lib.exercises._check_count import _count_candidates
 from attn_lib.exercises import check_count
 
 
@@ -92,6 +93,7 @@ def test_count_not_answered_and_bad_quantity():
 def test_counts_agree_with_attention_cost_and_double_is_wrong(n, m, d_k, d_v, heads, layers):
     cost = attention_cost(n, m, d_k=d_k, d_v=d_v, heads=heads, layers=layers)
     sizes = dict(n=n, m=m, d_k=d_k, d_v=d_v, heads=heads, layers=layers)
+    assert _count_candidates("scores", n, m, d_k, d_v, heads, layers, None)[0] == cost.scores  # attn_lib's count
     for quantity, right in [
         ("scores", cost.scores), ("score_macs", cost.score_macs), ("mix_macs", cost.mix_macs),
         ("score_bytes_float32", cost.score_bytes("float32")),

@@ -40,5 +40,5 @@ def test_the_batch_note_names_only_what_the_problem_has():
         return np.exp(x - x.max(axis=1, keepdims=True)) * 2
 
     feedback = check_softmax(axis1_no_division)
-    if "Also, on" in feedback.reason:
-        assert "swapaxes(K" not in feedback.reason and "masks" not in feedback.reason
+    assert feedback.mistake == "no-division" and "Also, on" in feedback.reason  # the note is there
+    assert "swapaxes(K" not in feedback.reason and "masks" not in feedback.reason

@@ -148,7 +148,7 @@ def test_a_traced_call_is_charged_a_fraction_of_its_time():
         tracemalloc.stop()
 
 
-def test_time_limit_is_skipped_outside_the_main_thread():
+def test_a_right_answer_passes_outside_the_main_thread():
     import threading
 
     out = []
@@ -156,6 +156,39 @@ def test_time_limit_is_skipped_outside_the_main_thread():
     thread.start()
     thread.join()
     assert out[0].passed
+
+
+def _forever(x):
+    while True:
+        pass
+
+
+def test_an_endless_loop_is_stopped_outside_the_main_thread(monkeypatch):
+    """Signals reach only the main thread: elsewhere the limit is kept by a trace function."""
+    import threading
+
+    monkeypatch.setattr(_running, "TIME_LIMIT", 0.2)
+    out = []
+    thread = threading.Thread(target=lambda: out.append(judge(_forever, PROBLEM)))
+    thread.start()
+    thread.join(timeout=30)
+    assert not thread.is_alive() and out[0].mistake == "too-slow"
+
+
+def test_an_endless_loop_is_stopped_where_there_are_no_signals(monkeypatch):
+    """As in the browser (Pyodide has no signals): the trace function keeps the time limit."""
+    monkeypatch.setattr(_running, "SIGNALS", False)
+    monkeypatch.setattr(_running, "TIME_LIMIT", 0.2)
+    old = signal.getsignal(signal.SIGALRM)
+    feedback = judge(_forever, PROBLEM)
+    assert feedback.mistake == "too-slow", feedback
+    assert signal.getsignal(signal.SIGALRM) is old and sys.gettrace() is None  # nothing left behind
+    assert judge(softmax_rows, PROBLEM).passed
+
+
+def test_the_browser_is_known_to_have_no_signals():
+    assert _running.signals_work("emscripten") is False
+    assert _running.signals_work("linux") is hasattr(signal, "setitimer") is _running.SIGNALS
 
 
 def test_time_spent_in_the_checker_itself_is_not_counted():
