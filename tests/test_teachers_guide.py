@@ -40,9 +40,11 @@ def test_the_guide_has_a_row_for_every_notebook():
 def test_the_minutes_in_the_guide_follow_its_rule():
     computed = notebook_minutes.rounded_minutes()
     in_guide = {number: int(cells[1]) for number, cells in guide_rows().items()}
-    assert in_guide == computed
+    assert in_guide == computed, (f"docs/teachers-guide.md's minutes {in_guide} are not the rule's {computed}: copy "
+                                  "them from `python tools/notebook_minutes.py` into its table")
     total = re.search(r"About (\d+) minutes in all", GUIDE)
-    assert total and int(total.group(1)) == sum(computed.values())
+    assert total and int(total.group(1)) == sum(computed.values()), (
+        f"docs/teachers-guide.md: write 'About {sum(computed.values())} minutes in all'")
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
@@ -52,7 +54,9 @@ def test_the_guide_lists_each_problem_and_its_checkers(path):
     checkers = {m for c in nb.cells if c.cell_type == "code" for m in re.findall(r"\b(check_\w+)\(", c.source)}
     listed = guide_rows()[path.name[:2]][2]
     numbers = [int(n) for n in re.findall(r"(?:^|; )(\d+) ", listed)]
-    assert numbers == list(range(1, len(problems) + 1)), listed
+    assert numbers == list(range(1, len(problems) + 1)), (
+        f"docs/teachers-guide.md's row for {path.name[:2]} lists problems {numbers}; {path.name} has "
+        f"{len(problems)}: add a '<number> <what it asks> (`check_...`)' entry for each: {listed}")
     named = set(re.findall(r"`(check_\w+)`", listed))
     assert named <= checkers, f"the guide names checkers {sorted(named - checkers)} that {path.name} does not call"
 
@@ -63,7 +67,8 @@ def test_the_guides_points_table_is_what_summary_prints(capsys):
     section = GUIDE.split("## Grading with nbgrader", 1)[1].split("\n## ", 1)[0]
     after = section.split("`python ~/REPO/tools/nbgrader_course.py --summary` prints this table:", 1)[1].strip()
     table = list(itertools.takewhile(lambda line: line.startswith("|"), after.splitlines()))
-    assert "\n".join(table) == printed
+    assert "\n".join(table) == printed, ("docs/teachers-guide.md's points table is not what "
+                                         "`python tools/nbgrader_course.py --summary` prints: paste its output")
 
 
 def grading_section() -> str:

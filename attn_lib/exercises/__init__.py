@@ -4,7 +4,7 @@ Every checker returns a :class:`Feedback` (``passed``, ``reason``, ``hint``, ``m
 as a verdict line ("Correct", "Not yet"), the reason, and a hint the learner can open; an answer still a
 placeholder gets one line instead, saying what the cell checks ("Not answered yet" in its text).
 Given ``None`` (or ``...``), or a function that raises ``NotImplementedError``, a checker says "not answered
-yet". The checkers that run a learner's function share one skeleton, ``_judge.py`` (its docstring shows how to
+yet". The checkers that run a learner's function share one pipeline, ``_judge.py`` (its docstring shows how to
 write a new one): the learner's code runs on copies of seeded inputs; an exception comes back as feedback naming
 the exception, its message and the learner's line, never as a traceback; so do ``SystemExit``, a run longer
 than 10 s, and a call of the attn_lib function the problem asks the learner to write. An answer passes when it
@@ -13,13 +13,17 @@ the answer. Mistakes are recognised by
 computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
 first measurable difference, printed with enough digits that the two numbers differ.
 
-Layout: one module per checker, ``_check_<name>.py`` (check_attention's table of mistakes in
-``_attention_mistakes.py``); the skeleton in ``_judge.py``, which calls the learner's code through ``_running.py``
-(copies, time limit, ``SystemExit``, the guard against attn_lib's own function; ``_learner_code.py`` finds the
-learner's line), compares in ``_compare.py`` (tolerance, printed differences) and explains a wrong answer in
-``_explain.py`` (mistake table, generic reasons); ``_pieces.py`` holds the learner-style numpy pieces and the texts
-several checkers share, ``_feedback.py`` the :class:`Feedback` itself, ``_grading.py`` :func:`assert_correct`
-(a failed check raised as :class:`CheckFailed`, for nbgrader's test cells).
+Layout, bottom to top (each module imports only those above it in this list): ``_feedback.py`` (the
+:class:`Feedback` itself), ``_types.py`` (what every judging step shares: ``Case``, ``Mistake``,
+``FunctionProblem``, ``Raised``, ``Bad``, one ``Attempt`` per case, the case tags), ``_compare.py`` (tolerance,
+printed differences), ``_pieces.py`` (learner-style numpy pieces and the texts several checkers share),
+``_learner_code.py`` (the learner's line and signature), ``_running.py`` (the ``Runner``: copies, the time limit,
+``SystemExit``, the guard against attn_lib's own function, how a case becomes a call), ``_explain.py`` (the steps
+that explain a wrong answer), ``_judge.py`` (the whole pipeline, ``BEFORE_RUNNING`` and ``JUDGING_STEPS``);
+the shared pieces of several checkers (``_answers.py``: check_number and check_choice and what the checkers built
+on them use; ``_weights_diagnosis.py``, ``_attention_mistakes.py``); then one module per checker,
+``_check_<name>.py``; ``_grading.py`` :func:`assert_correct` (a failed check raised as :class:`CheckFailed`, for
+nbgrader's test cells).
 
 Inputs are seeded, so the same answer always gets the same words (nbval compares them). Where a problem promises
 (..., n, m), the cases include leading batch axes and masks that broadcast; n != m and d_k != d_v throughout. A

@@ -22,12 +22,13 @@ In words:
    ``after_pass`` may still fail it (too much memory, not boolean) or add a note.
 5. Otherwise the first mistake of the table that every informative case agrees with (each mistake computes its
    mistaken answer with ``variants`` on the same inputs; a variant that raises matches a learner that raised).
-   When none matches and the answer fails on cases tagged ``"batch"`` or ``"broadcast"`` (a 2-D-only answer with
+   When none matches and the answer fails on cases tagged ``BATCH`` or ``BROADCAST`` (a 2-D-only answer with
    a second mistake), steps 5-7 run on the other cases and a note about the batch is added
    (none when the batch answer is the batch's axes in front of the answer's 2-D shape: one mistake on every sequence).
-6. Otherwise: right except NaN/inf on cases tagged ``"large"`` -> ``overflow`` (id, reason, hint).
-7. Otherwise ``no-batch`` (right on every case without the tag ``"batch"``, wrong on one with it), an
-   exception or odd return value on some case, ``diagnose(results, cases, tols, run)`` (the problem's own
+6. Otherwise: right except NaN/inf on cases tagged ``LARGE`` -> ``overflow`` (id, reason, hint).
+7. Otherwise ``no-batch`` (right on every case without the tag ``BATCH``, wrong on one with it; the problem's
+   ``batch_mistake`` may name the habit), an exception or odd return value on some case, ``diagnose(attempts,
+   runner)`` (the problem's own
    structural reasons), then the generic ones: ``wrong-shape``, ``non-finite-output``, ``wrong-values`` (first
    differing entry, printed with enough digits that the two numbers differ, and how many digits agree, naming
    rounding as a possible cause when many do).
@@ -72,8 +73,9 @@ Writing one
 -----------
 - ``Case(label, inputs, expected, tags=(), scale=None, averaged=None)``: ``inputs`` maps each parameter name to its
   value (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by
-  you (attn_lib or plain numpy, before the learner's code runs). Tag a case ``"large"`` when its scores are near 1000
-  (the overflow rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest finite
+  you (attn_lib or plain numpy, before the learner's code runs). Tags are the constants of ``_types`` (``BATCH``,
+  ``BROADCAST``, ``LARGE``, ...; an unknown one is refused): ``LARGE`` when its scores are near 1000 (the overflow
+  rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest finite
   input); an answer passes within about 64 float32 roundings at that scale (64 of the inputs' dtype's if coarser,
   whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute
   tolerance grows with it, so cancellation cannot make an output too small for its own rounding.
@@ -90,26 +92,30 @@ Writing one
   learner's function has a parameter of that name (e.g. ``("chunk_size",)``), else positionally. ``forbidden``
   names attn_lib functions the learner must write, not call (e.g. ``("softmax",)``; ``forbidden_why`` replaces
   the generic reason when the function is a part of the problem, not all of it; the verdict then states the one rule
-  of every function problem, ``_running.CALL_RULE``, and ``tools``, what to use instead). ``diagnose(results, cases,
-  tols, run) -> Feedback | None`` sees every result as an array (exceptions and odd returns were reported
-  before), ``tols[i]`` the (rtol, atol) for ``results[i]`` (use ``close(got, want, tol)``), and may call the
-  learner again with ``run``. ``after_pass(fn, run) -> Feedback | str | None`` runs once everything is right:
-  ``run(*args, **kwargs)`` calls the learner's function safely (same rules) and returns its raw result; return a
-  failing Feedback, a note to append, or None. ``convert="float"`` turns results into float arrays;
+  of every function problem, ``_running.CALL_RULE``, and ``tools``, what to use instead). The hooks take
+  the attempts (one :class:`Attempt` per case: ``case``, ``result``, ``dtype``, ``tol``, ``right``, ``peak``) and
+  the runner: ``diagnose(attempts, runner) -> Feedback | None`` sees every result as an array (exceptions and
+  odd returns were reported before; compare with ``close(a.result, a.case.expected, a.tol)``);
+  ``after_pass(attempts, runner) -> Feedback | str | None`` runs once everything is right: return a failing
+  Feedback, a note to append, or None; ``batch_mistake(attempt, runner) -> Feedback | None`` names the habit of
+  a no-batch answer. ``runner.call_inputs({name: value})`` calls the learner's function safely (same rules) as
+  the cases are called, ``runner.call(*args, **kwargs)`` with the arguments as given; both return the raw
+  result or a ``Raised``; ``runner.fn`` is the learner's function, ``runner.peak`` the memory of its last call. ``convert="float"`` turns results into float arrays;
   ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` (for a problem
   whose text says "an array"; elsewhere a list of the right numbers is one more style) refuses a list as
   ``returned-list``.
   ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments' shapes in the hint of an exception that names
   shapes; ``no_batch=(id, reason, hint)`` replaces the generic ``no-batch`` for an answer right on 2-D inputs and
   on no batch.
-- ``run`` returns the raw result, or a ``_running.Raised`` when the learner's code raised. Helpers in
+- Helpers in
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
   ``row_softmax``, ``scaled_qk``, ``attention_out``, ``masked_scores`` and the texts several checkers share (``AXIS_1``,
   ``UNIFORM``, ``SMALL_FILL``, ``GLOBAL_MAX``, ``NO_DIVISION``, ...). ``time_limit`` defaults to 10 s.
-- Export ``check_x`` from ``attn_lib/exercises/__init__.py``, add its row to that module's table of mistake
-  ids, and test it in ``tests/exercises/test_check_x.py`` with a table of wrong answers (each asserted to get
-  its own id) and a table of right-but-unusual answers (all must pass).
+- In ``_check_x.py`` the roles have one name each: ``PROBLEM``, ``_cases``, ``_mistakes``, ``_diagnose``,
+  ``_after_pass``, ``_batch_mistake``, and ``check_x`` itself (tests/exercises/test_layout.py holds every module to
+  it). What two checkers share goes in a shared module (``_pieces``, ``_answers``, ``_weights_diagnosis``,
+  ``_attention_mistakes``), never in one checker imported by another. The steps, in order, are CONTRIBUTING.md's.
 """
 
 from __future__ import annotations

@@ -104,3 +104,31 @@ def test_a_function_checker_module_names_each_role_once(name, module, problems):
     assert (exported.__module__, exported.__qualname__) == (module.__name__, problem.checker)
     others = {p.checker for p in problems}
     assert others == {problem.checker}, f"{name} holds more than one problem: {sorted(others)}"
+
+
+# The package's layers, bottom to top, as attn_lib/exercises/__init__.py's docstring lists them: a module imports
+# only from the layers below its own.
+LAYERS = [
+    {"_feedback"},
+    {"_types"},
+    {"_compare", "_pieces", "_learner_code"},
+    {"_running"},
+    {"_explain"},
+    {"_judge"},
+    {"_answers", "_weights_diagnosis", "_attention_mistakes"},
+    {name for name in MODULES if name.startswith("_check_")} | {"_grading"},
+    {"__init__"},
+]
+
+
+def test_every_module_is_in_one_layer():
+    placed = [name for layer in LAYERS for name in layer]
+    assert sorted(placed) == sorted(MODULES), set(MODULES) ^ set(placed)
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_a_module_imports_only_from_the_layers_below_it(module):
+    level = next(i for i, layer in enumerate(LAYERS) if module in layer)
+    below = set().union(*LAYERS[:level])
+    upward = sorted(target for target in _graph()[module] if target not in below)
+    assert not upward, f"{module} imports {upward}, which are not below it"
