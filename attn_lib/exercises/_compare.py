@@ -116,6 +116,11 @@ def two_numbers(a: float, b: float) -> tuple[str, str]:
 def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=None) -> str:
     """Where ``got`` first differs from ``want`` (same shape), how much at most, and whether rounding may explain
     it (when the two agree to several digits)."""
+    return difference(got, want, tol, what, dtype)[0]
+
+
+def difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=None) -> tuple[str, bool]:
+    """:func:`first_difference`'s text, and whether it names the answer's ``dtype`` (as a cause of rounding)."""
     bad = ~close(got, want, tol) | ~isfinite(got)
     where = np.argwhere(bad)
     first = tuple(where[0])
@@ -128,11 +133,12 @@ def first_difference(got: np.ndarray, want: np.ndarray, tol, what: str, dtype=No
         f"differ, the largest difference is {fmt(diff[worst])} at {index(worst)}"
     ) if got.ndim else f"your {what} is {sg} where it should be {sw}"  # a single number has no entries
     digits = agreeing_digits(g, w)
+    named = False
     if digits >= 3:
-        coarse = dtype is not None and np.dtype(dtype) != np.float64
-        kind = f" (your answer is {np.dtype(dtype).name})" if coarse else ""
+        named = dtype is not None and np.dtype(dtype) != np.float64
+        kind = f" (your answer is {np.dtype(dtype).name})" if named else ""
         text += (
             f". The two agree to {digits} significant digits, so rounding is a possible cause{kind}: a step done "
             "in float16 or float32, or a number rounded by hand, loses digits"
         )
-    return text
+    return text, named

@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ._compare import close, first_difference, fmt, index, isfinite, nonfinite, tolerance
+from ._compare import close, coarser, difference, fmt, index, isfinite, nonfinite, tolerance
 from ._feedback import Feedback, fail
 from ._pieces import FIX_OVERFLOW, OVERFLOW
 from ._types import BATCH, BROADCAST, LARGE, Attempt, Bad, Case, Mistake, Raised, copy_input
@@ -249,14 +249,26 @@ def wrong_shape(attempts: list[Attempt], runner) -> Feedback | None:
     return None
 
 
+def coarse_note(attempts: list[Attempt], what: str) -> str:
+    """A second cause to name beside a wrong answer: an answer cast to a coarser dtype than its inputs (float16
+    from float32 or float64 inputs); "" when there is none."""
+    coarse = [a for a in attempts if coarser(a.dtype, a.case)]
+    if not coarse:
+        return ""
+    dtype = np.dtype(coarse[0].dtype)
+    return (f" Also, your {what} is {dtype.name}, which keeps about {int(np.finfo(dtype).precision)} significant "
+            "digits: the problem is judged at the precision of its inputs.")
+
+
 def non_finite(attempts: list[Attempt], runner) -> Feedback | None:
+    """NaN or inf where the right answer is finite; a float16 answer is named as the likely cause."""
     what = runner.problem.what
     for a in attempts:
         got = a.result
         if nonfinite(got):
             half = np.dtype(a.dtype) == np.float16
             small = (f" Your {what} is float16, whose largest number is 65504: a product or an exp beyond it "
-                     "is inf, and inf - inf is NaN." if half else "")
+                     "is inf, and inf - inf is NaN." if half else coarse_note(attempts, what))
             return fail(
                 "non-finite-output",
                 f"For {a.case.label}, your {what} has NaN or inf"
@@ -270,15 +282,21 @@ def non_finite(attempts: list[Attempt], runner) -> Feedback | None:
 
 
 def wrong_values(attempts: list[Attempt], runner) -> Feedback | None:
+    """The first differing entry, with the digits that agree; a coarse dtype is named once."""
     problem = runner.problem
     for a in attempts:
         if not a.right:
+            text, named = difference(a.result, a.case.expected, a.tol, problem.what, a.dtype)
             return fail(
                 "wrong-values",
-                f"For {a.case.label}, {first_difference(a.result, a.case.expected, a.tol, problem.what, a.dtype)}.",
+                f"For {a.case.label}, {text}." + ("" if named else coarse_note(attempts, problem.what)),
                 problem.hint,
             )
     return None
+
+
+# The steps that name a coarse dtype themselves (the judge adds the note after any other step's verdict).
+NAME_THE_DTYPE = (non_finite, wrong_values)
 
 
 # The order in which a wrong answer is explained: the first step with something to say gives the verdict.
@@ -290,10 +308,15 @@ GENERIC_STEPS = (wrong_shape, non_finite, wrong_values)
 
 def explain(attempts: list[Attempt], runner, steps=WRONG_ANSWER_STEPS) -> Feedback:
     """Why ``attempts`` (some wrong) are wrong: the first of ``steps`` that gives a verdict."""
+    return first_verdict(attempts, runner, steps)[0]
+
+
+def first_verdict(attempts: list[Attempt], runner, steps):
+    """(Feedback, the step that gave it): the first of ``steps`` with something to say."""
     for step in steps:
         feedback = step(attempts, runner)
         if feedback is not None:
-            return feedback
+            return feedback, step
     raise AssertionError("unreachable: a wrong answer with no difference")  # pragma: no cover
 
 

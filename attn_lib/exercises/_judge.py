@@ -123,7 +123,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import coarser, inputs_dtype, rounded_right
-from ._explain import WRONG_ANSWER_STEPS, explain
+from ._explain import NAME_THE_DTYPE, WRONG_ANSWER_STEPS, coarse_note, first_verdict
 from ._feedback import Feedback, fail, is_blank, not_answered
 from ._learner_code import signature_text
 from ._running import Runner, accepts, forbidden_original, used_attn_lib, wanted
@@ -169,14 +169,9 @@ def wrong_signature(fn, problem: FunctionProblem) -> Feedback | None:
 # ------------------------------------------------------------------------------------------- after running
 
 
-def _coarse(attempts: list[Attempt]) -> list[Attempt]:
-    """The attempts whose answer keeps fewer digits than their case is judged at (float16, say)."""
-    return [a for a in attempts if coarser(a.dtype, a.case)]
-
-
 def low_precision(attempts: list[Attempt], runner: Runner) -> Feedback | None:
     """Right up to the rounding of an answer cast to a coarser dtype than the inputs'."""
-    coarse = _coarse(attempts)
+    coarse = [a for a in attempts if coarser(a.dtype, a.case)]  # answers that keep fewer digits (float16)
     if not coarse or not all(a.right or (a in coarse and rounded_right(a.result, a.case, a.dtype))
                              for a in attempts):
         return None
@@ -242,22 +237,10 @@ def judge(fn, problem: FunctionProblem) -> Feedback:
         try:
             attempts = [runner.attempt(case) for case in cases]
             attempts = [a for a in attempts if a.judged]
-            feedback = explain(attempts, runner, JUDGING_STEPS)
-            if not feedback.passed:
-                feedback = _also_coarse(feedback, attempts, runner)
+            feedback, step = first_verdict(attempts, runner, JUDGING_STEPS)
+            if step in WRONG_ANSWER_STEPS and step not in NAME_THE_DTYPE:  # a second cause, named once
+                note = coarse_note(attempts, problem.what)
+                feedback = fail(feedback.mistake, feedback.reason + note, feedback.hint) if note else feedback
         except FinalVerdict as verdict:
             feedback = verdict.feedback
     return runner.with_note(feedback)
-
-
-def _also_coarse(feedback: Feedback, attempts: list[Attempt], runner: Runner) -> Feedback:
-    """A wrong answer's feedback, with a note when the answer is also coarser than the inputs (a second cause)."""
-    coarse = _coarse(attempts)
-    if not coarse:
-        return feedback
-    dtype = np.dtype(coarse[0].dtype)
-    if dtype.name in feedback.reason:
-        return feedback
-    return fail(feedback.mistake, f"{feedback.reason} Also, your {runner.problem.what} is {dtype.name}, which keeps "
-                f"about {int(np.finfo(dtype).precision)} significant digits: the problem is judged at the precision "
-                "of its inputs.", feedback.hint)

@@ -78,3 +78,20 @@ def test_checkers_are_deterministic():
         return e / e.sum(axis=-1, keepdims=True) @ V
 
     assert repr(check_attention(no_scale)) == repr(check_attention(no_scale))
+
+
+def test_a_float16_answer_with_another_mistake_is_told_both_and_the_dtype_once():
+    """The coarse dtype is a second cause: named once, after a structural reason or inside a difference."""
+    from attn_lib.exercises import check_softmax
+
+    def half_no_division(x):  # no division, cast to float16: its rows do not sum to one, plus the cast
+        return np.exp(x - x.max(axis=-1, keepdims=True)).astype(np.float16)
+
+    def half_and_off(x):  # far from the right weights, in float16: wrong values plus the cast
+        e = np.exp(2 * (x - x.max(axis=-1, keepdims=True)))
+        return (e / e.sum(axis=-1, keepdims=True)).astype(np.float16)
+
+    for fn, mistake in ((half_no_division, "rows-not-one"), (half_and_off, "wrong-values")):
+        feedback = check_softmax(fn)
+        assert feedback.mistake == mistake, feedback
+        assert feedback.reason.count("float16") == 1, feedback.reason

@@ -132,3 +132,18 @@ def test_a_module_imports_only_from_the_layers_below_it(module):
     below = set().union(*LAYERS[:level])
     upward = sorted(target for target in _graph()[module] if target not in below)
     assert not upward, f"{module} imports {upward}, which are not below it"
+
+
+@pytest.mark.parametrize("module", sorted(MODULES))
+def test_no_code_reads_facts_out_of_a_feedback_message(module):
+    """A reason is written for the learner and may be reworded: code may add to one, never read one (no
+    ``.reason.split``, no ``... in feedback.reason``)."""
+    reads = []
+    for node in ast.walk(MODULES[module]):
+        if isinstance(node, ast.Attribute) and node.attr in ("split", "partition", "find", "index", "startswith") \
+                and isinstance(node.value, ast.Attribute) and node.value.attr in ("reason", "hint"):
+            reads.append(node.lineno)
+        if isinstance(node, ast.Compare) and any(isinstance(op, (ast.In, ast.NotIn)) for op in node.ops) and any(
+                isinstance(c, ast.Attribute) and c.attr in ("reason", "hint") for c in node.comparators):
+            reads.append(node.lineno)
+    assert not reads, f"{module} reads a feedback message at lines {reads}"
