@@ -261,14 +261,16 @@ def coarse_note(attempts: list[Attempt], what: str) -> str:
 
 
 def non_finite(attempts: list[Attempt], runner) -> Feedback | None:
-    """NaN or inf where the right answer is finite; a float16 answer is named as the likely cause."""
+    """NaN or inf where the right answer is finite; a float16 answer is named as the likely cause (and the runner
+    told so: the judge names a coarse dtype once)."""
     what = runner.problem.what
     for a in attempts:
         got = a.result
         if nonfinite(got):
             half = np.dtype(a.dtype) == np.float16
             small = (f" Your {what} is float16, whose largest number is 65504: a product or an exp beyond it "
-                     "is inf, and inf - inf is NaN." if half else coarse_note(attempts, what))
+                     "is inf, and inf - inf is NaN." if half else "")
+            runner.named_dtype |= half
             return fail(
                 "non-finite-output",
                 f"For {a.case.label}, your {what} has NaN or inf"
@@ -282,21 +284,15 @@ def non_finite(attempts: list[Attempt], runner) -> Feedback | None:
 
 
 def wrong_values(attempts: list[Attempt], runner) -> Feedback | None:
-    """The first differing entry, with the digits that agree; a coarse dtype is named once."""
+    """The first differing entry, with the digits that agree (naming the answer's dtype as a cause of rounding
+    when many agree: the runner is told, and the judge names a coarse dtype once)."""
     problem = runner.problem
     for a in attempts:
         if not a.right:
             text, named = difference(a.result, a.case.expected, a.tol, problem.what, a.dtype)
-            return fail(
-                "wrong-values",
-                f"For {a.case.label}, {text}." + ("" if named else coarse_note(attempts, problem.what)),
-                problem.hint,
-            )
+            runner.named_dtype |= named
+            return fail("wrong-values", f"For {a.case.label}, {text}.", problem.hint)
     return None
-
-
-# The steps that name a coarse dtype themselves (the judge adds the note after any other step's verdict).
-NAME_THE_DTYPE = (non_finite, wrong_values)
 
 
 # The order in which a wrong answer is explained: the first step with something to say gives the verdict.

@@ -123,7 +123,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import coarser, inputs_dtype, rounded_right
-from ._explain import NAME_THE_DTYPE, WRONG_ANSWER_STEPS, coarse_note, first_verdict
+from ._explain import WRONG_ANSWER_STEPS, coarse_note, first_verdict
 from ._feedback import Feedback, fail, is_blank, not_answered
 from ._learner_code import signature_text
 from ._running import Runner, accepts, forbidden_original, used_attn_lib, wanted
@@ -238,9 +238,9 @@ def judge(fn, problem: FunctionProblem) -> Feedback:
             attempts = [runner.attempt(case) for case in cases]
             attempts = [a for a in attempts if a.judged]
             feedback, step = first_verdict(attempts, runner, JUDGING_STEPS)
-            if step in WRONG_ANSWER_STEPS and step not in NAME_THE_DTYPE:  # a second cause, named once
-                note = coarse_note(attempts, problem.what)
-                feedback = fail(feedback.mistake, feedback.reason + note, feedback.hint) if note else feedback
+            note = coarse_note(attempts, problem.what)
+            if step in WRONG_ANSWER_STEPS and note and not runner.named_dtype:  # a second cause, named once
+                feedback = fail(feedback.mistake, feedback.reason + note, feedback.hint)
         except FinalVerdict as verdict:
             feedback = verdict.feedback
     return runner.with_note(feedback)

@@ -120,6 +120,7 @@ class Runner:
         self.named = [p for p in problem.by_name if has_parameter(fn, p)]
         self.untaken: set[str] = set()  # optional parameters a case had that the function cannot take
         self.cases = 0  # how many cases the check has (set by the judge)
+        self.named_dtype = False  # a judging step's verdict already names the answer's dtype (said once)
 
     @functools.cached_property
     def mistakes(self) -> list:

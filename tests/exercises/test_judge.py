@@ -95,3 +95,19 @@ def test_a_float16_answer_with_another_mistake_is_told_both_and_the_dtype_once()
         feedback = check_softmax(fn)
         assert not feedback.passed and feedback.mistake != "low-precision", feedback
         assert feedback.reason.count("float16") == 1, feedback.reason
+
+
+def test_a_float16_answer_wrong_on_the_batch_too_is_told_the_dtype_once():
+    """No scaling, K.T on a batch, and a float16 result: three causes, the dtype said once."""
+    from attn_lib.exercises import check_attention
+
+    def three_mistakes(Q, K, V, mask=None):
+        s = Q @ K.T
+        if mask is not None:
+            s = np.where(mask, s, -np.inf)
+        e = np.exp(s - s.max(axis=-1, keepdims=True))
+        return ((e / e.sum(axis=-1, keepdims=True)) @ V).astype(np.float16)
+
+    feedback = check_attention(three_mistakes)
+    assert not feedback.passed
+    assert feedback.reason.count("float16") == 1, feedback.reason
