@@ -382,6 +382,8 @@ li { margin: 0 0 0.4rem; }
 }
 """
 
+EQUATION_1 = mathml(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}(QK^\top / \sqrt{d_k})\, V")
+
 HANDOUTS = {  # file -> (title, print style sheet, the sentence that links to the other one)
     HANDOUT: ("Lines worth keeping: the attention course on one page", ONE_PAGE_PRINT_CSS,
               f'<a href="{HANDOUT_LARGE}">Large print</a> (12 pt on paper, several pages).'),
@@ -420,8 +422,7 @@ def handout(notebooks_dir: Path, name: str = HANDOUT) -> str:
 <main>
 <header>
 <h1>Lines worth keeping</h1>
-<p class="equation">Attention(<i>Q</i>, <i>K</i>, <i>V</i>) =
-softmax(<i>Q</i> <i>K</i><sup>T</sup> / &radic;<i>d</i><sub>k</sub>) <i>V</i></p>
+<p class="equation">{EQUATION_1}</p>
 <p class="shapes">Q (n, d_k) &middot; K (m, d_k) &middot; V (m, d_v) &middot; scores and weights (n, m) &middot;
 output (n, d_v)</p>
 <p class="about">From the end of each notebook; the titles link to the notebooks. The {contents} list them all.
