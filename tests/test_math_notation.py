@@ -180,3 +180,11 @@ def test_the_check_counts_formulas_per_page(tmp_path):
 def test_plain_text_titles():
     assert build_html.plain_text("Scaling: why divide by $\\sqrt{d_k}$?") == "Scaling: why divide by √d_k?"
     assert build_html.plain_text("what does the $n \\times m$ matrix cost?") == "what does the n × m matrix cost?"
+
+
+def test_a_number_with_thousands_separators_is_one_number():
+    """TeX's ``1{,}000`` reads as one number; latex2mathml writes 1, a comma operator and 000, which a browser
+    spaces as a list ("1, 000") and a screen reader reads as three items."""
+    element = build_html.mathml("1000 \\times 1000 = 1{,}000{,}000")
+    assert "<mn>1,000,000</mn>" in element and "&#x0002C;" not in element
+    assert "<mn>315,461.3</mn>" in build_html.mathml("315{,}461.3")

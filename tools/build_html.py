@@ -152,6 +152,7 @@ def hide_collapsed_sources(nb) -> None:
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 FENCED = re.compile(r"^(```|~~~).*?^\1\s*$", re.MULTILINE | re.DOTALL)
 INDENTED = re.compile(r"(?:^(?: {4}|\t).*\n?)+", re.MULTILINE)
+THOUSANDS = re.compile(r"<mn>([\d,]+)</mn><mrow><mo>&#x0002C;</mo></mrow><mn>(\d{3}(?:\.\d+)?)</mn>")
 FORMULA = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)", re.DOTALL)
 
 
@@ -185,6 +186,9 @@ def mathml(tex: str, display: str = "inline") -> str:
     # HTML puts <math> in the MathML namespace by itself; without the attribute, nbconvert's heading anchors (which
     # parse a heading as XML and write it back) keep the element as <math>, not <ns0:math>.
     element = element.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
+    # TeX's 1{,}000 (a thousands separator, no space after it) is one number, not 1, a comma and 000
+    while THOUSANDS.search(element):
+        element = THOUSANDS.sub(r"<mn>\1,\2</mn>", element)
     return element.replace("<math ", f'<math alttext="{alt}" ', 1)
 
 
