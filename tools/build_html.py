@@ -427,8 +427,8 @@ def handout(notebooks_dir: Path, name: str = HANDOUT) -> str:
 <header>
 <h1>Lines worth keeping</h1>
 <p class="equation">{EQUATION_1}</p>
-<p class="shapes">Q (n, d_k) &middot; K (m, d_k) &middot; V (m, d_v) &middot; scores and weights (n, m) &middot;
-output (n, d_v)</p>
+<p class="shapes"><code>Q (n, d_k)</code> &middot; <code>K (m, d_k)</code> &middot; <code>V (m, d_v)</code> &middot;
+<code>scores</code> and <code>weights</code> <code>(n, m)</code> &middot; <code>output (n, d_v)</code></p>
 <p class="about">From the end of each notebook; the titles link to the notebooks. The {contents} list them all.
 {other}</p>
 </header>
