@@ -91,7 +91,8 @@ def test_00_displays_equation_1_and_sets_down_the_notation():
 def test_one_notation_for_the_paper_symbols(path):
     """The paper's symbols are written one way: QK^T as $QK^\\top$ (not K^T, K^{T} or K'), the key width as d_k."""
     formulas = build_html.notebook_formulas(nbformat.read(path, as_version=4))
-    off = [f for f in formulas if re.search(r"\^T\b|\^\{T\}|\^\{\\top\}|\\mathrm\{softmax\}|d_\{k\}|\\text\{softmax\}", f)]
+    other = r"\^T\b|\^\{T\}|\^\{\\top\}|\\mathrm\{softmax\}|d_\{k\}|\\text\{softmax\}"
+    off = [f for f in formulas if re.search(other, f)]
     assert not off, f"{path.name}: formulas outside the course's notation: {off}"
 
 
@@ -188,3 +189,11 @@ def test_a_number_with_thousands_separators_is_one_number():
     element = build_html.mathml("1000 \\times 1000 = 1{,}000{,}000")
     assert "<mn>1,000,000</mn>" in element and "&#x0002C;" not in element
     assert "<mn>315,461.3</mn>" in build_html.mathml("315{,}461.3")
+
+
+def test_a_leading_minus_is_a_sign_and_infinity_a_quantity():
+    """latex2mathml writes -\\infty as two operators, which a browser spaces as a subtraction ("− ∞")."""
+    assert build_html.mathml("-\\infty").endswith(
+        '<mrow><mo form="prefix">&#x02212;</mo><mi>&#x0221E;</mi></mrow></math>')
+    assert '<mo form="prefix">&#x02212;</mo><mn>0.1</mn>' in build_html.mathml("(-0.1, 0.5)")
+    assert "form=" not in build_html.mathml("a - b")

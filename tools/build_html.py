@@ -152,6 +152,7 @@ def hide_collapsed_sources(nb) -> None:
 CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
 FENCED = re.compile(r"^(```|~~~).*?^\1\s*$", re.MULTILINE | re.DOTALL)
 INDENTED = re.compile(r"(?:^(?: {4}|\t).*\n?)+", re.MULTILINE)
+SIGN = re.compile(r"(<mrow>|<mo[^>]*>(?:&#x00028;|&#x0005B;|&#x0003D;|&#x0002C;|&#x02212;)</mo>)<mo>&#x02212;</mo>")
 THOUSANDS = re.compile(r"<mn>([\d,]+)</mn><mrow><mo>&#x0002C;</mo></mrow><mn>(\d{3}(?:\.\d+)?)</mn>")
 FORMULA = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)", re.DOTALL)
 
@@ -186,6 +187,10 @@ def mathml(tex: str, display: str = "inline") -> str:
     # HTML puts <math> in the MathML namespace by itself; without the attribute, nbconvert's heading anchors (which
     # parse a heading as XML and write it back) keep the element as <math>, not <ns0:math>.
     element = element.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
+    # A minus that opens a term is a sign (prefix, no space after it), and infinity is a quantity, not an operator
+    # (latex2mathml writes <mo>∞</mo>, so that "−∞" came out spaced as a subtraction)
+    element = element.replace("<mo>&#x0221E;</mo>", "<mi>&#x0221E;</mi>")
+    element = SIGN.sub(r'\1<mo form="prefix">&#x02212;</mo>', element)
     # TeX's 1{,}000 (a thousands separator, no space after it) is one number, not 1, a comma and 000
     while THOUSANDS.search(element):
         element = THOUSANDS.sub(r"<mn>\1,\2</mn>", element)
@@ -280,7 +285,8 @@ def accessible_colours(page: str) -> str:
     background, prompts at full opacity and underlined links; inline terminal colours (a traceback's) darkened too."""
     editor = {name: darken_to(colour, [CODE_BACKGROUND]) for name, colour in EDITOR_COLOUR.findall(page)}
     ansi = {rule: darken_to(colour, ["#ffffff", ERROR_BACKGROUND]) for rule, colour in ANSI_COLOUR.findall(page)}
-    css = ACCESSIBLE_CSS + MATH_CSS + ":root { " + " ".join(f"{name}: {colour};" for name, colour in editor.items()) + " }\n"
+    css = (ACCESSIBLE_CSS + MATH_CSS + ":root { " + " ".join(f"{name}: {colour};" for name, colour in editor.items())
+           + " }\n")
     css += "".join(f"{rule} {{ color: {colour}; }}\n" for rule, colour in ansi.items())
     page = INLINE_RGB.sub(
         lambda m: f'style="color: {darken_to(tuple(map(int, m.groups())), ["#ffffff", ERROR_BACKGROUND])}"', page)

@@ -365,7 +365,8 @@ def write_course(directory: Path, names: list[str] | None = None, force: bool = 
     names = names or sorted(stems)
     built = {name: assignment(name, stems) for name in names}  # every check before anything is written
     directory.mkdir(parents=True, exist_ok=True)
-    config, config_text = directory / CONFIG_FILE, CONFIG.format(course_id=COURSE_ID, tools=str(Path(__file__).resolve().parent))
+    tools = str(Path(__file__).resolve().parent)  # the course's config imports build_html from here
+    config, config_text = directory / CONFIG_FILE, CONFIG.format(course_id=COURSE_ID, tools=tools)
     if config.exists() and config.read_text(encoding="utf-8") != config_text:
         shutil.copyfile(config, directory / BACKUP_FILE)
     config.write_text(config_text, encoding="utf-8")
