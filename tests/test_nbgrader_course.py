@@ -362,6 +362,21 @@ def test_a_failed_test_cell_scores_nothing_and_shows_only_the_checkers_words(gra
     assert "_grading.py" not in page and page.count(course.BEGIN_HIDDEN) == hidden  # each hidden test's source once
 
 
+def test_feedback_writes_the_formulas_as_mathml_drawn_offline(graded_06):
+    """nbgrader's feedback template leaves TeX for MathJax 2.7.7 from a CDN (its script tag stays, and fails harmlessly
+    offline); the course's config renders each formula of the markdown to MathML instead (tools/build_html.py), which
+    a browser draws with no network."""
+    import build_html
+
+    root, _, _ = graded_06
+    page = (root / "feedback" / "solved" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8")
+    released = read(root, "release", GRADED)
+    markdown = [c for c in released.cells if c.cell_type == "markdown"]
+    expected = sum(len(build_html.formulas(c.source)) for c in markdown)
+    assert expected and len(build_html.MATH_ELEMENT.findall(page)) == expected
+    assert not re.search(r"\$[^$<>]*\\(?:neq|infty|le)\b", page)  # no formula left as TeX
+
+
 def test_a_prediction_whose_answer_cell_fails_is_not_judged_on_the_previous_answer(graded_06):
     root, scores, _ = graded_06
     assert scores["mistaken"]["problem-3-check"][0] > 0  # the previous problem's answer was right (and is 1 / 6)

@@ -147,7 +147,7 @@ def test_03_states_the_gradient_ratios_it_prints_and_where_each_is_measured():
         assert float(median.replace(",", "")) > 1
         for figure in (median, low, high):
             assert figure in prose, f"03: the prose does not state {figure} ({where})"
-    assert "sqrt(d_k)" in prose and "at Q" in prose
+    assert r"\sqrt{d_k}" in prose and "at $Q$" in prose  # the prose writes its mathematics in TeX (issue 20)
 
 
 def test_01_cross_attention_uses_projections_of_its_own():

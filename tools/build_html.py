@@ -16,9 +16,15 @@ order, under its title and linked to its page. ``handout-large-print.html`` hold
 on as many pages as they need. The contents page links to both, and each to the other. A numbered notebook without
 that section stops the build.
 
+Mathematics is written in the markdown as TeX (``$...$``, ``$$...$$``) and rendered to MathML when the page is built
+(latex2mathml), so the pages need no MathJax and load nothing from outside the site; browsers draw MathML natively and
+screen readers read it as mathematics.
+
 The check fails (exit 1) if a notebook has no page, if a page holds fewer embedded images than its notebook has
-figures (an ``image/png`` output, or an ``<img src="data:...">`` inside a ``text/html`` output), if a relative link
-points to no file, or if a handout is missing, lacks a notebook or is not linked from the contents.
+figures (an ``image/png`` output, or an ``<img src="data:...">`` inside a ``text/html`` output), if a page holds
+another number of MathML formulas than its notebook's markdown has formulas, if a page loads anything from outside
+the site, if a relative link points to no file, or if a handout is missing, lacks a notebook or is not linked from
+the contents.
 """
 
 from __future__ import annotations
@@ -30,9 +36,11 @@ import shutil
 import sys
 from pathlib import Path
 
+import jinja2
 import nbformat
+from latex2mathml.converter import convert as latex_to_mathml
 from nbconvert import HTMLExporter
-from nbconvert.filters.markdown_mistune import markdown2html_mistune
+from nbconvert.filters.markdown_mistune import IPythonRenderer, MarkdownWithMath
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -50,6 +58,7 @@ HREF = re.compile(r'href="([^"]*)"')
 DATA_IMG = re.compile(r'<img\b[^>]*?src="data:image/(?:png|jpeg);base64,')
 ALT = re.compile(r'\s*alt="[^"]*"')
 FIGURE_LINE = re.compile(r"^[\s>*_]*Figure:", re.MULTILINE)
+MATH_ELEMENT = re.compile(r"<math\b")
 
 
 def notebook_pages(notebooks_dir: Path) -> list[tuple[Path, Path]]:
@@ -132,6 +141,121 @@ def hide_collapsed_sources(nb) -> None:
             cell.source = f"{name}(answer, ...)  # the other arguments hold the answer: run the cell to check yours"
 
 
+# --- mathematics: TeX in the markdown, MathML in the page ----------------------------------------------------------
+#
+# The markdown writes mathematics as TeX between dollars ($QK^\top$ inline, $$...$$ displayed). nbconvert's parser
+# (mistune, with its math plugin) hands each formula to the renderer untouched by the markdown rules, so ``_`` and
+# ``*`` inside it stay TeX; the renderer below turns it into MathML with latex2mathml when the page is built. Chromium
+# (since 109), Firefox and Safari draw MathML natively and screen readers read it as mathematics, so the pages load
+# no script: no MathJax, no require.js, nothing from outside the site.
+
+CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1", re.DOTALL)
+FENCED = re.compile(r"^(```|~~~).*?^\1\s*$", re.MULTILINE | re.DOTALL)
+INDENTED = re.compile(r"(?:^(?: {4}|\t).*\n?)+", re.MULTILINE)
+SIGN = re.compile(r"(<mrow>|<mo[^>]*>(?:&#x00028;|&#x0005B;|&#x0003D;|&#x0002C;|&#x02212;)</mo>)<mo>&#x02212;</mo>")
+THOUSANDS = re.compile(r"<mn>([\d,]+)</mn><mrow><mo>&#x0002C;</mo></mrow><mn>(\d{3}(?:\.\d+)?)</mn>")
+FORMULA = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)([^$\n]+?)(?<![\s\\])\$(?!\d)", re.DOTALL)
+
+
+def formulas(markdown: str) -> list[str]:
+    """The TeX of every formula in ``markdown`` (``$...$`` and ``$$...$$``), in order, code left out: a parser of
+    its own, independent of the one that renders the page, so that the check can compare the two."""
+    text = FENCED.sub("", markdown)
+    text = INDENTED.sub("", text)
+    text = CODE_SPAN.sub("", text)
+    return [(m.group(1) or m.group(2)).strip() for m in FORMULA.finditer(text)]
+
+
+def notebook_formulas(nb) -> list[str]:
+    """Every formula of the notebook's markdown cells, in reading order."""
+    return [f for cell in nb.cells if cell.cell_type == "markdown" for f in formulas(cell.source)]
+
+
+def mathml(tex: str, display: str = "inline") -> str:
+    """``tex`` as a MathML ``<math>`` element; its TeX kept as ``alttext`` for assistive technology that wants it.
+
+    Raises
+    ------
+    ValueError
+        If latex2mathml cannot read ``tex`` (the formula is named in the message).
+    """
+    try:
+        element = latex_to_mathml(tex.strip(), display=display)
+    except Exception as error:  # latex2mathml raises its own exception types, and IndexError on a bad brace
+        raise ValueError(f"cannot render the formula ${tex}$ as MathML: {error}") from error
+    alt = html.escape(" ".join(tex.split()), quote=True)
+    # HTML puts <math> in the MathML namespace by itself; without the attribute, nbconvert's heading anchors (which
+    # parse a heading as XML and write it back) keep the element as <math>, not <ns0:math>.
+    element = element.replace(' xmlns="http://www.w3.org/1998/Math/MathML"', "", 1)
+    # A minus that opens a term is a sign (prefix, no space after it), and infinity is a quantity, not an operator
+    # (latex2mathml writes <mo>∞</mo>, so that "−∞" came out spaced as a subtraction)
+    element = element.replace("<mo>&#x0221E;</mo>", "<mi>&#x0221E;</mi>")
+    element = SIGN.sub(r'\1<mo form="prefix">&#x02212;</mo>', element)
+    # TeX's 1{,}000 (a thousands separator, no space after it) is one number, not 1, a comma and 000
+    while THOUSANDS.search(element):
+        element = THOUSANDS.sub(r"<mn>\1,\2</mn>", element)
+    return element.replace("<math ", f'<math alttext="{alt}" ', 1)
+
+
+class MathMLRenderer(IPythonRenderer):
+    """nbconvert's markdown renderer, with every formula rendered to MathML instead of left for MathJax."""
+
+    def inline_math(self, body: str) -> str:
+        return mathml(body, "inline")
+
+    def block_math(self, body: str) -> str:
+        return mathml(body, "block")
+
+    def latex_environment(self, name: str, body: str) -> str:
+        return mathml(f"\\begin{{{name}}}{body}\\end{{{name}}}", "block")
+
+
+def markdown_to_html(source: str) -> str:
+    """Markdown to HTML with the formulas in MathML (for the handouts)."""
+    return MarkdownWithMath(renderer=MathMLRenderer(escape=False)).render(source)
+
+
+def plain_text(markdown: str) -> str:
+    """A line of markdown as plain text, for a page's <title>: code marks dropped, each formula written out in
+    Unicode (``$\\sqrt{d_k}$`` becomes ``√d_k``)."""
+    def words(match):
+        tex = (match.group(1) or match.group(2)).strip()
+        for command, text in (("\\sqrt", "√"), ("\\times", "×"), ("\\neq", "≠"), ("^\\top", "ᵀ"), ("\\cdot", "·"),
+                              ("\\text", ""), ("\\operatorname", "")):
+            tex = tex.replace(command, text)
+        return re.sub(r"\s+", " ", tex.replace("{", "").replace("}", ""))
+    return FORMULA.sub(words, markdown).replace("`", "")
+
+
+# The reading copy's template: nbconvert's lab template without its scripts from outside the site (require.js,
+# MathJax 2.7.7, mermaid, the widget manager): the formulas are MathML already, and a widget needs a kernel.
+READING_TEMPLATE = """{%- extends 'index.html.j2' -%}
+{%- block html_head_js -%}{%- endblock html_head_js -%}
+{%- block jupyter_widgets -%}{%- endblock jupyter_widgets -%}
+{%- block html_head_js_mathjax -%}{%- endblock html_head_js_mathjax -%}
+{%- block html_head_js_mermaidjs -%}{%- endblock html_head_js_mermaidjs -%}
+"""
+
+
+class ReadingCopyExporter(HTMLExporter):
+    """nbconvert's HTMLExporter (lab template) that renders formulas to MathML and loads no outside script."""
+
+    def __init__(self, **kwargs):
+        kwargs.setdefault("template_name", "lab")
+        kwargs.setdefault("template_file", "reading-copy.html.j2")
+        kwargs.setdefault("extra_loaders", [jinja2.DictLoader({"reading-copy.html.j2": READING_TEMPLATE})])
+        super().__init__(**kwargs)
+
+    @jinja2.pass_context
+    def markdown2html(self, context, source):
+        cell = context.get("cell", {})
+        path = context.get("resources", {}).get("metadata", {}).get("path", "")
+        renderer = MathMLRenderer(escape=False, attachments=cell.get("attachments", {}),
+                                  embed_images=self.embed_images, path=path, anchor_link_text=self.anchor_link_text,
+                                  exclude_anchor_links=self.exclude_anchor_links, **self.lexer_options)
+        return MarkdownWithMath(renderer=renderer).render(source)
+
+
 # --- WCAG 2.1 AA over nbconvert's lab template (light theme) -------------------------------------------------------
 
 CODE_BACKGROUND = "#f5f5f5"  # --jp-cell-editor-background (md-grey-100): behind highlighted code
@@ -147,13 +271,22 @@ ACCESSIBLE_CSS = """
 .jp-RenderedText pre a:visited { text-decoration: underline; }
 """
 
+# MathML in a font that carries an OpenType MATH table (stretchy brackets, radicals, fraction bars), where there is
+# one; "math" is the browser's own choice otherwise.
+MATH_CSS = """
+math { font-family: "DejaVu Math TeX Gyre", "STIX Two Math", "Latin Modern Math", "Cambria Math", math;
+       font-size: 1.05em; }
+math[display="block"] { font-size: 1.15em; margin: 0.5em 0; }
+"""
+
 
 def accessible_colours(page: str) -> str:
     """``page`` with a style sheet that darkens every code and terminal colour of the template to 4.5:1 on its
     background, prompts at full opacity and underlined links; inline terminal colours (a traceback's) darkened too."""
     editor = {name: darken_to(colour, [CODE_BACKGROUND]) for name, colour in EDITOR_COLOUR.findall(page)}
     ansi = {rule: darken_to(colour, ["#ffffff", ERROR_BACKGROUND]) for rule, colour in ANSI_COLOUR.findall(page)}
-    css = ACCESSIBLE_CSS + ":root { " + " ".join(f"{name}: {colour};" for name, colour in editor.items()) + " }\n"
+    css = (ACCESSIBLE_CSS + MATH_CSS + ":root { " + " ".join(f"{name}: {colour};" for name, colour in editor.items())
+           + " }\n")
     css += "".join(f"{rule} {{ color: {colour}; }}\n" for rule, colour in ansi.items())
     page = INLINE_RGB.sub(
         lambda m: f'style="color: {darken_to(tuple(map(int, m.groups())), ["#ffffff", ERROR_BACKGROUND])}"', page)
@@ -166,7 +299,7 @@ def notebook_title(nb, fallback: str) -> str:
         if cell.cell_type == "markdown":
             match = re.search(r"^#\s+(.+?)\s*#*\s*$", cell.source, re.MULTILINE)
             if match:
-                return match.group(1).replace("`", "")
+                return match.group(1)
     return fallback
 
 
@@ -174,7 +307,7 @@ def render(nb_path: Path, exporter: HTMLExporter) -> str:
     """One notebook as a standalone HTML page: figures embedded, .ipynb links turned into .html links."""
     nb = nbformat.read(nb_path, as_version=4)
     hide_collapsed_sources(nb)
-    nb.metadata["title"] = notebook_title(nb, nb_path.stem)
+    nb.metadata["title"] = plain_text(notebook_title(nb, nb_path.stem))
     page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": nb_path.stem}})
     page = LOCAL_IPYNB_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2)}"', page)
     descriptions = [figure_description(nb, i) for i, out in figure_outputs(nb) for _ in range(raster_images(out))]
@@ -259,12 +392,19 @@ li { margin: 0 0 0.4rem; }
 }
 """
 
+EQUATION_1 = mathml(r"\operatorname{Attention}(Q, K, V) = \operatorname{softmax}(QK^\top / \sqrt{d_k})\, V")
+
 HANDOUTS = {  # file -> (title, print style sheet, the sentence that links to the other one)
     HANDOUT: ("Lines worth keeping: the attention course on one page", ONE_PAGE_PRINT_CSS,
               f'<a href="{HANDOUT_LARGE}">Large print</a> (12 pt on paper, several pages).'),
     HANDOUT_LARGE: ("Lines worth keeping, large print: the attention course", LARGE_PRINT_CSS,
                     f'<a href="{HANDOUT}">On one page</a> (small print).'),
 }
+
+
+def inline_markdown(line: str) -> str:
+    """One line of markdown (a title) as inline HTML: its code and formulas rendered, no paragraph around it."""
+    return re.sub(r"^<p>|</p>\s*$", "", markdown_to_html(line).strip())
 
 
 def handout(notebooks_dir: Path, name: str = HANDOUT) -> str:
@@ -274,8 +414,8 @@ def handout(notebooks_dir: Path, name: str = HANDOUT) -> str:
     sections = []
     for path in learner_notebooks(notebooks_dir):
         nb = nbformat.read(path, as_version=4)
-        lines = markdown2html_mistune(lines_worth_keeping(nb, path.name))
-        heading = html.escape(f"{path.name[:2]} {notebook_title(nb, path.stem)}")
+        lines = markdown_to_html(lines_worth_keeping(nb, path.name))
+        heading = inline_markdown(f"{path.name[:2]} {notebook_title(nb, path.stem)}")
         sections.append(
             f'<section id="{path.stem}" aria-labelledby="{path.stem}-title">\n'
             f'<h2 id="{path.stem}-title"><a href="{path.stem}.html">{heading}</a></h2>\n{lines}\n</section>')
@@ -286,16 +426,15 @@ def handout(notebooks_dir: Path, name: str = HANDOUT) -> str:
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>{title}</title>
-<style>{HANDOUT_CSS}{print_css}</style>
+<style>{HANDOUT_CSS}{MATH_CSS}{print_css}</style>
 </head>
 <body>
 <main>
 <header>
 <h1>Lines worth keeping</h1>
-<p class="equation">Attention(<i>Q</i>, <i>K</i>, <i>V</i>) =
-softmax(<i>Q</i> <i>K</i><sup>T</sup> / &radic;<i>d</i><sub>k</sub>) <i>V</i></p>
-<p class="shapes">Q (n, d_k) &middot; K (m, d_k) &middot; V (m, d_v) &middot; scores and weights (n, m) &middot;
-output (n, d_v)</p>
+<p class="equation">{EQUATION_1}</p>
+<p class="shapes"><code>Q (n, d_k)</code> &middot; <code>K (m, d_k)</code> &middot; <code>V (m, d_v)</code> &middot;
+<code>scores</code> and <code>weights</code> <code>(n, m)</code> &middot; <code>output (n, d_v)</code></p>
 <p class="about">From the end of each notebook; the titles link to the notebooks. The {contents} list them all.
 {other}</p>
 </header>
@@ -321,7 +460,7 @@ def build(notebooks_dir: Path, out_dir: Path) -> list[Path]:
     """Write one page per notebook into ``out_dir`` (emptied first), and index.html as a copy of the contents."""
     if out_dir.exists():
         shutil.rmtree(out_dir)
-    exporter = HTMLExporter(template_name="lab")
+    exporter = ReadingCopyExporter()
     written = []
     for nb_path, rel in notebook_pages(notebooks_dir):
         target = out_dir / rel
@@ -359,7 +498,10 @@ def check(notebooks_dir: Path, out_dir: Path) -> list[str]:
         if embedded < figures:
             problems.append(
                 f"{rel}: {figures} figure(s) in {nb_path.name}, {embedded} embedded image(s) in the page")
-        problems += broken_links(page, page_path, rel)
+        problems += broken_links(page, page_path, rel) + outside_resources(page, rel)
+        expected, rendered = len(notebook_formulas(nb)), len(MATH_ELEMENT.findall(page))
+        if rendered != expected:
+            problems.append(f"{rel}: {expected} formula(s) in {nb_path.name}, {rendered} rendered as MathML")
         if nb_path.name == nav.CONTENTS:
             problems += [f"{rel}: no link to {name}" for name in HANDOUTS if f'href="{name}"' not in page]
     for name in HANDOUTS:
@@ -368,13 +510,22 @@ def check(notebooks_dir: Path, out_dir: Path) -> list[str]:
             problems.append(f"{name}: missing")
             continue
         page = handout_path.read_text(encoding="utf-8")
-        problems += broken_links(page, handout_path, Path(name))
+        problems += broken_links(page, handout_path, Path(name)) + outside_resources(page, Path(name))
         problems += [f"{name}: no link to {other}" for other in HANDOUTS if other != name
                      and f'href="{other}"' not in page]
         for path in learner_notebooks(notebooks_dir):
             if f'<section id="{path.stem}"' not in page or f'href="{path.stem}.html"' not in page:
                 problems.append(f"{name}: no lines of {path.name}, or no link to its page")
     return problems
+
+
+OUTSIDE = re.compile(r'<(?:script|link|img|iframe|source|video|audio)\b[^>]*?\b(?:src|href)="((?:https?:)?//[^"]*)"',
+                     re.IGNORECASE)
+
+
+def outside_resources(page: str, rel: Path) -> list[str]:
+    """What ``page`` would load from outside the site (a script, style sheet, image or frame at an absolute URL)."""
+    return [f"{rel}: loads {url} from outside the site" for url in OUTSIDE.findall(page)]
 
 
 def broken_links(page: str, page_path: Path, rel: Path) -> list[str]:

@@ -115,6 +115,19 @@ c.Execute.interrupt_on_timeout = True
 # A graded cell the learner deleted is put back from the source notebook and run (nbgrader's default drops it, and
 # its points with it, without a word in the log).
 c.OverwriteCells.add_missing_cells = True
+
+# The feedback pages (generate_feedback) write the markdown's formulas as MathML, which a browser draws with no
+# network, as the course's reading copy does (tools/build_html.py, with latex2mathml). Without them, nbgrader's
+# feedback template leaves the TeX for MathJax 2.7.7, which it loads from a CDN.
+import sys  # noqa: E402
+
+sys.path.insert(0, {tools!r})
+try:
+    import build_html  # noqa: F401  (the course's tools/build_html.py)
+except ImportError:  # the repository moved, or latex2mathml is not installed
+    pass
+else:
+    c.HTMLExporter.filters = {{"markdown2html": "build_html.markdown_to_html"}}
 '''
 
 
@@ -352,7 +365,8 @@ def write_course(directory: Path, names: list[str] | None = None, force: bool = 
     names = names or sorted(stems)
     built = {name: assignment(name, stems) for name in names}  # every check before anything is written
     directory.mkdir(parents=True, exist_ok=True)
-    config, config_text = directory / CONFIG_FILE, CONFIG.format(course_id=COURSE_ID)
+    tools = str(Path(__file__).resolve().parent)  # the course's config imports build_html from here
+    config, config_text = directory / CONFIG_FILE, CONFIG.format(course_id=COURSE_ID, tools=tools)
     if config.exists() and config.read_text(encoding="utf-8") != config_text:
         shutil.copyfile(config, directory / BACKUP_FILE)
     config.write_text(config_text, encoding="utf-8")

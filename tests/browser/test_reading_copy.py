@@ -1,7 +1,8 @@
 """The static reading copy (tools/build_html.py) in headless Chromium: every page passes axe's WCAG 2 A and AA
-rules, every figure carries its description as alt text, and both handouts hold every notebook's lines worth keeping:
-the one-page handout prints on one page (A4 and Letter) at no less than ONE_PAGE_MIN_PT, the large-print one at no
-less than 12 pt.
+rules, every figure carries its description as alt text, every formula of the notebook's markdown is drawn as MathML
+(and no TeX shows), no page asks for anything from outside the site, and both handouts hold every notebook's lines
+worth keeping: the one-page handout prints on one page (A4 and Letter) at no less than ONE_PAGE_MIN_PT, the
+large-print one at no less than 12 pt.
 
 Run: python -m pytest tests/browser/test_reading_copy.py -q
 """
@@ -41,8 +42,21 @@ def reading_copy(tmp_path_factory):
 
 @pytest.fixture
 def static_page(chromium):
+    """A page that refuses every request outside the site (anything but a file: URL) and lists it in
+    ``page.outside``: the reading copy is read offline, so nothing it needs may come from elsewhere."""
     context = chromium.new_context(viewport={"width": 1280, "height": 900})
-    yield context.new_page()
+    page = context.new_page()
+    page.outside = []
+
+    def refuse_outside(route):
+        if route.request.url.startswith(("file:", "data:", "about:")):
+            route.continue_()
+        else:
+            page.outside.append(route.request.url)
+            route.abort()
+
+    page.route("**/*", refuse_outside)
+    yield page
     context.close()
 
 
@@ -60,13 +74,26 @@ def figure_descriptions(nb):
             for text in texts for m in re.finditer(r"^[\s>*_]*Figure:", text, re.MULTILINE)}
 
 
+FORMULA_MARK = "\u2063"  # INVISIBLE SEPARATOR: stands for one formula in texts compared with the page
+
+
+def without_formulas(text):
+    """``text`` (markdown) with each formula replaced by FORMULA_MARK, as mark_formulas leaves the page's text."""
+    return build_html.FORMULA.sub(FORMULA_MARK, text)
+
+
+MARK_FORMULAS = """root => { for (const m of Array.from(root.querySelectorAll('math')))
+    m.replaceWith(document.createTextNode('\u2063')); }"""
+
+
 def notebook_lines(nb):
-    """The bullets of the notebook's "## Lines worth keeping" section, as plain text (backticks dropped)."""
+    """The bullets of the notebook's "## Lines worth keeping" section, as plain text (backticks dropped, each
+    formula one FORMULA_MARK)."""
     for cell in nb.cells:
         match = re.search(r"^## Lines worth keeping\s*$(.*?)(?=^#|\Z)", cell.source, re.MULTILINE | re.DOTALL)
         if cell.cell_type == "markdown" and match:
             bullets = re.split(r"^- ", match.group(1).strip(), flags=re.MULTILINE)
-            return [words(b.replace("`", "")) for b in bullets if b.strip()]
+            return [words(without_formulas(b).replace("`", "")) for b in bullets if b.strip()]
     raise AssertionError(f"{nb.metadata.get('name', 'a notebook')} has no '## Lines worth keeping' section")
 
 
@@ -102,6 +129,8 @@ def test_every_image_carries_a_figure_description_of_its_notebook_as_alt(reading
 @pytest.mark.parametrize("name", HANDOUTS)
 def test_handout_holds_every_notebooks_lines_under_its_linked_title(reading_copy, static_page, name):
     static_page.goto((reading_copy / name).as_uri())
+    assert static_page.locator("main math").count() > 0, "the handout's formulas are not drawn as MathML"
+    static_page.evaluate(f"() => ({MARK_FORMULAS})(document.querySelector('main'))")
     sections = static_page.evaluate("""() => Array.from(document.querySelectorAll('main section')).map(s => ({
         id: s.id, title: s.querySelector('h2').innerText, href: s.querySelector('h2 a').href,
         lines: Array.from(s.querySelectorAll('li')).map(li => li.innerText)}))""")
@@ -110,7 +139,8 @@ def test_handout_holds_every_notebooks_lines_under_its_linked_title(reading_copy
         nb = nbformat.read(path, as_version=4)
         assert [words(line) for line in section["lines"]] == notebook_lines(nb), path.name
         heading = next(c.source for c in nb.cells if c.cell_type == "markdown" and c.source.startswith("# "))
-        assert words(section["title"]) == words(f"{path.name[:2]} {heading.splitlines()[0][2:]}".replace("`", ""))
+        title = without_formulas(f"{path.name[:2]} {heading.splitlines()[0][2:]}").replace("`", "")
+        assert words(section["title"]) == words(title)
         assert Path(unquote(urlparse(section["href"]).path)) == reading_copy / f"{path.stem}.html"
     links = static_page.evaluate("() => Array.from(document.links).map(a => a.href)")
     assert links and all(Path(unquote(urlparse(href).path)).is_file() for href in links), links
@@ -150,3 +180,28 @@ def test_contents_links_to_both_handouts_and_each_handout_to_the_other(reading_c
         static_page.goto((reading_copy / name).as_uri())
         for other in set(HANDOUTS) - {name}:
             assert static_page.locator(f'a[href="{other}"]').count() == 1, (name, other)
+
+
+TEX_LEFT = re.compile(r"\$|\\(?:frac|sqrt|top|times|operatorname|text|sum|partial|delta|neq|le|infty|cdot)\b")
+
+
+@pytest.mark.parametrize("rel", PAGES)
+def test_every_formula_is_drawn_as_mathml_no_tex_shows_and_nothing_comes_from_outside(reading_copy, static_page, rel):
+    static_page.goto((reading_copy / rel).as_uri())
+    static_page.wait_for_load_state("load")
+    drawn = static_page.evaluate("""() => Array.from(document.querySelectorAll('math')).map(m => {
+        const box = m.getBoundingClientRect();
+        return {mathml: m.namespaceURI === 'http://www.w3.org/1998/Math/MathML', width: box.width,
+                height: box.height, tex: m.getAttribute('alttext')}; })""")
+    notebook = {rel: nb for nb, rel in build_html.notebook_pages(NOTEBOOKS)}.get(Path(rel))
+    if notebook is not None:
+        expected = build_html.notebook_formulas(nbformat.read(notebook, as_version=4))
+        assert len(drawn) == len(expected), f"{rel}: {len(expected)} formulas in the notebook, {len(drawn)} drawn"
+        assert [d["tex"] for d in drawn] == [" ".join(f.split()) for f in expected]
+    assert all(d["mathml"] and d["width"] > 0 and d["height"] > 0 for d in drawn), f"{rel}: a formula is not drawn"
+    static_page.evaluate(f"() => ({MARK_FORMULAS})(document.body)")
+    prose = static_page.evaluate("""() => Array.from(document.querySelectorAll(
+        '.jp-RenderedMarkdown, main > header, main section')).map(e => e.innerText).join('\\n')""")
+    left = sorted({m.group(0) for m in TEX_LEFT.finditer(prose)})
+    assert not left, f"{rel}: TeX shows as text in the prose: {left}"
+    assert static_page.outside == [], f"{rel} asks for files outside the site: {static_page.outside}"
