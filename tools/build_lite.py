@@ -211,27 +211,17 @@ def extra_wheels(versions: dict, cache: Path) -> dict:
     return found
 
 
-def attn_lib_wheel(dest: Path) -> Path:
-    """attn_lib as a pure-Python wheel built from this tree: its modules and package data (pyproject.toml), with
-    fixed timestamps, so the same tree gives the same bytes. Written here rather than by ``pip wheel``, which
-    would need setuptools' wheel support (or an isolated build fetching setuptools)."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    name, version = project["name"].replace("-", "_"), project["version"]
-    data = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    extra = {(ROOT / package.replace(".", "/") / pattern) for package, patterns in data.items() for pattern in patterns}
-    files = sorted(p for p in (ROOT / "attn_lib").rglob("*")
-                   if p.is_file() and "__pycache__" not in p.parts and (p.suffix == ".py" or p in extra))
-    info = f"{name}-{version}.dist-info"
-    metadata = (f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n"
-                f"Summary: {project['description']}\nRequires-Python: {project['requires-python']}\n")
+def write_wheel(path: Path, name: str, version: str, summary: str, entries) -> Path:
+    """A pure-Python wheel at ``path`` holding ``entries`` ((path in the wheel, bytes), ...), with fixed timestamps,
+    so the same input gives the same bytes."""
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n"
     wheel_text = "Wheel-Version: 1.0\nGenerator: tools/build_lite.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
-    entries = [(p.relative_to(ROOT).as_posix(), p.read_bytes()) for p in files]
-    entries += [(f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_text.encode())]
+    entries = [*entries, (f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_text.encode())]
     record = "".join(
         f"{arcname},sha256={base64.urlsafe_b64encode(hashlib.sha256(content).digest()).rstrip(b'=').decode()},"
         f"{len(content)}\n" for arcname, content in entries) + f"{info}/RECORD,,\n"
     entries.append((f"{info}/RECORD", record.encode()))
-    path = dest / f"{name}-{version}-py3-none-any.whl"
     with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
         for arcname, content in entries:
             item = zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0))
@@ -239,6 +229,64 @@ def attn_lib_wheel(dest: Path) -> Path:
             item.external_attr = 0o644 << 16
             wheel.writestr(item, content)
     return path
+
+
+def attn_lib_wheel(dest: Path) -> Path:
+    """attn_lib as a pure-Python wheel built from this tree: its modules and its package data (pyproject.toml).
+    Written here rather than by ``pip wheel``, which needs setuptools' wheel support or an isolated build (which
+    fetches setuptools)."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = pyproject["project"]
+    data = pyproject["tool"]["setuptools"]["package-data"]
+    extra = {ROOT / package.replace(".", "/") / pattern for package, patterns in data.items() for pattern in patterns}
+    files = sorted(p for p in (ROOT / "attn_lib").rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts and (p.suffix == ".py" or p in extra))
+    name, version = project["name"], project["version"]
+    return write_wheel(dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", name, version,
+                       project["description"], [(p.relative_to(ROOT).as_posix(), p.read_bytes()) for p in files])
+
+
+# Run by Node with npm's Pyodide on the site's own files: matplotlib's font list, as the browser's matplotlib
+# writes it on its first import (its paths are relative to matplotlib's data folder).
+FONT_LIST_JS = """
+const path = require("path");
+const dir = process.argv[2];
+const { loadPyodide } = require(path.join(dir, "pyodide.js"));
+(async () => {
+  const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
+  await py.loadPackage(["matplotlib"], { messageCallback: () => {}, errorCallback: () => {} });
+  process.stdout.write(py.runPython(
+    "import matplotlib.font_manager as fm, pathlib\\n"
+    + "pathlib.Path(fm.__file__).parent.joinpath('fontlist.json').read_text()"));
+})();
+"""
+
+
+def font_list_wheel(dest: Path, lock: dict) -> Path:
+    """A wheel holding matplotlib/fontlist.json, the font list Pyodide's matplotlib 3.8.4 reads on import.
+
+    Pyodide's matplotlib wheel ships a fontlist.json of format 390 (a newer matplotlib's), which 3.8.4 (format
+    330) rejects: every fresh kernel then rebuilds it and prints "Matplotlib is building the font cache; this may
+    take a moment." on stderr. This list is the one 3.8.4 writes, made by running the site's own Pyodide under
+    Node (which npm comes with). In the site's lock it depends on matplotlib, so Pyodide installs it after
+    matplotlib's wheel (whose bytes are unchanged), and attn-lib depends on it, so a notebook's first cell (which
+    imports attn_lib beside matplotlib) loads it before matplotlib is imported.
+    """
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError("the font list is made with Node.js, not installed: apt-get install nodejs npm")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "fontlist.js"
+        script.write_text(FONT_LIST_JS)
+        done = subprocess.run([node, str(script), str(dest)], check=True, capture_output=True)
+    font_list = json.loads(done.stdout)
+    if font_list.get("__class__") != "FontManager" or not font_list.get("ttflist"):
+        raise BuildError("Pyodide's matplotlib wrote no font list under Node")
+    version = lock["packages"]["matplotlib"]["version"]
+    name = "matplotlib-font-list"
+    return write_wheel(dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", name, version,
+                       "The font list of Pyodide's matplotlib, made at build time",
+                       [("matplotlib/fontlist.json", done.stdout)])
 
 
 def lock_entry(path: Path, name: str, version: str, imports, depends) -> dict:
@@ -262,6 +310,12 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
     version = ours.name.split("-")[1]
     lock["packages"]["attn-lib"] = lock_entry(ours, "attn-lib", version, ["attn_lib"],
                                               ["numpy", "matplotlib", "ipywidgets", "ipympl"])
+    (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    fonts = font_list_wheel(dest, lock)
+    lock["packages"]["matplotlib-font-list"] = lock_entry(fonts, "matplotlib-font-list",
+                                                          lock["packages"]["matplotlib"]["version"], [],
+                                                          ["matplotlib"])
+    lock["packages"]["attn-lib"]["depends"].append("matplotlib-font-list")
     for name, record in lock["packages"].items():
         missing = [d for d in record["depends"] if d.lower().replace("_", "-") not in lock["packages"]]
         if missing:
