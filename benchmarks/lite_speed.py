@@ -64,7 +64,7 @@ def main():
                     ready = lite_driver.open_notebook(offline.page, site.url, name)
                     run_all = lite_driver.run_all(offline.page, timeout_ms=600_000)
                     if ratio == ratios[0]:
-                        rows.append((name, ready, run_all, len(offline.refused)))
+                        rows.append((name, ready, run_all, offline.bytes_loaded / 1e6, len(offline.refused)))
                     if name in kinds:
                         kind = kinds[name]
                         lab_driver.wait_for_figure(offline.page, kind)
@@ -77,10 +77,10 @@ def main():
         site.stop()
 
     print(f"load average after: {', '.join(f'{x:.1f}' for x in os.getloadavg())}")
-    print("\nnotebook                              kernel ready (s)   Run All (s)   refused requests")
-    for name, ready, run_all, refused in rows:
+    print("\nnotebook                              kernel ready (s)   Run All (s)   loaded (MB)   refused requests")
+    for name, ready, run_all, loaded, refused in rows:
         flag = "" if ready <= TARGETS["ready"] and run_all <= TARGETS["run_all"] else "   (over target)"
-        print(f"{name:<38}{ready:>16.1f}{run_all:>14.1f}{refused:>19}{flag}")
+        print(f"{name:<38}{ready:>16.1f}{run_all:>14.1f}{loaded:>14.1f}{refused:>19}{flag}")
     print(f"targets: kernel ready <= {TARGETS['ready']} s, Run All <= {TARGETS['run_all']} s")
     print(f"\n{args.presses} single presses each; ms from keydown to the first frame with new pixels")
     print(f"{'explorer':<18}{'ratio':>6}{'median':>8}{'min':>6}{'max':>6}  target")

@@ -17,8 +17,9 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
   --no-deps`` into build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel built
   from this tree (``pip wheel --no-deps``).
 - The front end: jupyterlite-core and jupyterlite-pyodide-kernel (installed, versions checked), the federated
-  extensions of jupyterlab_widgets and ipympl (installed, versions checked against the kernel-side wheels' pins),
-  and lite/run-all-past-raises/ (Run All goes on past a cell tagged raises-exception, as in JupyterLab).
+  extensions of ipywidgets and ipympl taken out of the very wheels the kernel loads (jupyterlab_widgets' and
+  ipympl's, versions checked), and lite/run-all-past-raises/ (Run All goes on past a cell tagged
+  raises-exception, as in JupyterLab).
 
 A missing file or a wrong hash stops the build with an error that says what to install or fetch.
 """
@@ -295,13 +296,15 @@ def lock_entry(path: Path, name: str, version: str, imports, depends) -> dict:
             "depends": list(depends), "unvendored_tests": False, "shared_library": False}
 
 
-def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: Path | None) -> dict:
-    """static/pyodide/ of the site: core, the needed official wheels, the course's wheels, and their lock."""
+def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: Path | None) -> tuple[dict, dict]:
+    """static/pyodide/ of the site: core, the needed official wheels, the course's wheels, and their lock.
+    Returns the lock and the extra wheels (name -> path)."""
     if dest.exists():
         shutil.rmtree(dest)
     official = pyodide_core(versions, cache, dest)
     lock = pyodide_wheels(versions, official, wheels_folder(versions, wheels_from), dest)
-    for name, path in extra_wheels(versions, cache).items():
+    extras = extra_wheels(versions, cache)
+    for name, path in extras.items():
         spec = versions["extra-wheels"][name]
         shutil.copy2(path, dest / path.name)
         lock["packages"][name] = lock_entry(dest / path.name, name, spec["version"], spec["imports"],
@@ -321,35 +324,44 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
         if missing:
             raise BuildError(f"{name} depends on {missing}, which the site's lock lacks (lite/versions.toml)")
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
-    return lock
+    return lock, extras
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # The front end
 
 
-def labextension_folders(versions: dict) -> list[Path]:
-    """The installed federated extensions the site is built with, each at its pinned version, and the course's."""
+def labextension_sources(versions: dict, wheels: dict) -> list[Path]:
+    """What the site's federated extensions are built from, each at its pinned version: the kernel-side wheels that
+    ship one (``wheels``: name -> path), the installed kernel extension, and the course's own folder."""
     from jupyter_core.paths import jupyter_path
 
-    roots = [Path(p) for p in jupyter_path("labextensions")]
-    folders = []
+    sources = []
     for name, spec in versions["labextensions"].items():
-        for root in roots:
-            pkg = root / name / "package.json"
-            if pkg.exists():
-                break
+        if "wheel" in spec:
+            path = wheels[spec["wheel"]]
+            with zipfile.ZipFile(path) as wheel:
+                inside = [n for n in wheel.namelist()
+                          if n.endswith(f"share/jupyter/labextensions/{name}/package.json")]
+                if not inside:
+                    raise BuildError(f"{path.name} ships no front-end extension {name} (lite/versions.toml)")
+                got = json.loads(wheel.read(inside[0]))["version"]
+            where = f"{path.name} ships {name} {got}"
         else:
-            raise BuildError(f"the front-end extension {name} is not installed (it comes with the Python package "
-                             f"{spec['package']}): pip install -r requirements-dev.txt")
-        got = json.loads(pkg.read_text())["version"]
+            found = [Path(root) / name / "package.json" for root in jupyter_path("labextensions")]
+            found = [p for p in found if p.exists()]
+            if not found:
+                raise BuildError(f"the front-end extension {name} is not installed (it comes with the Python "
+                                 f"package {spec['package']}): pip install -r requirements-dev.txt")
+            path = found[0].parent
+            got = json.loads(found[0].read_text())["version"]
+            where = f"{name} {got} is installed"
         if got != spec["version"]:
-            raise BuildError(f"{name} {got} is installed, lite/versions.toml pins {spec['version']} (the version "
-                             f"{spec['package']} ships to match the kernel's wheels): pip install -r "
-                             "requirements-dev.txt")
-        folders.append(pkg.parent)
-    folders.append(EXTENSION)
-    return folders
+            raise BuildError(f"{where}, lite/versions.toml pins {spec['version']}: pip install -r "
+                             "requirements-dev.txt, or fix lite/versions.toml")
+        sources.append(path)
+    sources.append(EXTENSION)
+    return sources
 
 
 def site_config() -> dict:
@@ -383,14 +395,14 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None)
     if STAGE.exists():
         shutil.rmtree(STAGE)
     STAGE.mkdir(parents=True)
-    lock = pyodide_distribution(versions, STAGE / "static" / "pyodide", cache, wheels_from)
+    lock, extras = pyodide_distribution(versions, STAGE / "static" / "pyodide", cache, wheels_from)
     stage_contents(STAGE, course)
     (STAGE / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
     lite_config = {"LiteBuildConfig": {
         "apps": ["lab"],
         "contents": [str(STAGE / "files")],
         "output_dir": str(out),
-        "federated_extensions": [str(p) for p in labextension_folders(versions)],
+        "federated_extensions": [str(p) for p in labextension_sources(versions, extras)],
         "ignore_sys_prefix": ["federated_extensions"],
         "no_sourcemaps": True,
         "no_unused_shared_packages": True,

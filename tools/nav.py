@@ -242,6 +242,12 @@ def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
 # The browser edition's pages (tools/build_lite.py writes them into the site; nothing here is committed)
 
 
+def lite_url(course: dict) -> str:
+    """The browser edition's contents page as GitHub Pages publishes it for the repository named in course.toml."""
+    owner, name = course["repository"]["slug"].split("/")
+    return f"https://{owner}.github.io/{name}/lab/index.html?path={CONTENTS}"
+
+
 def runs_in_browser(course: dict, entry: Entry) -> bool:
     """Whether notebook ``entry`` is part of the browser edition (course.toml: ``browser = false`` keeps it out)."""
     return course["notebooks"][entry.stem].get("browser", True)

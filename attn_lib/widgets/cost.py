@@ -99,7 +99,7 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
 
     def update(n, m, d_k, heads, layers):
         cost = attention_cost(n, m, d_k=d_k, heads=heads, layers=layers)
-        curve = [attention_cost(int(length), d_k=d_k, heads=heads, layers=layers) for length in x]  # m = n
+        curve = [attention_cost(length.item(), d_k=d_k, heads=heads, layers=layers) for length in x]  # m = n
         # Counts reach 10**16: as floats, not numpy's default int (32 bits in the browser, where they overflow).
         lines["bytes"][0].set_data(x, np.array([c.score_bytes("float32") for c in curve], dtype=float))
         lines["bytes"][1].set_data([n], np.array([cost.score_bytes("float32")], dtype=float))

@@ -79,6 +79,8 @@ class Offline:
         # above keep its requests on 127.0.0.1 too)
 
         self.context.route("**/*", self._route)
+        self.bytes_loaded = 0  # response bodies received by the page (what a learner's first visit downloads)
+        self.context.on("requestfinished", self._count)
         self.page = self.context.new_page()
         self.page.errors = []
         self.page.on("pageerror", lambda error: self.page.errors.append(f"uncaught: {error}"))
@@ -90,6 +92,12 @@ class Offline:
         else:
             self.refused.append(url)
             route.abort("blockedbyclient")
+
+    def _count(self, request):
+        try:
+            self.bytes_loaded += max(0, request.sizes()["responseBodySize"])
+        except Exception:  # noqa: BLE001 (a request whose sizes are gone with its page counts nothing)
+            pass
 
     def close(self):
         self.context.close()
