@@ -67,6 +67,7 @@ def main():
                         rows.append((name, ready, run_all, offline.bytes_loaded / 1e6, len(offline.refused)))
                     if name in kinds:
                         kind = kinds[name]
+                        lite_driver.scroll_to_explorer(offline.page, kind)
                         lab_driver.wait_for_figure(offline.page, kind)
                         browser_latency.press_series(offline.page, kind, 4)  # warm up
                         pixels, _ = browser_latency.press_series(offline.page, kind, args.presses)

@@ -136,3 +136,18 @@ def stored_outputs(path: Path):
     """The same as ``cell_outputs``, read from a notebook file."""
     cells = json.loads(path.read_text())["cells"]
     return [[c.get("metadata", {}).get("tags", []), c.get("outputs", [])] for c in cells if c["cell_type"] == "code"]
+
+
+def scroll_to_explorer(page, kind, timeout_ms=30_000):
+    """Bring the cell that shows explorer ``kind`` (source ``<kind>_explorer()``) into view: JupyterLab renders only
+    the cells near the view of a long notebook (08), and hides the others."""
+    page.evaluate(
+        """async source => {
+            const w = window.jupyterapp.shell.currentWidget;
+            const index = w.content.widgets.findIndex(c => c.model.sharedModel.getSource().trim() === source);
+            w.content.activeCellIndex = index;
+            await w.content.scrollToItem(index, 'center');
+        }""", f"{lab_driver.FUNCTIONS[kind]}()")
+    page.wait_for_function(
+        "sel => { const e = document.querySelector(sel); return e && e.offsetParent !== null; }",
+        arg=lab_driver.explorer_selector(kind), timeout=timeout_ms)

@@ -27,7 +27,7 @@ COURSE = nav.load_course()
 ENTRIES = nav.course_entries(lab_driver.REPO / "notebooks", COURSE)
 IN_BROWSER = [e.name for e in ENTRIES if nav.runs_in_browser(COURSE, e)]
 AWAY = [e.name for e in ENTRIES if not nav.runs_in_browser(COURSE, e)]
-EXPLORERS = {kind: name for kind, name in lab_driver.EXPLORER_NOTEBOOKS.items() if name in IN_BROWSER}
+EXPLORER_OF = {name: kind for kind, name in lab_driver.EXPLORER_NOTEBOOKS.items() if name in IN_BROWSER}
 
 
 @pytest.fixture(scope="session")
@@ -139,7 +139,10 @@ def test_site_serves_everything_itself(site):
 
 
 @pytest.mark.parametrize("name", IN_BROWSER)
-def test_notebook_runs_whole_offline_with_its_stored_outputs(site, offline, name):
+def test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_answers(site, offline, name):
+    """Run All goes to the end (past the deliberate errors), no error output elsewhere, the nbval-checked text
+    outputs equal the stored ones (normalised), no request leaves 127.0.0.1; the notebook's explorer, if it has
+    one, answers a key press with new pixels and a new readout. (One Run All per notebook: 09's takes minutes.)"""
     page = offline.page
     lite_driver.open_notebook(page, site.url, name)
     lite_driver.run_all(page)
@@ -152,19 +155,19 @@ def test_notebook_runs_whole_offline_with_its_stored_outputs(site, offline, name
             assert any(o.get("output_type") == "error" for o in outputs), f"code cell {index} raised nothing"
         elif nbval_checked(tags):
             assert compared(outputs) == compared(stored_cell), f"{name}, code cell {index}"
+    if name in EXPLORER_OF:
+        explorer_answers_a_key_press(page, EXPLORER_OF[name])
+    assert lab_driver.error_outputs(page) == []
     assert offline.refused == [], f"requests outside 127.0.0.1: {offline.refused}"
     assert page.errors == []
 
 
-@pytest.mark.parametrize("kind", sorted(EXPLORERS))
-def test_explorer_answers_a_key_press_offline(site, offline, kind):
-    page = offline.page
-    lite_driver.open_notebook(page, site.url, EXPLORERS[kind])
-    lite_driver.run_all(page)
+def explorer_answers_a_key_press(page, kind):
+    selector = lab_driver.explorer_selector(kind)
+    lite_driver.scroll_to_explorer(page, kind)
     lab_driver.wait_for_figure(page, kind)
     how = lab_driver.focus_main_control(page, kind)
     lab_driver.wait_until_settled(page, kind, quiet_ms=300)
-    selector = lab_driver.explorer_selector(kind)
     figure = page.evaluate("s => window.attnFigureSum(s)", selector)
     readout = page.evaluate("s => window.attnReadout(s)", selector)
     for key in lab_driver.END_KEYS[how]:
@@ -172,5 +175,3 @@ def test_explorer_answers_a_key_press_offline(site, offline, kind):
     page.wait_for_function(
         "([sel, sum, text]) => window.attnFigureSum(sel) !== sum && window.attnReadout(sel) !== text",
         arg=[selector, figure, readout], timeout=30_000, polling=50)
-    assert lab_driver.error_outputs(page) == []
-    assert offline.refused == [], f"requests outside 127.0.0.1: {offline.refused}"
