@@ -292,7 +292,7 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
             f"Run it [on Binder]({binder_url(course, e.name)}) (nothing to install) or "
             f"[on your own machine]({_local_install(course)}) (two commands)." for e in away)
     edits = (
-        "## Your work stays in this browser\n\n"
+        "## Your edits stay in this browser\n\n"
         "Your edits are saved in this browser's storage, on this computer only: another browser, another computer "
         "or a private window starts from the course's notebooks again, and clearing the site's data in the browser "
         "deletes your work.\n\n"
