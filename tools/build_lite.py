@@ -398,6 +398,10 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None)
     lock, extras = pyodide_distribution(versions, STAGE / "static" / "pyodide", cache, wheels_from)
     stage_contents(STAGE, course)
     (STAGE / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
+    # JupyterLab 4.4's command-mode arrow shortcuts (move between cells) fire on a focused widget too, so an arrow
+    # key on an explorer's slider moved the notebook's selection instead of the slider: the same four shortcuts,
+    # not on a widget (JupyterLab 4.6, the course's other front end, leaves the arrows to the widget).
+    shutil.copy2(LITE / "overrides.json", STAGE / "overrides.json")
     lite_config = {"LiteBuildConfig": {
         "apps": ["lab"],
         "contents": [str(STAGE / "files")],

@@ -145,7 +145,6 @@ def scroll_to_explorer(page, kind, timeout_ms=30_000):
         """async source => {
             const w = window.jupyterapp.shell.currentWidget;
             const index = w.content.widgets.findIndex(c => c.model.sharedModel.getSource().trim() === source);
-            w.content.activeCellIndex = index;
             await w.content.scrollToItem(index, 'center');
         }""", f"{lab_driver.FUNCTIONS[kind]}()")
     page.wait_for_function(

@@ -163,15 +163,20 @@ def test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_an
 
 
 def explorer_answers_a_key_press(page, kind):
+    """One step (an arrow key on a slider: JupyterLab 4.4's cell-navigation shortcuts took the arrows from widgets
+    until lite/overrides.json), then the end: each time new pixels and a new readout."""
     selector = lab_driver.explorer_selector(kind)
     lite_driver.scroll_to_explorer(page, kind)
     lab_driver.wait_for_figure(page, kind)
     how = lab_driver.focus_main_control(page, kind)
-    lab_driver.wait_until_settled(page, kind, quiet_ms=300)
-    figure = page.evaluate("s => window.attnFigureSum(s)", selector)
-    readout = page.evaluate("s => window.attnReadout(s)", selector)
-    for key in lab_driver.END_KEYS[how]:
-        page.keyboard.press(key)
-    page.wait_for_function(
-        "([sel, sum, text]) => window.attnFigureSum(sel) !== sum && window.attnReadout(sel) !== text",
-        arg=[selector, figure, readout], timeout=30_000, polling=50)
+    for keys in (lab_driver.STEP_KEYS[how], lab_driver.END_KEYS[how]):
+        lab_driver.wait_until_settled(page, kind, quiet_ms=300)
+        figure = page.evaluate("s => window.attnFigureSum(s)", selector)
+        readout = page.evaluate("s => window.attnReadout(s)", selector)
+        value = lab_driver.main_control_value(page, kind)
+        for key in keys:
+            page.keyboard.press(key)
+        page.wait_for_function(
+            "([sel, sum, text]) => window.attnFigureSum(sel) !== sum && window.attnReadout(sel) !== text",
+            arg=[selector, figure, readout], timeout=30_000, polling=50)
+        assert lab_driver.main_control_value(page, kind) != value, f"{keys} did not move the {kind} explorer"
