@@ -36,7 +36,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--notebooks", default="", help="numbers, comma-separated (default: every notebook of the "
                                                         "edition)")
-    parser.add_argument("--presses", type=int, default=8, help="timed presses per explorer and ratio")
+    parser.add_argument("--presses", type=int, default=8,
+                        help="timed presses per explorer and ratio (a multiple of 8 ends where it began)")
     parser.add_argument("--ratios", default="1,2", help="device pixel ratios, comma-separated")
     args = parser.parse_args()
     missing = lab_driver.missing_browser_tools()
@@ -69,7 +70,7 @@ def main():
                         kind = kinds[name]
                         lite_driver.scroll_to_explorer(offline.page, kind)
                         lab_driver.wait_for_figure(offline.page, kind)
-                        browser_latency.press_series(offline.page, kind, 4)  # warm up
+                        browser_latency.press_series(offline.page, kind, 8)  # warm up: there and back
                         pixels, _ = browser_latency.press_series(offline.page, kind, args.presses)
                         latency.append((kind, ratio, pixels))
                     offline.close()
