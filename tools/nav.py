@@ -272,8 +272,8 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
         "    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V\n"
         "\n"
         "This is the browser edition of the course: the same notebooks as the JupyterLab course, run by Python "
-        "inside this browser tab (Pyodide), with nothing to install and no server. The first visit loads about "
-        "30 MB once; after that the notebooks open from the browser's cache. Open a notebook below, then "
+        "inside this browser tab (Pyodide), with nothing to install and no server. The first visit loads 30 to 40 "
+        "MB once; after that the notebooks open from the browser's cache. Open a notebook below, then "
         "Run > Run All Cells, or Shift+Enter cell by cell."
     )
     rows = ["| notebook | what it teaches | runs |", "|---|---|---|"]
