@@ -2,12 +2,15 @@
 
 Split over several threads, products of a few hundred rows finish later, not sooner, and on a machine whose cores
 are busy (a shared server, Binder, CI) many times later; a timing taken on one thread measures the work, not the
-scheduler. ``threadpoolctl`` does the pinning where it is installed; without it nothing changes.
+scheduler. ``threadpoolctl`` does the pinning where it is installed; without it nothing changes, and in the browser
+(Pyodide, no threads: ``attn_lib._platform``) there is no pool to pin.
 """
 
 from __future__ import annotations
 
 import contextlib
+
+from . import _platform
 
 
 def one_blas_thread():
@@ -22,6 +25,8 @@ def one_blas_thread():
     >>> float(product[0, 0])
     4.0
     """
+    if _platform.in_browser():
+        return contextlib.nullcontext()
     try:
         from threadpoolctl import threadpool_limits
     except ImportError:

@@ -239,6 +239,109 @@ def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
 
 
 # ---------------------------------------------------------------------------------------------------------------
+# The browser edition's pages (tools/build_lite.py writes them into the site; nothing here is committed)
+
+
+def lite_url(course: dict) -> str:
+    """The browser edition's contents page as GitHub Pages publishes it for the repository named in course.toml."""
+    owner, name = course["repository"]["slug"].split("/")
+    return f"https://{owner}.github.io/{name}/lab/index.html?path={CONTENTS}"
+
+
+def runs_in_browser(course: dict, entry: Entry) -> bool:
+    """Whether notebook ``entry`` is part of the browser edition (course.toml: ``browser = false`` keeps it out)."""
+    return course["notebooks"][entry.stem].get("browser", True)
+
+
+def _local_install(course: dict) -> str:
+    return course.get("lite", {}).get("local_install", f"https://github.com/{course['repository']['slug']}")
+
+
+def lite_contents_notebook(entries: list[Entry], course: dict):
+    """contents.ipynb of the browser edition: which notebooks run here, where the others run, and what happens to
+    a learner's edits (they stay in this browser), how to download a notebook and how to reset one."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": {"display_name": "Python (Pyodide)", "language": "python", "name": "python"},
+                   "language_info": {"name": "python"}}
+    line = nav_line(entries, CONTENTS)
+    here = [e for e in entries if runs_in_browser(course, e)]
+    away = [e for e in entries if not runs_in_browser(course, e)]
+    intro = (
+        "# Attention, one line at a time: in your browser\n"
+        "\n"
+        "    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V\n"
+        "\n"
+        "This is the browser edition of the course: the same notebooks as the JupyterLab course, run by Python "
+        "inside this browser tab (Pyodide), with nothing to install and no server. The first visit loads 30 to 40 "
+        "MB once; after that the notebooks open from the browser's cache. Open a notebook below, then "
+        "Run > Run All Cells, or Shift+Enter cell by cell."
+    )
+    rows = ["| notebook | what it teaches | runs |", "|---|---|---|"]
+    for e in entries:
+        if runs_in_browser(course, e):
+            rows.append(f"| [{e.label}]({e.name}) | {e.teaches} | here, in this browser |")
+        else:
+            rows.append(f"| {e.label} | {e.teaches} | not here: [on Binder]({binder_url(course, e.name)}) "
+                        f"or [on your own machine]({_local_install(course)}) |")
+    table = ("## The notebooks\n\n"
+             f"{len(here)} of the {len(entries)} notebooks run in this browser.\n\n" + "\n".join(rows))
+    elsewhere = ""
+    if away:
+        elsewhere = "\n\n" + "\n".join(
+            f"{e.label} is not part of this edition. {course['notebooks'][e.stem].get('browser_reason', '')} "
+            f"Run it [on Binder]({binder_url(course, e.name)}) (nothing to install) or "
+            f"[on your own machine]({_local_install(course)}) (two commands)." for e in away)
+    edits = (
+        "## Your edits stay in this browser\n\n"
+        "Your edits are saved in this browser's storage, on this computer only: another browser, another computer "
+        "or a private window starts from the course's notebooks again, and clearing the site's data in the browser "
+        "deletes your work.\n\n"
+        "- **Download a notebook** (to keep it, or to hand it in): right-click it in the file browser on the left, "
+        "then Download; or File > Download while it is open.\n"
+        "- **Reset a notebook** to the course's version: right-click it in the file browser, then Delete; "
+        "reload the page and the course's copy is back. (Download it first if you want to keep your answers.)\n"
+        "- **A fresh start** of the Python in a notebook: Kernel > Restart Kernel, then Run > Run All Cells."
+        + elsewhere
+    )
+    cells = [_nav_cell(line, "nav-top"), nbformat.v4.new_markdown_cell(intro), nbformat.v4.new_markdown_cell(table),
+             nbformat.v4.new_markdown_cell(edits), _nav_cell(line, "nav-bottom")]
+    for i, cell in enumerate(cells[1:-1], start=1):
+        cell["id"] = f"lite-contents-{i}"
+    nb.cells = cells
+    return nb
+
+
+def lite_away_notebook(entries: list[Entry], course: dict, entry: Entry):
+    """The page that stands in the browser edition for a notebook that does not run there: where to run it."""
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": {"display_name": "Python (Pyodide)", "language": "python", "name": "python"},
+                   "language_info": {"name": "python"}}
+    line = nav_line(entries, entry.name)
+    body = (
+        f"# {entry.label}: not in the browser edition\n\n"
+        f"{entry.teaches}\n\n"
+        f"{course['notebooks'][entry.stem].get('browser_reason', '')} It runs in JupyterLab:\n\n"
+        f"- [on Binder]({binder_url(course, entry.name)}): nothing to install; the first start can take a few "
+        "minutes, and Binder deletes the session (and your edits) when it idles;\n"
+        f"- [on your own machine]({_local_install(course)}): two commands, Python 3.10 to 3.13."
+    )
+    cells = [_nav_cell(line, "nav-top"), nbformat.v4.new_markdown_cell(body), _nav_cell(line, "nav-bottom")]
+    cells[1]["id"] = "lite-away-1"
+    nb.cells = cells
+    return nb
+
+
+def lite_pages(entries: list[Entry], course: dict) -> dict[str, str]:
+    """File name -> nbformat JSON of the pages the browser edition generates: its contents page, and one page for
+    each notebook that does not run in the browser (so that the navigation links of its neighbours still land)."""
+    pages = {CONTENTS: nbformat.writes(lite_contents_notebook(entries, course)) + "\n"}
+    for e in entries:
+        if not runs_in_browser(course, e):
+            pages[e.name] = nbformat.writes(lite_away_notebook(entries, course, e)) + "\n"
+    return pages
+
+
+# ---------------------------------------------------------------------------------------------------------------
 # Driving it
 
 

@@ -8,6 +8,7 @@ import numpy as np
 from ..cost import attention_cost
 from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, readout_rows
 from .._checks import InputValueError
+from .._platform import whole
 
 LENGTHS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
 COST_DK = (8, 16, 32, 64, 128, 256, 512)
@@ -70,7 +71,7 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
         "layers": widgets.IntSlider(value=layers, min=1, max=24, description="layers (scores kept for backward)",
                                     **slider),
     }
-    x = np.unique(np.geomspace(LENGTHS[0], LENGTHS[-1], 200).round().astype(int))  # whole numbers of tokens
+    x = np.unique(whole(np.geomspace(LENGTHS[0], LENGTHS[-1], 200)))  # whole numbers of tokens, 64-bit everywhere
     base = attention_cost(**BASE_MODEL)
     fig, (ax_mem, ax_macs) = live_figure((7.0, 3.1), ncols=2)
     lines = {}
@@ -98,11 +99,12 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
 
     def update(n, m, d_k, heads, layers):
         cost = attention_cost(n, m, d_k=d_k, heads=heads, layers=layers)
-        curve = [attention_cost(int(length), d_k=d_k, heads=heads, layers=layers) for length in x]  # m = n
-        lines["bytes"][0].set_data(x, [c.score_bytes("float32") for c in curve])
-        lines["bytes"][1].set_data([n], [cost.score_bytes("float32")])
-        lines["macs"][0].set_data(x, [c.macs for c in curve])
-        lines["macs"][1].set_data([n], [cost.macs])
+        curve = [attention_cost(length.item(), d_k=d_k, heads=heads, layers=layers) for length in x]  # m = n
+        # Counts reach 10**16: as floats, not numpy's default int (32 bits in the browser, where they overflow).
+        lines["bytes"][0].set_data(x, np.array([c.score_bytes("float32") for c in curve], dtype=float))
+        lines["bytes"][1].set_data([n], np.array([cost.score_bytes("float32")], dtype=float))
+        lines["macs"][0].set_data(x, np.array([c.macs for c in curve], dtype=float))
+        lines["macs"][1].set_data([n], np.array([cost.macs], dtype=float))
         memory = cost.score_bytes("float32")
         readout = readout_rows([
             ("scores alive", f"{cost.scores:,} ({_count(cost.scores)})"),

@@ -155,6 +155,13 @@ def launch_chromium(playwright):
 def open_and_run(page, lab, name, timeout_ms=120_000):
     """Open notebook ``name`` in JupyterLab, wait for its kernel, run all cells and wait until all have run."""
     page.goto(f"{lab.url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    wait_for_idle_kernel(page, name, timeout_ms)
+    run_all_cells(page, timeout_ms)
+
+
+def wait_for_idle_kernel(page, name, timeout_ms):
+    """Wait until notebook ``name`` is the current widget, its cells are there and its kernel is idle (JupyterLab
+    and JupyterLite alike: both expose ``window.jupyterapp``)."""
     page.wait_for_function(
         """name => {
             const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
@@ -162,6 +169,10 @@ def open_and_run(page, lab, name, timeout_ms=120_000):
                       && w.sessionContext.session.kernel;
             return k && k.status === 'idle' && w.content.widgets.length > 0;
         }""", arg=name, timeout=timeout_ms)
+
+
+def run_all_cells(page, timeout_ms):
+    """Run All in the current notebook; wait until every code cell has run and the kernel is idle."""
     page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
     page.wait_for_function(
         """() => {

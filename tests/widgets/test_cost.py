@@ -34,3 +34,20 @@ def test_cost_explorer_names_its_units():
 def test_bad_arguments_name_themselves(kwargs, argument):
     with pytest.raises(ValueError, match=rf"^{argument} must"):
         cost_explorer(**kwargs)
+
+
+
+def test_cost_explorer_works_where_numpys_default_int_is_32_bits(monkeypatch):
+    """In the browser (wasm32) numpy's default int, what ``.astype(int)`` gives, is 32 bits: the explorer's lengths
+    as int32 times the base model's 10**11 multiply-adds overflowed there (OverflowError in the browser edition's
+    notebook 08). Simulated here by making ``int`` in the module mean int32, as ``.astype(int)`` does in wasm32."""
+    import attn_lib.widgets.cost as module
+
+    monkeypatch.setattr(module, "int", np.int32, raising=False)
+    explorer = cost_explorer()
+    explorer.controls["n"].value, explorer.controls["m"].value = 100000, 100000
+    explorer.controls["layers"].value = explorer.controls["layers"].max
+    curve = next(line for line in explorer.figure.axes[1].lines if line.get_animated())
+    x, y = curve.get_data()
+    assert np.asarray(x).dtype == np.int64 and np.asarray(y).dtype == np.float64
+    assert explorer.measured["score_bytes_float32"] > 2**31  # counts past 32 bits, shown exactly

@@ -1,0 +1,182 @@
+"""tools/build_lite.py, lite/ and the browser edition's pages (tools/nav.py), without a browser or a network.
+
+The built site itself, in Chromium, is tested by tests/browser/test_lite.py."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import build_lite  # noqa: E402
+import nav  # noqa: E402
+
+COURSE = nav.load_course()
+ENTRIES = nav.course_entries(ROOT / "notebooks", COURSE)
+VERSIONS = build_lite.load_versions()
+
+
+def test_closure_takes_every_dependency_once_and_reads_underscored_names():
+    lock = {"packages": {"a": {"depends": ["b_c"]}, "b-c": {"depends": ["d"]}, "d": {"depends": []},
+                         "unused": {"depends": []}}}
+    assert build_lite.closure(lock, ["a"]) == ["a", "b-c", "d"]
+    with pytest.raises(build_lite.BuildError, match="no package 'zz'"):
+        build_lite.closure(lock, ["zz"])
+
+
+def test_a_wrong_or_missing_file_stops_the_build_saying_what_to_do(tmp_path):
+    wheel = tmp_path / "numpy-2.0.2.whl"
+    with pytest.raises(build_lite.BuildError, match=r"is missing\. reinstall it"):
+        build_lite.check_sha256(wheel, "0" * 64, "Pyodide package numpy", "reinstall it")
+    wheel.write_bytes(b"not numpy")
+    with pytest.raises(build_lite.BuildError, match=r"numpy-2\.0\.2\.whl has sha256 [0-9a-f]{64}, expected 0{64}"):
+        build_lite.check_sha256(wheel, "0" * 64, "Pyodide package numpy", "reinstall it")
+    build_lite.check_sha256(wheel, build_lite.sha256(wheel), "Pyodide package numpy", "reinstall it")
+
+
+def site(tmp_path, settings):
+    (tmp_path / "static" / "pyodide").mkdir(parents=True)
+    wheel = tmp_path / "static" / "pyodide" / "x-1-py3-none-any.whl"
+    wheel.write_bytes(b"x")
+    (tmp_path / "static" / "pyodide" / "pyodide-lock.json").write_text(json.dumps(
+        {"packages": {"x": {"file_name": wheel.name, "sha256": build_lite.sha256(wheel)}}}))
+    config = {"jupyter-config-data": {"litePluginSettings": {build_lite.KERNEL_PLUGIN: settings}}}
+    (tmp_path / "jupyter-lite.json").write_text(json.dumps(config))
+    return tmp_path
+
+
+def test_check_site_accepts_a_self_contained_site_and_names_each_outside_dependency(tmp_path):
+    good = {"pyodideUrl": "./static/pyodide/pyodide.js", "disablePyPIFallback": True}
+    assert build_lite.check_site(site(tmp_path / "good", good)) == []
+    cdn = {"pyodideUrl": "https://cdn.jsdelivr.net/pyodide/v0.27.7/full/pyodide.js"}
+    problems = build_lite.check_site(site(tmp_path / "cdn", cdn))
+    assert any("outside URL" in p for p in problems)
+    assert any("PyPI fallback is not off" in p for p in problems)
+    assert any("not the site's own Pyodide" in p for p in problems)
+
+
+def test_the_site_config_points_at_its_own_pyodide_with_the_fallback_off():
+    config = build_lite.site_config()["jupyter-config-data"]
+    settings = config["litePluginSettings"][build_lite.KERNEL_PLUGIN]
+    assert settings == {"pyodideUrl": "./static/pyodide/pyodide.js", "disablePyPIFallback": True}
+    assert config["exposeAppInBrowser"] is True
+    assert "http" not in json.dumps(config)
+
+
+def test_attn_lib_wheel_holds_the_package_and_is_the_same_bytes_twice(tmp_path):
+    import zipfile
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = build_lite.attn_lib_wheel(tmp_path / "a"), build_lite.attn_lib_wheel(tmp_path / "b")
+    assert first.read_bytes() == second.read_bytes()
+    names = zipfile.ZipFile(first).namelist()
+    assert "attn_lib/__init__.py" in names and "attn_lib/_platform.py" in names
+    assert "attn_lib/minilm/reference.npz" in names  # package data, as pyproject.toml declares it
+    assert not any("__pycache__" in n for n in names)
+
+
+def test_requirements_pin_what_lite_versions_pins():
+    requirements = (ROOT / "requirements-dev.txt").read_text()
+    assert f"jupyterlite-core=={VERSIONS['jupyterlite']['core']}" in requirements
+    assert f"jupyterlite-pyodide-kernel=={VERSIONS['jupyterlite']['pyodide-kernel']}" in requirements
+    carrier = VERSIONS["pyodide"]["wheels"]
+    assert f"{carrier['carrier']}=={carrier['carrier-version']}" in requirements
+
+
+def test_the_widget_extensions_come_from_the_kernels_wheels():
+    """Front end and kernel match by construction: each widget extension is taken from a pinned extra wheel."""
+    for name, spec in VERSIONS["labextensions"].items():
+        if "wheel" in spec:
+            assert spec["wheel"] in VERSIONS["extra-wheels"], name
+
+
+def test_the_contents_page_says_where_each_notebook_runs_and_what_happens_to_edits():
+    pages = nav.lite_pages(ENTRIES, COURSE)
+    away = [e for e in ENTRIES if not nav.runs_in_browser(COURSE, e)]
+    assert [e.name for e in away] == ["10-a-trained-model.ipynb"]
+    contents = json.loads(pages[nav.CONTENTS])
+    text = "\n".join("".join(c["source"]) for c in contents["cells"])
+    for entry in ENTRIES:
+        if nav.runs_in_browser(COURSE, entry):
+            assert f"]({entry.name})" in text
+        else:
+            assert f"]({entry.name})" not in text  # not offered as a notebook to run here
+            assert nav.binder_url(COURSE, entry.name) in text
+    assert COURSE["lite"]["local_install"] in text
+    for phrase in ("stay in this browser", "Download a notebook", "Reset a notebook"):
+        assert phrase.lower() in text.lower()
+    page = json.loads(pages["10-a-trained-model.ipynb"])
+    assert all(c["cell_type"] == "markdown" for c in page["cells"])  # nothing there to fail
+    body = "\n".join("".join(c["source"]) for c in page["cells"])
+    assert nav.binder_url(COURSE, "10-a-trained-model.ipynb") in body and COURSE["lite"]["local_install"] in body
+
+
+def test_readme_gives_the_browser_way_in_and_its_two_commands():
+    readme = (ROOT / "README.md").read_text()
+    assert "## Run in your browser" in readme
+    assert f"]({nav.lite_url(COURSE)})" in readme
+    commands = readme.split("<!-- lite-commands -->", 1)[1].split("```", 2)[1]
+    assert "python tools/build_lite.py" in commands
+    assert "python -m http.server -d build/lite" in commands
+
+
+# The plugin (lite/run-all-past-raises/static/remoteEntry.js), run under Node with a fake page: the container's two
+# calls as JupyterLite's bootstrap makes them, then a kernel's replies through the wrapped factory.
+PLUGIN_HARNESS = r"""
+global.window = {};
+require(process.argv[2]);
+const container = window._JUPYTERLAB['attn-lite-run-all-past-raises'];
+const IKernelSpecs = {token: 'IKernelSpecs'};
+container.init({'@jupyterlite/kernel': {'0.6.4': {get: () => Promise.resolve(() => ({IKernelSpecs}))}}});
+(async () => {
+  const factory = await container.get('./extension');
+  const plugin = factory().default[0];
+  const specs = {factories: new Map(), register(o) { this.factories.set(o.spec.name, o.create); }};
+  plugin.activate({}, specs);
+  specs.register({spec: {name: 'python'}, create: async () => ({
+    executeRequest: async (content) => ({status: content.code === 'fail' ? 'error' : 'ok', ename: 'E'}),
+  })});
+  const kernel = await specs.factories.get('python')({});
+  const out = {};
+  for (const [name, content] of Object.entries({
+      tagged: {code: 'fail', stop_on_error: false}, untagged: {code: 'fail', stop_on_error: true},
+      fine: {code: 'ok', stop_on_error: false}})) {
+    out[name] = await kernel.executeRequest(content);
+  }
+  out.requires = plugin.requires[0] === IKernelSpecs;
+  console.log(JSON.stringify(out));
+})();
+"""
+
+
+@pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed (apt-get install nodejs)")
+def test_the_plugin_keeps_run_all_going_only_past_a_deliberate_error(tmp_path):
+    script = tmp_path / "harness.js"
+    script.write_text(PLUGIN_HARNESS)
+    entry = ROOT / "lite" / "run-all-past-raises" / "static" / "remoteEntry.js"
+    result = json.loads(subprocess.run(["node", str(script), str(entry)], check=True, capture_output=True,
+                                       text=True).stdout)
+    assert result["requires"] is True
+    # stop_on_error false (JupyterLab sends it for a cell tagged raises-exception): still a failed cell to the
+    # front end, with its error, but not "error", which makes JupyterLite cancel the queued cells
+    assert result["tagged"] == {"status": "aborted", "ename": "E"}
+    assert result["untagged"] == {"status": "error", "ename": "E"}  # an untagged error still stops Run All
+    assert result["fine"] == {"status": "ok", "ename": "E"}
+
+
+def test_the_arrow_shortcuts_are_rebound_off_the_widgets_not_dropped():
+    """lite/overrides.json: each command-mode arrow shortcut that fired on a focused slider is disabled and bound
+    again with the same keys everywhere but inside a widget."""
+    shortcuts = json.loads((ROOT / "lite" / "overrides.json").read_text())[
+        "@jupyterlab/shortcuts-extension:shortcuts"]["shortcuts"]
+    off = [(s["command"], s["keys"]) for s in shortcuts if s.get("disabled")]
+    again = [(s["command"], s["keys"]) for s in shortcuts if not s.get("disabled")]
+    assert sorted(off) == sorted(again) and len(off) == 4
+    assert all(s["selector"].endswith(":not(.jupyter-widgets *)") for s in shortcuts if not s.get("disabled"))

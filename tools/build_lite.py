@@ -1,0 +1,471 @@
+"""Write the course's browser edition, a static JupyterLite site with its own Pyodide, to build/lite/.
+
+    python tools/build_lite.py                      # the whole site, in build/lite/
+    python -m http.server -d build/lite 8000        # then open http://127.0.0.1:8000/
+
+Nothing on the site is fetched from a CDN or a package index when a learner opens it: Pyodide, its wheels, the
+course's wheels (attn_lib built from this tree, ipywidgets, ipympl, ...) and the front end are files of the site.
+Every version and sha256 comes from lite/versions.toml. Where each file comes from, and how it is checked:
+
+- Pyodide's core (pyodide.asm.wasm, pyodide.asm.js, pyodide.js, pyodide.mjs, python_stdlib.zip, pyodide-lock.json):
+  npm's official ``pyodide`` package, fetched with ``npm pack`` into build/lite-cache/ (npm checks it against the
+  registry's integrity; so does this tool), each file against the sha256 recorded in lite/versions.toml.
+- Pyodide's package wheels (numpy, matplotlib, ipython and their dependencies): from the PyPI package named in
+  lite/versions.toml that carries Pyodide's official wheels (in requirements-dev.txt), or ``--wheels-from DIR`` (an
+  unpacked Pyodide release); each against the sha256 of the official pyodide-lock.json above.
+- Pure-Python wheels added to the site's lock (ipywidgets, jupyterlab_widgets, comm, ipympl): ``pip download
+  --no-deps`` into build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel built
+  from this tree (``pip wheel --no-deps``).
+- The front end: jupyterlite-core and jupyterlite-pyodide-kernel (installed, versions checked), the federated
+  extensions of ipywidgets and ipympl taken out of the very wheels the kernel loads (jupyterlab_widgets' and
+  ipympl's, versions checked), and lite/run-all-past-raises/ (Run All goes on past a cell tagged
+  raises-exception, as in JupyterLab).
+
+A missing file or a wrong hash stops the build with an error that says what to install or fetch.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import importlib.metadata
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import nav  # noqa: E402  (tools/nav.py: the course map and the edition's contents page)
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10
+    import tomli as tomllib
+
+LITE = ROOT / "lite"
+VERSIONS = LITE / "versions.toml"
+EXTENSION = LITE / "run-all-past-raises"
+OUT = ROOT / "build" / "lite"
+CACHE = ROOT / "build" / "lite-cache"
+STAGE = ROOT / "build" / "stage-lite"  # not under a name starting build/lite: jupyterlite skips such inputs
+KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+
+
+class BuildError(RuntimeError):
+    """The build cannot go on; the message says what is missing or wrong and what to do."""
+
+
+def load_versions(path: Path = VERSIONS) -> dict:
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def sha256(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_sha256(path: Path, expected: str, what: str, fix: str) -> None:
+    """Stop the build unless ``path`` exists and has the sha256 ``expected``."""
+    if not path.exists():
+        raise BuildError(f"{what}: {path} is missing. {fix}")
+    got = sha256(path)
+    if got != expected:
+        raise BuildError(f"{what}: {path.name} has sha256 {got}, expected {expected}. {fix}")
+
+
+def check_installed(versions: dict) -> None:
+    """The build's own Python packages are the pinned ones."""
+    wanted = {"jupyterlite-core": versions["jupyterlite"]["core"],
+              "jupyterlite-pyodide-kernel": versions["jupyterlite"]["pyodide-kernel"],
+              "jupyter-server": None}
+    for name, version in wanted.items():
+        try:
+            got = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            raise BuildError(f"{name} is not installed: pip install -r requirements-dev.txt") from None
+        if version is not None and got != version:
+            raise BuildError(f"{name} {got} is installed, lite/versions.toml pins {version}: "
+                             f"pip install {name}=={version}")
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Pyodide
+
+
+def npm_tarball(versions: dict, cache: Path) -> Path:
+    """npm's pyodide package, fetched once with ``npm pack`` into the cache and checked against its integrity."""
+    version = versions["pyodide"]["version"]
+    tarball = cache / f"pyodide-{version}.tgz"
+    if not tarball.exists():
+        npm = shutil.which("npm")
+        if npm is None:
+            raise BuildError(f"Pyodide's core comes from npm's pyodide@{version} and npm is not installed: "
+                             "apt-get install npm (or install Node.js), then run this again")
+        cache.mkdir(parents=True, exist_ok=True)
+        print(f"fetching pyodide@{version} with npm pack")
+        subprocess.run([npm, "pack", f"pyodide@{version}", "--pack-destination", str(cache), "--loglevel=error"],
+                       check=True,
+                       stdout=subprocess.DEVNULL)
+    expected = versions["pyodide"]["npm-integrity"]
+    algorithm, _, digest = expected.partition("-")
+    got = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
+    if got != digest:
+        raise BuildError(f"{tarball} does not have npm's integrity {expected}: delete it and run this again")
+    return tarball
+
+
+def pyodide_core(versions: dict, cache: Path, dest: Path) -> dict:
+    """Unpack and check the core files into ``dest``; return the official lock (parsed)."""
+    tarball = npm_tarball(versions, cache)
+    dest.mkdir(parents=True, exist_ok=True)
+    hashes = versions["pyodide"]["core-sha256"]
+    with tarfile.open(tarball) as tar:
+        for name, expected in hashes.items():
+            try:
+                member = tar.getmember(f"package/{name}")
+            except KeyError:
+                raise BuildError(f"npm's pyodide package has no {name}: delete {tarball} and run this again") from None
+            (dest / name).write_bytes(tar.extractfile(member).read())
+            check_sha256(dest / name, expected, f"Pyodide core file {name}",
+                         f"lite/versions.toml records npm's pyodide@{versions['pyodide']['version']}")
+    official = json.loads((dest / "pyodide-lock.json").read_text())
+    if official["info"]["version"] != versions["pyodide"]["version"]:
+        raise BuildError(f"pyodide-lock.json is of Pyodide {official['info']['version']}")
+    return official
+
+
+def closure(lock: dict, needs) -> list[str]:
+    """The lock's package names that ``needs`` depend on, themselves included, sorted."""
+    packages = lock["packages"]
+    seen, todo = set(), list(needs)
+    while todo:
+        name = todo.pop().lower().replace("_", "-")  # the lock's depends spell some names with "_"
+        if name in seen:
+            continue
+        if name not in packages:
+            raise BuildError(f"Pyodide's lock has no package {name!r} (lite/versions.toml, [pyodide.wheels] needs)")
+        seen.add(name)
+        todo.extend(packages[name]["depends"])
+    return sorted(seen)
+
+
+def wheels_folder(versions: dict, wheels_from: Path | None) -> Path:
+    if wheels_from is not None:
+        return wheels_from
+    spec = versions["pyodide"]["wheels"]
+    carrier, version = spec["carrier"], spec["carrier-version"]
+    fix = f"pip install {carrier}=={version} (it is in requirements-dev.txt), or pass --wheels-from DIR"
+    try:
+        got = importlib.metadata.version(carrier)
+    except importlib.metadata.PackageNotFoundError:
+        raise BuildError(f"Pyodide's wheels come from the PyPI package {carrier}, not installed: {fix}") from None
+    if got != version:
+        raise BuildError(f"{carrier} {got} is installed, lite/versions.toml pins {version}: {fix}")
+    top = spec["carrier-folder"].split("/")[0]
+    found = importlib.util.find_spec(top)
+    folder = Path(found.origin).parent.parent / spec["carrier-folder"]
+    if not folder.is_dir():
+        raise BuildError(f"{carrier} {version} has no folder {spec['carrier-folder']}: {fix}")
+    return folder
+
+
+def pyodide_wheels(versions: dict, official: dict, source: Path, dest: Path) -> dict:
+    """Copy the lock's packages the course needs (and their dependencies), each checked; return the trimmed lock."""
+    names = closure(official, versions["pyodide"]["wheels"]["needs"])
+    packages = {}
+    for name in names:
+        record = official["packages"][name]
+        check_sha256(source / record["file_name"], record["sha256"], f"Pyodide package {name}",
+                     f"the official pyodide-lock.json of {official['info']['version']} gives this sha256; "
+                     f"reinstall {versions['pyodide']['wheels']['carrier']} or pass --wheels-from DIR")
+        shutil.copy2(source / record["file_name"], dest / record["file_name"])
+        packages[name] = record
+    return {"info": official["info"], "packages": packages}
+
+
+def extra_wheels(versions: dict, cache: Path) -> dict:
+    """name -> path of each pure-Python wheel added to the lock, fetched with pip once, each checked."""
+    folder = cache / "wheels"
+    found = {}
+    for name, spec in versions["extra-wheels"].items():
+        file_name = f"{name.replace('-', '_')}-{spec['version']}-py3-none-any.whl"
+        path = folder / file_name
+        if not path.exists():
+            print(f"fetching {name}=={spec['version']} with pip download")
+            subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                            "-d", str(folder), f"{name}=={spec['version']}"], check=True)
+        check_sha256(path, spec["sha256"], f"wheel {name}", f"delete it and run this again (pip download "
+                     f"--no-deps {name}=={spec['version']}), or fix lite/versions.toml")
+        found[name] = path
+    return found
+
+
+def write_wheel(path: Path, name: str, version: str, summary: str, entries) -> Path:
+    """A pure-Python wheel at ``path`` holding ``entries`` ((path in the wheel, bytes), ...), with fixed timestamps,
+    so the same input gives the same bytes."""
+    info = f"{name.replace('-', '_')}-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: {name}\nVersion: {version}\nSummary: {summary}\n"
+    wheel_text = "Wheel-Version: 1.0\nGenerator: tools/build_lite.py\nRoot-Is-Purelib: true\nTag: py3-none-any\n"
+    entries = [*entries, (f"{info}/METADATA", metadata.encode()), (f"{info}/WHEEL", wheel_text.encode())]
+    record = "".join(
+        f"{arcname},sha256={base64.urlsafe_b64encode(hashlib.sha256(content).digest()).rstrip(b'=').decode()},"
+        f"{len(content)}\n" for arcname, content in entries) + f"{info}/RECORD,,\n"
+    entries.append((f"{info}/RECORD", record.encode()))
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as wheel:
+        for arcname, content in entries:
+            item = zipfile.ZipInfo(arcname, date_time=(2020, 1, 1, 0, 0, 0))
+            item.compress_type = zipfile.ZIP_DEFLATED
+            item.external_attr = 0o644 << 16
+            wheel.writestr(item, content)
+    return path
+
+
+def attn_lib_wheel(dest: Path) -> Path:
+    """attn_lib as a pure-Python wheel built from this tree: its modules and its package data (pyproject.toml).
+    Written here rather than by ``pip wheel``, which needs setuptools' wheel support or an isolated build (which
+    fetches setuptools)."""
+    pyproject = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    project = pyproject["project"]
+    data = pyproject["tool"]["setuptools"]["package-data"]
+    extra = {ROOT / package.replace(".", "/") / pattern for package, patterns in data.items() for pattern in patterns}
+    files = sorted(p for p in (ROOT / "attn_lib").rglob("*")
+                   if p.is_file() and "__pycache__" not in p.parts and (p.suffix == ".py" or p in extra))
+    name, version = project["name"], project["version"]
+    return write_wheel(dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", name, version,
+                       project["description"], [(p.relative_to(ROOT).as_posix(), p.read_bytes()) for p in files])
+
+
+# Run by Node with npm's Pyodide on the site's own files: matplotlib's font list, as the browser's matplotlib
+# writes it on its first import (its paths are relative to matplotlib's data folder).
+FONT_LIST_JS = """
+const path = require("path");
+const dir = process.argv[2];
+const { loadPyodide } = require(path.join(dir, "pyodide.js"));
+(async () => {
+  const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
+  await py.loadPackage(["matplotlib"], { messageCallback: () => {}, errorCallback: () => {} });
+  process.stdout.write(py.runPython(
+    "import matplotlib.font_manager as fm, pathlib\\n"
+    + "pathlib.Path(fm.__file__).parent.joinpath('fontlist.json').read_text()"));
+})();
+"""
+
+
+def font_list_wheel(dest: Path, lock: dict) -> Path:
+    """A wheel holding matplotlib/fontlist.json, the font list Pyodide's matplotlib 3.8.4 reads on import.
+
+    Pyodide's matplotlib wheel ships a fontlist.json of format 390 (a newer matplotlib's), which 3.8.4 (format
+    330) rejects: every fresh kernel then rebuilds it and prints "Matplotlib is building the font cache; this may
+    take a moment." on stderr. This list is the one 3.8.4 writes, made by running the site's own Pyodide under
+    Node (which npm comes with). In the site's lock it depends on matplotlib, so Pyodide installs it after
+    matplotlib's wheel (whose bytes are unchanged), and attn-lib depends on it, so a notebook's first cell (which
+    imports attn_lib beside matplotlib) loads it before matplotlib is imported.
+    """
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError("the font list is made with Node.js, not installed: apt-get install nodejs npm")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "fontlist.js"
+        script.write_text(FONT_LIST_JS)
+        done = subprocess.run([node, str(script), str(dest)], check=True, capture_output=True)
+    font_list = json.loads(done.stdout)
+    if font_list.get("__class__") != "FontManager" or not font_list.get("ttflist"):
+        raise BuildError("Pyodide's matplotlib wrote no font list under Node")
+    version = lock["packages"]["matplotlib"]["version"]
+    name = "matplotlib-font-list"
+    return write_wheel(dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", name, version,
+                       "The font list of Pyodide's matplotlib, made at build time",
+                       [("matplotlib/fontlist.json", done.stdout)])
+
+
+def lock_entry(path: Path, name: str, version: str, imports, depends) -> dict:
+    return {"name": name, "version": version, "file_name": path.name, "install_dir": "site",
+            "sha256": sha256(path), "package_type": "package", "imports": list(imports),
+            "depends": list(depends), "unvendored_tests": False, "shared_library": False}
+
+
+def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: Path | None) -> tuple[dict, dict]:
+    """static/pyodide/ of the site: core, the needed official wheels, the course's wheels, and their lock.
+    Returns the lock and the extra wheels (name -> path)."""
+    if dest.exists():
+        shutil.rmtree(dest)
+    official = pyodide_core(versions, cache, dest)
+    lock = pyodide_wheels(versions, official, wheels_folder(versions, wheels_from), dest)
+    extras = extra_wheels(versions, cache)
+    for name, path in extras.items():
+        spec = versions["extra-wheels"][name]
+        shutil.copy2(path, dest / path.name)
+        lock["packages"][name] = lock_entry(dest / path.name, name, spec["version"], spec["imports"],
+                                            spec["depends"])
+    ours = attn_lib_wheel(dest)
+    version = ours.name.split("-")[1]
+    lock["packages"]["attn-lib"] = lock_entry(ours, "attn-lib", version, ["attn_lib"],
+                                              ["numpy", "matplotlib", "ipywidgets", "ipympl"])
+    (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    fonts = font_list_wheel(dest, lock)
+    lock["packages"]["matplotlib-font-list"] = lock_entry(fonts, "matplotlib-font-list",
+                                                          lock["packages"]["matplotlib"]["version"], [],
+                                                          ["matplotlib"])
+    lock["packages"]["attn-lib"]["depends"].append("matplotlib-font-list")
+    for name, record in lock["packages"].items():
+        missing = [d for d in record["depends"] if d.lower().replace("_", "-") not in lock["packages"]]
+        if missing:
+            raise BuildError(f"{name} depends on {missing}, which the site's lock lacks (lite/versions.toml)")
+    (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    return lock, extras
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The front end
+
+
+def labextension_sources(versions: dict, wheels: dict) -> list[Path]:
+    """What the site's federated extensions are built from, each at its pinned version: the kernel-side wheels that
+    ship one (``wheels``: name -> path), the installed kernel extension, and the course's own folder."""
+    from jupyter_core.paths import jupyter_path
+
+    sources = []
+    for name, spec in versions["labextensions"].items():
+        if "wheel" in spec:
+            path = wheels[spec["wheel"]]
+            with zipfile.ZipFile(path) as wheel:
+                inside = [n for n in wheel.namelist()
+                          if n.endswith(f"share/jupyter/labextensions/{name}/package.json")]
+                if not inside:
+                    raise BuildError(f"{path.name} ships no front-end extension {name} (lite/versions.toml)")
+                got = json.loads(wheel.read(inside[0]))["version"]
+            where = f"{path.name} ships {name} {got}"
+        else:
+            found = [Path(root) / name / "package.json" for root in jupyter_path("labextensions")]
+            found = [p for p in found if p.exists()]
+            if not found:
+                raise BuildError(f"the front-end extension {name} is not installed (it comes with the Python "
+                                 f"package {spec['package']}): pip install -r requirements-dev.txt")
+            path = found[0].parent
+            got = json.loads(found[0].read_text())["version"]
+            where = f"{name} {got} is installed"
+        if got != spec["version"]:
+            raise BuildError(f"{where}, lite/versions.toml pins {spec['version']}: pip install -r "
+                             "requirements-dev.txt, or fix lite/versions.toml")
+        sources.append(path)
+    sources.append(EXTENSION)
+    return sources
+
+
+def site_config() -> dict:
+    """jupyter-lite.json of the site: the local Pyodide, no PyPI fallback, the app exposed for the tests."""
+    config = json.loads((LITE / "jupyter-lite.json").read_text())
+    settings = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
+    settings["pyodideUrl"] = "./static/pyodide/pyodide.js"
+    settings["disablePyPIFallback"] = True
+    return config
+
+
+def stage_contents(stage: Path, course: dict) -> Path:
+    """files/ of the site: the learner notebooks copied as committed, and the edition's contents page."""
+    files = stage / "files"
+    files.mkdir(parents=True)
+    entries = nav.course_entries(ROOT / "notebooks", course)
+    for entry in entries:
+        if nav.runs_in_browser(course, entry):
+            shutil.copy2(ROOT / "notebooks" / entry.name, files / entry.name)
+    for name, text in nav.lite_pages(entries, course).items():
+        (files / name).write_text(text, encoding="utf-8")
+    return files
+
+
+def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None) -> dict:
+    """Write the whole site to ``out``; return a summary (sizes, counts, seconds)."""
+    start = time.monotonic()
+    versions = load_versions()
+    check_installed(versions)
+    course = nav.load_course()
+    if STAGE.exists():
+        shutil.rmtree(STAGE)
+    STAGE.mkdir(parents=True)
+    lock, extras = pyodide_distribution(versions, STAGE / "static" / "pyodide", cache, wheels_from)
+    stage_contents(STAGE, course)
+    (STAGE / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
+    # JupyterLab 4.4's command-mode arrow shortcuts (move between cells) fire on a focused widget too, so an arrow
+    # key on an explorer's slider moved the notebook's selection instead of the slider: the same four shortcuts,
+    # not on a widget (JupyterLab 4.6, the course's other front end, leaves the arrows to the widget).
+    shutil.copy2(LITE / "overrides.json", STAGE / "overrides.json")
+    lite_config = {"LiteBuildConfig": {
+        "apps": ["lab"],
+        "contents": [str(STAGE / "files")],
+        "output_dir": str(out),
+        "federated_extensions": [str(p) for p in labextension_sources(versions, extras)],
+        "ignore_sys_prefix": ["federated_extensions"],
+        "no_sourcemaps": True,
+        "no_unused_shared_packages": True,
+    }}
+    (STAGE / "jupyter_lite_config.json").write_text(json.dumps(lite_config, indent=2) + "\n")
+    if out.exists():
+        shutil.rmtree(out)  # always clean: an incremental rebuild once dropped pyodideUrl (and fell back to a CDN)
+    subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(STAGE)], cwd=STAGE,
+                   check=True)
+    problems = check_site(out)
+    if problems:
+        raise BuildError("the site is not self-contained:\n  " + "\n  ".join(problems))
+    size = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+    pyodide_size = sum(p.stat().st_size for p in (out / "static" / "pyodide").rglob("*") if p.is_file())
+    return {"seconds": time.monotonic() - start, "bytes": size, "pyodide_bytes": pyodide_size,
+            "files": sum(1 for p in out.rglob("*") if p.is_file()), "packages": len(lock["packages"]),
+            "notebooks": sorted(p.name for p in (out / "files").glob("*.ipynb"))}
+
+
+def check_site(out: Path) -> list[str]:
+    """What makes the built site depend on the outside world (an empty list when nothing does)."""
+    problems = []
+    config = json.loads((out / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    text = json.dumps(config)
+    for scheme in ("http://", "https://", "//cdn"):
+        if scheme in text:
+            problems.append(f"jupyter-lite.json names an outside URL ({scheme}...)")
+    settings = config.get("litePluginSettings", {}).get(KERNEL_PLUGIN, {})
+    if settings.get("pyodideUrl") != "./static/pyodide/pyodide.js":
+        problems.append(f"pyodideUrl is {settings.get('pyodideUrl')!r}, not the site's own Pyodide")
+    if settings.get("disablePyPIFallback") is not True:
+        problems.append("the PyPI fallback is not off (disablePyPIFallback)")
+    lock = json.loads((out / "static" / "pyodide" / "pyodide-lock.json").read_text())
+    for name, record in lock["packages"].items():
+        path = out / "static" / "pyodide" / record["file_name"]
+        if not path.exists() or sha256(path) != record["sha256"]:
+            problems.append(f"{record['file_name']} ({name}) is missing or differs from the site's lock")
+    return problems
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", type=Path, default=OUT, help="where to write the site (default build/lite)")
+    parser.add_argument("--cache", type=Path, default=CACHE, help="npm and pip downloads (default build/lite-cache)")
+    parser.add_argument("--wheels-from", type=Path, default=None,
+                        help="a folder with Pyodide's official wheels (an unpacked release), instead of the PyPI "
+                             "package named in lite/versions.toml")
+    args = parser.parse_args(argv)
+    try:
+        summary = build(args.out.resolve(), args.cache.resolve(), args.wheels_from)
+    except BuildError as err:
+        print(f"tools/build_lite.py: {err}", file=sys.stderr)
+        return 1
+    print(f"wrote {args.out}: {summary['files']} files, {summary['bytes'] / 1e6:.1f} MB "
+          f"(Pyodide and its wheels {summary['pyodide_bytes'] / 1e6:.1f} MB, {summary['packages']} packages), "
+          f"notebooks {', '.join(summary['notebooks'])}; {summary['seconds']:.0f} s")
+    print(f"serve it: python -m http.server -d {args.out} 8000, then open http://127.0.0.1:8000/")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
