@@ -41,6 +41,9 @@ NUMBERED = re.compile(r"^(\d\d)-[a-z0-9-]+\.ipynb$")
 SOLUTION = re.compile(r"^(\d\d-[a-z0-9-]+)-solutions\.ipynb$")
 BINDER_URL = "https://mybinder.org/v2/gh/{slug}/{ref}?urlpath=lab/tree/notebooks/{path}"
 
+# Equation 1 of the paper, displayed at the top of both contents pages, in the course's notation (TeX).
+EQUATION_1 = r"$$\operatorname{Attention}(Q, K, V) = \operatorname{softmax}\left(\frac{QK^\top}{\sqrt{d_k}}\right) V$$"
+
 
 @dataclass(frozen=True)
 class Entry:
@@ -193,7 +196,7 @@ def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
     intro = (
         "# Attention, one line at a time: contents\n"
         "\n"
-        "    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V\n"
+        f"{EQUATION_1}\n"
         "\n"
         "The course reads this line one piece at a time, carrying the shapes along. Each notebook runs on its own "
         "from top to bottom (Run > Run All Cells, or Shift+Enter cell by cell), builds its piece in plain numpy, "
@@ -269,7 +272,7 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
     intro = (
         "# Attention, one line at a time: in your browser\n"
         "\n"
-        "    Attention(Q, K, V) = softmax(Q K^T / sqrt(d_k)) V\n"
+        f"{EQUATION_1}\n"
         "\n"
         "This is the browser edition of the course: the same notebooks as the JupyterLab course, run by Python "
         "inside this browser tab (Pyodide), with nothing to install and no server. The first visit loads 30 to 40 "
