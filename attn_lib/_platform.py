@@ -5,8 +5,8 @@
   ints give) is the C long: 64 bits on CPython's 64-bit builds, 32 bits in wasm32, where counts above 2**31 - 1
   (the scores of a long sequence, their bytes) overflow. ``whole`` gives 64 bits everywhere.
 - Threads: the browser's Python has none, so there is no BLAS pool to pin (``attn_lib._blas``).
-- Processes and signals: none in the browser (no subprocess, no ``signal.setitimer``); a checker's time limit
-  cannot be enforced there.
+- Processes and signals: none in the browser (no subprocess, no ``signal.setitimer``). The checkers' time limit
+  is kept there by a trace function instead (``attn_lib.exercises._running.signals_work``).
 """
 
 from __future__ import annotations

@@ -28,6 +28,7 @@ import warnings
 
 import numpy as np
 
+from .. import _platform
 from ._compare import array_equal, inputs_dtype, is_right, tolerance
 from ._feedback import NOT_ANSWERED, Feedback, fail, not_answered
 from ._learner_code import learner_line
@@ -41,10 +42,11 @@ TIME_LIMIT = 10.0  # seconds for all of one checker's calls of the learner's fun
 TRACED_DISCOUNT = 4.0
 
 
-def signals_work(platform: str = sys.platform) -> bool:
+def signals_work(in_browser: bool | None = None) -> bool:
     """Whether an interval timer can stop a learner's endless loop here: CPython's main thread has SIGALRM;
-    Pyodide, in the browser (``sys.platform == "emscripten"``), has no signals."""
-    return hasattr(signal, "setitimer") and platform != "emscripten"
+    Pyodide, in the browser (``attn_lib._platform``), has no signals."""
+    in_browser = _platform.in_browser() if in_browser is None else in_browser
+    return hasattr(signal, "setitimer") and not in_browser
 
 
 SIGNALS = signals_work()

@@ -51,6 +51,7 @@ class StaticSite:
     """The built site served on 127.0.0.1 (any free port) by a thread; ``stop()`` ends it."""
 
     def __init__(self, site: Path = SITE):
+        self.root = Path(site)  # the site's folder
         mimetypes.add_type("application/wasm", ".wasm")
         handler = functools.partial(_Handler, directory=str(site))
         self.server = _Server(("127.0.0.1", 0), handler)

@@ -180,3 +180,49 @@ def explorer_answers_a_key_press(page, kind):
             "([sel, sum, text]) => window.attnFigureSum(sel) !== sum && window.attnReadout(sel) !== text",
             arg=[selector, figure, readout], timeout=30_000, polling=50)
         assert lab_driver.main_control_value(page, kind) != value, f"{keys} did not move the {kind} explorer"
+
+
+# The checkers' time limit in the browser's own Python: Pyodide has no signals, so the runner keeps the limit with a
+# trace function (attn_lib.exercises._running). Run under Node on the site's Pyodide and attn_lib wheel.
+TIME_LIMIT_JS = """
+const path = require("path");
+const dir = process.argv[2];
+const { loadPyodide } = require(path.join(dir, "pyodide.js"));
+(async () => {
+  const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
+  await py.loadPackage(["attn-lib", "numpy"], { messageCallback: () => {}, errorCallback: () => {} });
+  process.stdout.write(py.runPython(`
+import json, sys, time
+import numpy as np
+from attn_lib.exercises import _running, check_softmax
+_running.TIME_LIMIT = 0.5
+def forever(x):
+    while True:
+        pass
+def right(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+start = time.monotonic()
+stopped = check_softmax(forever)
+json.dumps({"platform": sys.platform, "signals": _running.SIGNALS, "mistake": stopped.mistake,
+            "seconds": time.monotonic() - start, "right": check_softmax(right).passed,
+            "tracer_left": sys.gettrace() is not None})
+`));
+})();
+"""
+
+
+def test_the_checkers_stop_an_endless_loop_in_the_browsers_python(site, tmp_path):
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    assert node, "Node.js runs the site's Pyodide here: apt-get install nodejs (.ci/run does)"
+    script = tmp_path / "time_limit.js"
+    script.write_text(TIME_LIMIT_JS)
+    done = subprocess.run([node, str(script), str(site.root / "static" / "pyodide")], capture_output=True,
+                          text=True, timeout=300, check=True)
+    result = json.loads(done.stdout)
+    assert result["platform"] == "emscripten" and result["signals"] is False
+    assert result["mistake"] == "too-slow" and result["seconds"] < 30, result
+    assert result["right"] and not result["tracer_left"], result

@@ -187,8 +187,8 @@ def test_an_endless_loop_is_stopped_where_there_are_no_signals(monkeypatch):
 
 
 def test_the_browser_is_known_to_have_no_signals():
-    assert _running.signals_work("emscripten") is False
-    assert _running.signals_work("linux") is hasattr(signal, "setitimer") is _running.SIGNALS
+    assert _running.signals_work(in_browser=True) is False
+    assert _running.signals_work(in_browser=False) is hasattr(signal, "setitimer") is _running.SIGNALS
 
 
 def test_time_spent_in_the_checker_itself_is_not_counted():
