@@ -53,7 +53,7 @@ _QUESTIONS = {
                  "recall gets only what position 0's value gives it. A second head brings a second row of "
                  "weights, with its own W_q and W_k.",
             "c": "Splitting its row is what one head would need to serve both answers, and given much longer it "
-                 "does split; but early in training it does not. Look at which pattern is the same for every "
+                 "does split in some seeds; but early in training it does not. Look at which pattern is the same for every "
                  "query.",
         },
         "How many rows of weights does a query get from one head, and what does a row spread over two positions "

@@ -42,7 +42,7 @@ def test_an_unknown_question_names_itself():
 
 
 def test_problem_4s_right_reason_gives_the_mechanism_and_no_wrong_reason_says_one_row_one_pattern():
-    """Over eight seeds one head does split its row given time: "one row can follow one pattern" is false, and
+    """Given time one head splits its row in some seeds (notebook 09): "one row can follow one pattern" is false, and
     the mechanism (a split row averages two value rows, which a linear read-out cannot cleanly take apart) is the
     right answer's reason, not a wrong option's."""
     right, reasons, hint = _QUESTIONS["one-head"]
