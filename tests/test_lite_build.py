@@ -85,9 +85,20 @@ def test_attn_lib_wheel_holds_the_package_and_is_the_same_bytes_twice(tmp_path):
 def test_requirements_pin_what_lite_versions_pins():
     requirements = (ROOT / "requirements-dev.txt").read_text()
     assert f"jupyterlite-core=={VERSIONS['jupyterlite']['core']}" in requirements
-    assert f"jupyterlite-pyodide-kernel=={VERSIONS['jupyterlite']['pyodide-kernel']}" in requirements
+    assert "jupyterlite-pyodide-kernel" not in requirements.split("pkginfo")[0]  # fetched by the build, not installed
     carrier = VERSIONS["pyodide"]["wheels"]
     assert f"{carrier['carrier']}=={carrier['carrier-version']}" in requirements
+
+
+def test_the_course_jupyterlab_gets_no_extension_that_works_only_in_jupyterlite():
+    """jupyterlite-pyodide-kernel's front-end extension fails to load in a JupyterLab server ("Shared module
+    @jupyterlite/server doesn't exist in shared scope"), an error on every page: the build unpacks that package for
+    itself instead of installing it (tools/build_lite.py's kernel_package)."""
+    from jupyter_core.paths import jupyter_path
+
+    installed = [path for root in jupyter_path("labextensions")
+                 for path in Path(root).glob("@jupyterlite/*/package.json")]
+    assert installed == [], [str(path) for path in installed]
 
 
 def test_the_widget_extensions_come_from_the_kernels_wheels():

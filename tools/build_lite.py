@@ -16,7 +16,10 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
 - Pure-Python wheels added to the site's lock (ipywidgets, jupyterlab_widgets, comm, ipympl): ``pip download
   --no-deps`` into build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel built
   from this tree (``pip wheel --no-deps``).
-- The front end: jupyterlite-core and jupyterlite-pyodide-kernel (installed, versions checked), the federated
+- The front end: jupyterlite-core (installed, version checked), jupyterlite-pyodide-kernel (its wheel fetched with
+  ``pip download`` and checked against its sha256, then unpacked into build/lite-cache/ and put on the build's
+  path: installed, it would add to the course's JupyterLab an extension that works only inside JupyterLite and
+  fails to load on every JupyterLab page), the federated
   extensions of ipywidgets and ipympl taken out of the very wheels the kernel loads (jupyterlab_widgets' and
   ipympl's, versions checked), and lite/run-all-past-raises/ (Run All goes on past a cell tagged
   raises-exception, as in JupyterLab).
@@ -32,6 +35,7 @@ import hashlib
 import importlib.metadata
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -86,10 +90,8 @@ def check_sha256(path: Path, expected: str, what: str, fix: str) -> None:
 
 
 def check_installed(versions: dict) -> None:
-    """The build's own Python packages are the pinned ones."""
-    wanted = {"jupyterlite-core": versions["jupyterlite"]["core"],
-              "jupyterlite-pyodide-kernel": versions["jupyterlite"]["pyodide-kernel"],
-              "jupyter-server": None}
+    """The build's own installed Python packages are the pinned ones."""
+    wanted = {"jupyterlite-core": versions["jupyterlite"]["core"], "pkginfo": None, "jupyter-server": None}
     for name, version in wanted.items():
         try:
             got = importlib.metadata.version(name)
@@ -212,6 +214,27 @@ def extra_wheels(versions: dict, cache: Path) -> dict:
     return found
 
 
+def kernel_package(versions: dict, cache: Path) -> Path:
+    """jupyterlite-pyodide-kernel, the build's kernel addon and the site's kernel extension, unpacked from its
+    pinned wheel into the cache: a folder to put on the build's PYTHONPATH (it is not installed, see the module's
+    docstring)."""
+    version, digest = versions["jupyterlite"]["pyodide-kernel"], versions["jupyterlite"]["pyodide-kernel-sha256"]
+    wheel = cache / "wheels" / f"jupyterlite_pyodide_kernel-{version}-py3-none-any.whl"
+    if not wheel.exists():
+        print(f"fetching jupyterlite-pyodide-kernel=={version} with pip download")
+        subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
+                        "-d", str(wheel.parent), f"jupyterlite-pyodide-kernel=={version}"], check=True)
+    check_sha256(wheel, digest, "wheel jupyterlite-pyodide-kernel", f"delete it and run this again (pip download "
+                 f"--no-deps jupyterlite-pyodide-kernel=={version}), or fix lite/versions.toml")
+    folder = cache / f"jupyterlite-pyodide-kernel-{version}"
+    if not (folder / f"jupyterlite_pyodide_kernel-{version}.dist-info").exists():
+        if folder.exists():
+            shutil.rmtree(folder)
+        with zipfile.ZipFile(wheel) as unpacked:
+            unpacked.extractall(folder)
+    return folder
+
+
 def write_wheel(path: Path, name: str, version: str, summary: str, entries) -> Path:
     """A pure-Python wheel at ``path`` holding ``entries`` ((path in the wheel, bytes), ...), with fixed timestamps,
     so the same input gives the same bytes."""
@@ -331,11 +354,10 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
 # The front end
 
 
-def labextension_sources(versions: dict, wheels: dict) -> list[Path]:
+def labextension_sources(versions: dict, wheels: dict, kernel: Path) -> list[Path]:
     """What the site's federated extensions are built from, each at its pinned version: the kernel-side wheels that
-    ship one (``wheels``: name -> path), the installed kernel extension, and the course's own folder."""
-    from jupyter_core.paths import jupyter_path
-
+    ship one (``wheels``: name -> path), the kernel's extension in the unpacked ``kernel`` package, and the course's
+    own folder."""
     sources = []
     for name, spec in versions["labextensions"].items():
         if "wheel" in spec:
@@ -348,14 +370,13 @@ def labextension_sources(versions: dict, wheels: dict) -> list[Path]:
                 got = json.loads(wheel.read(inside[0]))["version"]
             where = f"{path.name} ships {name} {got}"
         else:
-            found = [Path(root) / name / "package.json" for root in jupyter_path("labextensions")]
-            found = [p for p in found if p.exists()]
+            found = list(kernel.glob(f"*.data/data/share/jupyter/labextensions/{name}/package.json"))
             if not found:
-                raise BuildError(f"the front-end extension {name} is not installed (it comes with the Python "
-                                 f"package {spec['package']}): pip install -r requirements-dev.txt")
+                raise BuildError(f"the unpacked {spec['package']} in {kernel} has no front-end extension {name}: "
+                                 "delete that folder and run this again")
             path = found[0].parent
             got = json.loads(found[0].read_text())["version"]
-            where = f"{name} {got} is installed"
+            where = f"{spec['package']} ships {name} {got}"
         if got != spec["version"]:
             raise BuildError(f"{where}, lite/versions.toml pins {spec['version']}: pip install -r "
                              "requirements-dev.txt, or fix lite/versions.toml")
@@ -396,6 +417,7 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None)
         shutil.rmtree(STAGE)
     STAGE.mkdir(parents=True)
     lock, extras = pyodide_distribution(versions, STAGE / "static" / "pyodide", cache, wheels_from)
+    kernel = kernel_package(versions, cache)
     stage_contents(STAGE, course)
     (STAGE / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
     # JupyterLab 4.4's command-mode arrow shortcuts (move between cells) fire on a focused widget too, so an arrow
@@ -406,7 +428,7 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None)
         "apps": ["lab"],
         "contents": [str(STAGE / "files")],
         "output_dir": str(out),
-        "federated_extensions": [str(p) for p in labextension_sources(versions, extras)],
+        "federated_extensions": [str(p) for p in labextension_sources(versions, extras, kernel)],
         "ignore_sys_prefix": ["federated_extensions"],
         "no_sourcemaps": True,
         "no_unused_shared_packages": True,
@@ -414,8 +436,9 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None)
     (STAGE / "jupyter_lite_config.json").write_text(json.dumps(lite_config, indent=2) + "\n")
     if out.exists():
         shutil.rmtree(out)  # always clean: an incremental rebuild once dropped pyodideUrl (and fell back to a CDN)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(kernel), os.environ.get("PYTHONPATH")])))
     subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(STAGE)], cwd=STAGE,
-                   check=True)
+                   check=True, env=env)
     problems = check_site(out)
     if problems:
         raise BuildError("the site is not self-contained:\n  " + "\n  ".join(problems))
