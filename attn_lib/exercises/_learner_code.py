@@ -3,6 +3,7 @@ library's), the learner's line where an exception happened, and a function's sig
 
 from __future__ import annotations
 
+import functools
 import inspect
 import io
 import os
@@ -31,7 +32,9 @@ def _library_dirs() -> tuple[str, ...]:
 _LIBRARY_DIRS = _library_dirs()
 
 
-def _is_library(filename: str) -> bool:
+@functools.lru_cache(maxsize=4096)
+def is_library(filename: str) -> bool:
+    """Whether a frame of ``filename`` is attn_lib's, numpy's or the standard library's, not the learner's."""
     if filename.startswith(("<frozen", "<__array_function__")):
         return True
     path = os.path.abspath(filename)
@@ -42,7 +45,7 @@ def _is_library(filename: str) -> bool:
 
 def learner_line(exc: BaseException) -> str:
     """'line N of your cell: <code>' for the last traceback frame in the learner's code, or ''."""
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not _is_library(f.filename)]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if not is_library(f.filename)]
     if not frames:
         return ""
     frame = frames[-1]
