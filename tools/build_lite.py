@@ -14,8 +14,8 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
   lite/versions.toml that carries Pyodide's official wheels (in requirements-dev.txt), or ``--wheels-from DIR`` (an
   unpacked Pyodide release); each against the sha256 of the official pyodide-lock.json above.
 - Pure-Python wheels added to the site's lock (ipywidgets, jupyterlab_widgets, comm, ipympl): ``pip download
-  --no-deps`` into build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel built
-  from this tree (``pip wheel --no-deps``).
+  --no-deps`` into build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel written
+  from this tree by :func:`attn_lib_wheel`, the same bytes from the same tree.
 - The front end: jupyterlite-core (installed, version checked), jupyterlite-pyodide-kernel (its wheel fetched with
   ``pip download`` and checked against its sha256, then unpacked into build/lite-cache/ and put on the build's
   path: installed, it would add to the course's JupyterLab an extension that works only inside JupyterLite and

@@ -260,12 +260,18 @@ def _local_install(course: dict) -> str:
     return course.get("lite", {}).get("local_install", f"https://github.com/{course['repository']['slug']}")
 
 
-def lite_contents_notebook(entries: list[Entry], course: dict):
-    """contents.ipynb of the browser edition: which notebooks run here, where the others run, and what happens to
-    a learner's edits (they stay in this browser), how to download a notebook and how to reset one."""
+def _pyodide_notebook():
+    """An empty notebook for the browser edition's kernel (JupyterLite's Pyodide kernel is named "python")."""
     nb = nbformat.v4.new_notebook()
     nb.metadata = {"kernelspec": {"display_name": "Python (Pyodide)", "language": "python", "name": "python"},
                    "language_info": {"name": "python"}}
+    return nb
+
+
+def lite_contents_notebook(entries: list[Entry], course: dict):
+    """contents.ipynb of the browser edition: which notebooks run here, where the others run, and what happens to
+    a learner's edits (they stay in this browser), how to download a notebook and how to reset one."""
+    nb = _pyodide_notebook()
     line = nav_line(entries, CONTENTS)
     here = [e for e in entries if runs_in_browser(course, e)]
     away = [e for e in entries if not runs_in_browser(course, e)]
@@ -275,8 +281,8 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
         f"{EQUATION_1}\n"
         "\n"
         "This is the browser edition of the course: the same notebooks as the JupyterLab course, run by Python "
-        "inside this browser tab (Pyodide), with nothing to install and no server. The first visit loads 30 to 40 "
-        "MB once; after that the notebooks open from the browser's cache. Open a notebook below, then "
+        "inside this browser tab (Pyodide), with nothing to install and no server. The first visit loads 31 to 42 "
+        "MB once (as measured); after that the notebooks open from the browser's cache. Open a notebook below, then "
         "Run > Run All Cells, or Shift+Enter cell by cell."
     )
     rows = ["| notebook | what it teaches | runs |", "|---|---|---|"]
@@ -316,9 +322,7 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
 
 def lite_away_notebook(entries: list[Entry], course: dict, entry: Entry):
     """The page that stands in the browser edition for a notebook that does not run there: where to run it."""
-    nb = nbformat.v4.new_notebook()
-    nb.metadata = {"kernelspec": {"display_name": "Python (Pyodide)", "language": "python", "name": "python"},
-                   "language_info": {"name": "python"}}
+    nb = _pyodide_notebook()
     line = nav_line(entries, entry.name)
     body = (
         f"# {entry.label}: not in the browser edition\n\n"

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback
+from ._compare import close
+from ._feedback import Feedback, fail
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
 from ._weights_diagnosis import diagnose_weights, expected_weights
@@ -127,6 +128,27 @@ def _mistakes() -> list[Mistake]:
 
 
 
+def _diagnose(attempts, runner) -> Feedback | None:
+    """The weights' structural reasons (shared with check_masked_softmax), then one of softmax's own: the weights
+    must not change when a constant is added to every score."""
+    found = diagnose_weights(attempts, runner)
+    if found is not None:
+        return found
+    x = attempts[0].case.inputs["x"]
+    shifted = runner.call(x + 3.0)
+    first = attempts[0].result
+    if isinstance(shifted, np.ndarray) and (
+        shifted.shape != first.shape or not close(np.asarray(shifted, float), first, attempts[0].tol).all()
+    ):
+        return fail(
+            "not-shift-invariant",
+            "Adding 3 to every score changed your weights. A softmax must not change when a constant is "
+            "added to a row: exp(x + c) = exp(c) exp(x), and exp(c) cancels in the division.",
+            "Compute exp of the (shifted) scores, and divide by the sum of those same exponentials.",
+        )
+    return None
+
+
 PROBLEM = FunctionProblem(
     checker="check_softmax",
     params=("x",),
@@ -138,7 +160,7 @@ PROBLEM = FunctionProblem(
         "Your softmax matches on all {count} cases: each row is non-negative and sums to one, -inf gets weight "
         "0, scores near 1000 do not overflow, and leading batch axes work."
     ),
-    diagnose=diagnose_weights,
+    diagnose=_diagnose,
     hint="Compare with attn_lib.softmax on the same input, one row at a time.",
 )
 
