@@ -23,7 +23,10 @@ that explain a wrong answer), ``_judge.py`` (the whole pipeline, ``BEFORE_RUNNIN
 the shared pieces of several checkers (``_answers.py``: check_number and check_choice and what the checkers built
 on them use; ``_weights_diagnosis.py``, ``_attention_mistakes.py``); then one module per checker,
 ``_check_<name>.py``; ``_grading.py`` :func:`assert_correct` (a failed check raised as :class:`CheckFailed`, for
-nbgrader's test cells).
+nbgrader's test cells) and ``_prediction.py`` (a prediction problem as data: its numbers, its statement, its judge,
+its variants); then ``_predictions_NN.py``, notebook NN's prediction problems; then ``_problem_book.py``, every
+prediction problem by its id and the notebook's calls :func:`check`, :func:`another` and
+:func:`use_student_numbers`.
 
 Inputs are seeded, so the same answer always gets the same words (nbval compares them). Where a problem promises
 (..., n, m), the cases include leading batch axes and masks that broadcast; n != m and d_k != d_v throughout. A
@@ -204,8 +207,12 @@ from ._check_weight_times_value import check_weight_times_value
 from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
 from ._grading import CheckFailed, assert_correct
+from ._problem_book import another, check, use_student_numbers
 
 __all__ = [
+    "check",
+    "another",
+    "use_student_numbers",
     "Feedback",
     "NOT_ANSWERED",
     "assert_correct",

@@ -5,6 +5,7 @@ from here."""
 
 from __future__ import annotations
 
+import contextvars
 import math
 import numbers
 import re
@@ -102,6 +103,11 @@ def _check_text(value, name: str) -> str:
     return value
 
 
+# Set while a variant's numbers are drawn (_prediction): a table whose two named mistakes coincide is refused too, so
+# that a drawn variant can name every mistake it lists (the notebook's own numbers are the author's to choose).
+DISTINCT_MISTAKES = contextvars.ContextVar("distinct_mistakes", default=False)
+
+
 def named_mistakes(mistakes, expected, rel, abs_tol) -> list:
     if isinstance(mistakes, (str, bytes)) or not hasattr(mistakes, "__iter__"):
         raise TypeError(f"mistakes must be a sequence of tuples (value, mistake_id, reason[, hint]); got "
@@ -120,6 +126,10 @@ def named_mistakes(mistakes, expected, rel, abs_tol) -> list:
         if _near(value, expected, rel, abs_tol) or _near(expected, value, rel, abs_tol):
             raise ValueError(f"mistakes[{k}][0] = {value!r} is within the tolerance of expected = {expected!r}, so "
                              "an answer there would pass; drop it or tighten rel / abs_tol")
+        if DISTINCT_MISTAKES.get() and any(other_id != mid and (_near(value, other, rel, abs_tol)
+                                                                 or _near(other, value, rel, abs_tol))
+                                           for other, other_id, _, _ in out):
+            raise ValueError(f"mistakes[{k}] = {value!r} coincides with another named mistake")
         out.append((value, mid, reason, hint))
     return out
 

@@ -37,6 +37,8 @@ class Feedback:
         What to try next; may be empty.
     mistake : str or None
         Short id of the recognised mistake (see the module's table), ``"not-answered"``, or None.
+    again : str
+        For a problem with variants: the call that poses it again with other numbers; may be empty.
 
     Examples
     --------
@@ -52,6 +54,7 @@ class Feedback:
     reason: str
     hint: str = ""
     mistake: str | None = None
+    again: str = ""
 
     @property
     def verdict(self) -> str:
@@ -69,6 +72,8 @@ class Feedback:
         lines = wrap(f"{self.verdict}: {self.reason}")
         if self.hint:
             lines += wrap(f"Hint: {self.hint}")
+        if self.again:
+            lines += wrap(self.again)
         return "\n".join(lines)
 
     __str__ = __repr__
@@ -94,6 +99,8 @@ class Feedback:
                 '<details style="margin-top: 0.3em;"><summary style="cursor: pointer;">Hint</summary>'
                 f'<div style="margin-top: 0.2em;">{hint}</div></details>'
             )
+        if self.again:
+            parts.append(f'<div style="margin-top: 0.3em; font-size: 90%;">{html.escape(self.again)}</div>')
         parts.append("</div>")
         return "".join(parts)
 

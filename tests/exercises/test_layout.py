@@ -116,7 +116,9 @@ LAYERS = [
     {"_explain"},
     {"_judge"},
     {"_answers", "_weights_diagnosis", "_attention_mistakes"},
-    {name for name in MODULES if name.startswith("_check_")} | {"_grading"},
+    {name for name in MODULES if name.startswith("_check_")} | {"_grading", "_prediction"},
+    {name for name in MODULES if name.startswith("_predictions_")},
+    {"_problem_book"},
     {"__init__"},
 ]
 

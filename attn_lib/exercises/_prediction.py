@@ -1,0 +1,217 @@
+"""A prediction problem as data: its numbers, a statement written from them, and a judge that computes the answer.
+
+A :class:`Prediction` is one problem of a notebook whose answer is a number, a shape or a choice. It holds
+
+- ``first``: the numbers the notebook's prose states (variant 0, what every learner sees first);
+- ``draw``: how to draw other numbers from a seeded ``random.Random`` (None for a problem with one meaningful
+  instance, with ``why_one`` saying why);
+- ``statement``: the problem's text as a template of those numbers, printed for a variant;
+- ``judge(answer, p)``: the verdict on ``answer`` for the numbers ``p`` (attribute access), built on check_number,
+  check_choice or a checker of its own. The expected answer is computed there, from ``p``: it is written in no
+  notebook cell.
+
+Variant ``seed`` of a problem is drawn from ``random.Random(f"{id}/{seed}")``: Python's Mersenne Twister seeded with
+a string, the same numbers in CPython and in the browser edition's Pyodide. Seed 0 is ``first``. A draw whose named
+mistakes would coincide with the answer (check_number refuses such a table) is drawn again from the same stream, so
+a seed always gives the same numbers.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+import random
+import re
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+from typing import Any, Callable
+
+from ._answers import DISTINCT_MISTAKES
+from ._feedback import Feedback
+
+ID = re.compile(r"^(\d\d)-P(\d+)$")  # "02-P3": notebook 02, problem 3
+KINDS = ("number", "choice", "shapes")
+DRAW_TRIES = 100  # draws of one seed before giving up: a problem whose draws keep colliding is an author's error
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """One prediction problem: see the module's docstring.
+
+    Parameters
+    ----------
+    id : str
+        ``"NN-PK"``: notebook NN, problem K (as its heading numbers it).
+    title : str
+        The heading's words after "Problem K:".
+    first : dict
+        The notebook's numbers (variant 0).
+    statement : str
+        The problem as a template of ``first``'s names (``str.format``), complete in itself.
+    judge : callable
+        ``judge(answer, p) -> Feedback``.
+    draw : callable or None
+        ``draw(rng) -> dict`` with the same keys as ``first``; None when the problem has one meaningful instance.
+    why_one : str
+        Why a problem without ``draw`` has no variants.
+    kind : str
+        What the answer is: "number", "choice" or "shapes" (how a typed answer is read).
+    asks : tuple of str
+        For "shapes": the names whose shapes are asked.
+    """
+
+    id: str
+    title: str
+    first: dict
+    statement: str
+    judge: Callable[[Any, SimpleNamespace], Feedback]
+    draw: Callable[[random.Random], dict] | None = None
+    why_one: str = ""
+    kind: str = "number"
+    asks: tuple = ()
+
+    def __post_init__(self):
+        if not ID.match(self.id):
+            raise ValueError(f"id must look like '02-P3' (notebook, problem); got {self.id!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS}; got {self.kind!r}")
+        if self.draw is None and not self.why_one:
+            raise ValueError(f"{self.id}: a problem without draw must say why it has one instance (why_one)")
+        if self.kind == "shapes" and not self.asks:
+            raise ValueError(f"{self.id}: a shapes problem names the shapes it asks for (asks)")
+
+    @property
+    def has_variants(self) -> bool:
+        return self.draw is not None
+
+    @property
+    def notebook(self) -> str:
+        return self.id[:2]
+
+    @property
+    def number(self) -> int:
+        return int(ID.match(self.id).group(2))
+
+    def numbers(self, seed: int = 0) -> dict:
+        """The numbers of variant ``seed`` (0: the notebook's)."""
+        seed = checked_seed(seed)
+        if seed == 0:
+            return dict(self.first)
+        if self.draw is None:
+            raise ValueError(f"{self.id} has one instance only ({self.why_one}); ask for seed 0 or no seed")
+        rng = random.Random(f"{self.id}/{seed}")
+        for _ in range(DRAW_TRIES):
+            params = self.draw(rng)
+            if set(params) != set(self.first):
+                raise ValueError(f"{self.id}: draw gave the names {sorted(params)}, first has {sorted(self.first)}")
+            token = DISTINCT_MISTAKES.set(True)
+            try:  # check_number refuses a named mistake that equals the answer or another named mistake
+                self.judge(None, SimpleNamespace(**params))
+            except ValueError:
+                continue
+            finally:
+                DISTINCT_MISTAKES.reset(token)
+            return params
+        raise RuntimeError(f"{self.id}: {DRAW_TRIES} draws of seed {seed} all made a named mistake equal the answer")
+
+    def variant(self, seed: int = 0) -> "Variant":
+        return Variant(self, checked_seed(seed), self.numbers(seed))
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One instance of a :class:`Prediction`: its seed, its numbers, its statement and its check."""
+
+    problem: Prediction
+    seed: int
+    params: dict = field(repr=False)
+
+    @property
+    def text(self) -> str:
+        """The statement with this variant's numbers (markdown)."""
+        return self.problem.statement.format(**{name: show(value) for name, value in self.params.items()})
+
+    @property
+    def label(self) -> str:
+        which = "the notebook's numbers" if self.seed == 0 else f"variant {self.seed}"
+        return f"Problem {self.problem.id} ({which})"
+
+    def check(self, answer) -> Feedback:
+        """The verdict on ``answer`` for this variant's numbers."""
+        return self.problem.judge(answer, SimpleNamespace(**self.params))
+
+    def check_text(self, text: str) -> Feedback:
+        """The verdict on an answer typed as text (an answer box): read as the problem's kind of answer."""
+        return self.check(read_answer(text, self.problem.kind))
+
+    def _repr_markdown_(self) -> str:
+        again = f'`another("{self.problem.id}", seed={self.seed})` shows these numbers again.'
+        return f"**{self.label}**\n\n{self.text}\n\n{again}"
+
+    def __repr__(self) -> str:
+        return self._repr_markdown_().replace("**", "").replace("`", "")
+
+
+def checked_seed(seed) -> int:
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise TypeError(f"seed must be a whole number >= 0 (0 is the notebook's numbers); got {seed!r}")
+    return seed
+
+
+def show(value) -> str:
+    """A number as a statement prints it: whole numbers with separators, others to 4 significant digits."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return str(value)
+    if float(value).is_integer() and abs(value) >= 10_000:
+        return f"{int(value):,}"
+    if float(value).is_integer():
+        return str(int(value))
+    return f"{value:.4g}"
+
+
+# What a typed number may be: digits, a decimal point, an exponent, _ separators, + - * / ** ( ): "4 * 10 * 1000".
+_OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
+              ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv}
+_SIGNS = {ast.UAdd: operator.pos, ast.USub: operator.neg}
+
+
+def _arithmetic(node):
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool):
+        return node.value
+    if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
+        left, right = _arithmetic(node.left), _arithmetic(node.right)
+        if isinstance(node.op, ast.Pow) and abs(right) > 64:
+            raise ValueError("a power above 64")
+        return _OPERATORS[type(node.op)](left, right)
+    if isinstance(node, ast.UnaryOp) and type(node.op) in _SIGNS:
+        return _SIGNS[type(node.op)](_arithmetic(node.operand))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("sqrt", "exp", "log"):
+        if len(node.args) == 1 and not node.keywords:
+            return getattr(math, node.func.id)(_arithmetic(node.args[0]))
+    raise ValueError("not arithmetic")
+
+
+def read_answer(text, kind: str):
+    """An answer typed in a box, read as a number, a choice or shapes; what cannot be read is passed on as text,
+    so that the checker says what it expected."""
+    if not isinstance(text, str):
+        return text
+    text = text.strip()
+    if not text:
+        return None
+    if kind == "choice":
+        return text.strip("\"'")
+    try:
+        tree = ast.parse(text, mode="eval").body
+    except SyntaxError:
+        return text
+    if kind == "number":
+        try:
+            return _arithmetic(tree)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return text
+    try:
+        return ast.literal_eval(tree)
+    except ValueError:
+        return text

@@ -1,0 +1,167 @@
+"""Notebook 02's prediction problems (counting scores and multiply-adds), as data: see ``_prediction``."""
+
+from __future__ import annotations
+
+from ._answers import check_number
+from ._check_count import check_count
+from ._prediction import Prediction
+
+
+def _n(p) -> str:
+    return f"{p:,}"
+
+
+PROBLEMS = [
+    Prediction(
+        "02-P2", "count the multiply-adds",
+        first=dict(n=1000, d_k=64),
+        draw=lambda rng: dict(n=rng.choice([200, 300, 500, 600, 800, 1500, 2000, 3000]), d_k=rng.choice([16, 32, 128])),
+        statement="How many multiply-adds does one head spend making its scores at $n = m = {n}$, with "
+                  "$d_k = {d_k}$?",
+        judge=lambda answer, p: check_count("score_macs", answer, n=p.n, m=p.n, d_k=p.d_k),
+    ),
+    Prediction(
+        "02-P3", "cross-attention in a batch",
+        first=dict(batch=4, n=10, m=1000, d_k=64),
+        draw=lambda rng: dict(batch=rng.choice([2, 3, 5, 6, 8]), n=rng.choice([6, 12, 20, 25]),
+                              m=rng.choice([300, 500, 800, 2000]), d_k=rng.choice([16, 32, 128])),
+        statement="Cross-attention in a batch: {batch} sentence pairs, in each a decoder that has written $n = {n}$ "
+                  "tokens attends to an encoder output of $m = {m}$ positions. One head with $d_k = {d_k}$ makes "
+                  "the scores of the whole batch in one product, `Q @ np.swapaxes(K, -1, -2)` with "
+                  "`Q ({batch}, {n}, {d_k})` and `K ({batch}, {m}, {d_k})`. How many multiply-adds does that "
+                  "product spend?",
+        judge=lambda answer, p: check_number(answer, p.batch * p.n * p.m * p.d_k, rel=0, mistakes=[
+            (p.n * p.m * p.d_k, "forgot-batch",
+             "That is one sentence pair's product. The batch axis stacks the pairs, and each makes its own "
+             "scores."),
+            (p.batch * p.m * p.m * p.d_k, "square-encoder",
+             "That counts encoder positions meeting encoder positions, as in the encoder's self-attention. Here "
+             "the queries come from the decoder: each of its positions meets every encoder position."),
+            (p.batch * p.n * p.n * p.d_k, "square-decoder",
+             "That counts decoder positions meeting decoder positions. In cross-attention the keys come from the "
+             "encoder, whose length is m."),
+            (p.batch * p.n * p.m, "forgot-dk",
+             "That counts scores, not multiply-adds: each score is a dot product of d_k multiply-adds."),
+            (p.batch * p.batch * p.n * p.m * p.d_k, "batch-members-meet",
+             "That lets the queries of every pair meet the keys of every pair. The batch axis pairs member with "
+             "member: queries of one sentence pair never meet keys of another."),
+            (2 * p.batch * p.n * p.m * p.d_k, "counted-flops",
+             "That counts a multiplication and an addition as two; a multiply-add counts once."),
+        ], explain=f"{_n(p.batch * p.n * p.m * p.d_k)} = {p.batch} pairs x {p.n} queries x {p.m} keys x {p.d_k}: "
+                   f"each member of the batch makes its own {p.n} x {p.m} scores (not square: n != m), each a dot "
+                   f"product of d_k = {p.d_k} multiply-adds.",
+            hint="Count one member's scores (n x m, with n and m from different sequences), multiply by d_k, then "
+                 "count the members."),
+    ),
+    Prediction(
+        "02-P4", "more, narrower heads",
+        first=dict(d_model=512, heads=16, d_k=32, base_heads=8, base_d_k=64, n=1000),
+        draw=lambda rng: _narrower(rng),
+        statement="A designer keeps $d_{{\\text{{model}}}} = {d_model}$ but splits it into {heads} heads of width "
+                  "$d_k = {d_model} / {heads} = {d_k}$ instead of {base_heads} heads of {base_d_k}. At "
+                  "$n = m = {n}$, how many times as many multiply-adds do all {heads} heads spend on their scores "
+                  "as all {base_heads} heads do? (1 means the same number.)",
+        judge=lambda answer, p: check_number(answer, 1, rel=0.01, mistakes=[
+            (p.heads / p.base_heads, "counted-heads-only",
+             "That counts the extra heads but keeps each as wide as before. With d_model kept, more heads are "
+             "narrower heads, and a score's multiply-adds follow the width of its head."),
+            (p.d_k / p.base_d_k, "counted-width-only",
+             "That counts the narrower width but keeps the number of heads; there are more heads, each making "
+             "its own n x m scores."),
+            ((p.heads / p.base_heads) ** 2, "heads-squared",
+             "That counts the extra heads twice over. More heads at the same d_model are narrower heads, and a "
+             "score's multiply-adds follow its head's width."),
+            ((p.d_k / p.base_d_k) ** 2, "width-squared",
+             "That counts the narrower width twice over. A score's multiply-adds follow its head's width, not its "
+             "square, and each head makes its own n x m scores."),
+        ], explain=f"Per (query, key) pair the {p.heads} heads spend {p.heads} x {p.d_k} = {p.d_model} multiply-adds, "
+                   f"the {p.base_heads} heads {p.base_heads} x {p.base_d_k} = {p.d_model}. The heads split d_model "
+                   "between them, so their scores cost what one full-width head would.",
+            hint="Per (query, key) pair, each head spends d_k multiply-adds; add them over the heads."),
+    ),
+    Prediction(
+        "02-P5", "what the heads hold",
+        first=dict(heads=8, d_k=64, d_model=512, n=1000),
+        draw=lambda rng: _one_wide(rng),
+        statement="Compare {heads} heads of width {d_k} with a single head of width {d_model}, at $n = m = {n}$. "
+                  "How many times as many scores do the {heads} heads hold as the single wide head? (1 means the "
+                  "same number.)",
+        judge=lambda answer, p: check_number(answer, p.heads, rel=0.01, mistakes=[
+            (1, "same-as-multiply-adds",
+             "The multiply-adds are the same (Problem 4), but the scores are not: a score is one number per "
+             "(query, key) pair, however wide the dot product, and every head keeps its own n x m matrix."),
+            (1 / p.heads, "inverted",
+             "That compares the other way round: the single wide head's scores over the heads' scores."),
+            (p.d_k, "counted-width",
+             "A score is one number whatever d_k is; the width changes the multiply-adds per score, not the "
+             "number of scores."),
+        ], explain=f"A score is one number per (query, key) pair and per head, whatever the head's width. The "
+                   f"multiply-adds are the same, but the {p.heads} heads hold {p.heads} n x m matrices against one.",
+            hint="Count the score matrices: how many does each design keep, and how big is each?"),
+    ),
+    Prediction(
+        "02-P6", "the memory",
+        first=dict(layers=6, heads=8, n=1000),
+        draw=lambda rng: dict(layers=rng.choice([2, 4, 12]), heads=rng.choice([4, 12, 16]),
+                              n=rng.choice([500, 2000, 4000])),
+        statement="How many bytes do the attention weights of {layers} layers of {heads} heads take at "
+                  "$n = m = {n}$, stored in float32 (4 bytes per number)? Count the weights alone (the softmax of "
+                  "the scores, $n \\times m$ per head), not the scores as well.",
+        judge=lambda answer, p: _memory(answer, p),
+    ),
+    Prediction(
+        "02-P7", "twice as long",
+        first=dict(layers=6, heads=8, n=1000, factor=2),
+        draw=lambda rng: dict(layers=rng.choice([4, 12]), heads=rng.choice([4, 12, 16]), n=rng.choice([500, 1000,
+                              2000]), factor=rng.choice([3, 4, 5, 10])),
+        statement="The same stack of {layers} layers of {heads} heads reads a sequence {factor} times as long: "
+                  "$n = m$ grows from {n} to {factor} x {n}. How many times as much memory do its scores take?",
+        judge=lambda answer, p: check_number(answer, p.factor ** 2, rel=0.01, mistakes=[
+            (p.factor, "linear-growth",
+             "Making the sequence longer multiplies the queries (n), and it also multiplies the keys (m): there "
+             "is one score per pair, n x m, and both factors change."),
+            (p.factor ** 3, "cubic-growth",
+             "The scores grow with n x m: only the queries and the keys change; d_k, the heads and the layers "
+             "stay the same."),
+            (p.factor ** 4, "squared-twice",
+             "That squares the growth of n x m. n and m each grow once, and the count is their product."),
+        ], explain=f"One score per (query, key) pair, and both n and m grow {p.factor} times: {p.factor} x {p.factor}.",
+            hint="Write the count as layers x heads x n x m and grow n and m."),
+    ),
+]
+
+
+def _narrower(rng):
+    d_model = rng.choice([256, 768, 1024])
+    base_heads = rng.choice([4, 8])
+    heads = base_heads * rng.choice([2, 4])
+    return dict(d_model=d_model, heads=heads, d_k=d_model // heads, base_heads=base_heads,
+                base_d_k=d_model // base_heads, n=rng.choice([500, 2000]))
+
+
+def _one_wide(rng):
+    heads = rng.choice([4, 12, 16])
+    d_k = rng.choice([32, 64])
+    return dict(heads=heads, d_k=d_k, d_model=heads * d_k, n=rng.choice([500, 2000]))
+
+
+def _memory(answer, p):
+    weights = p.layers * p.heads * p.n * p.n
+    return check_number(answer, weights * 4, rel=0, mistakes=[
+        (2 * weights * 4, "scores-and-weights",
+         "That counts the scores as well as the weights (or takes 8 bytes per number, float64). The backward pass "
+         "needs only the weights, the softmax of the scores (notebook 08 shows that the softmax's gradient is made "
+         "from the weights alone), so the scores can be dropped once the weights are made; and float32 takes 4 "
+         "bytes."),
+        (weights, "counted-numbers", "That counts the weights; the question asks for bytes."),
+        (p.heads * p.n * p.n * 4, "forgot-layers", "That is one layer's weights; each of the layers keeps its own."),
+        (p.layers * p.n * p.n * 4, "forgot-heads", "That is one head in each layer; every head keeps its own n x m "
+         "weights."),
+        (p.n * p.n * 4, "one-head-one-layer", "That is one head of one layer; every head of every layer keeps its "
+         "own."),
+        (weights * 2, "float16", "That takes 2 bytes per number, float16's size; float32 takes 4."),
+        (weights * 4 / 1e6, "megabytes", "That is in megabytes (10^6 bytes); the question asks for bytes."),
+        (weights * 32, "bits", "That counts bits; a float32 is 32 bits = 4 bytes."),
+    ], explain=f"{p.layers} layers x {p.heads} heads x {p.n} x {p.n} = {_n(weights)} weights, 4 bytes each: "
+               f"{_n(weights * 4)} bytes ({weights * 4 / 1e6:,.0f} MB).",
+        hint="Count the weights of every head and layer (n x m each), then 4 bytes each in float32.")

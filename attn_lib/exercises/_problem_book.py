@@ -1,0 +1,214 @@
+"""Every prediction problem of the course by its id, and the three calls a notebook makes: ``check``, ``another`` and
+``use_student_numbers``.
+
+A checker cell reads ``check("02-P3", answer)``: it names the problem and the learner's answer, nothing a learner
+could read the answer from; the expected answer is computed here from the problem's numbers. Under it, the verdict
+tells a learner who wants to meet the problem again to call ``another("02-P3")``: a fresh variant, its statement
+with its numbers and its seed, an answer box (ipywidgets, where a front end shows them) and ``.check(answer)``,
+judged by the same judge with the same reasons.
+
+Per-student numbers (the nbgrader edition, ``tools/nbgrader_course.py --per-student``): a student's seed follows from
+their id and the assignment (:func:`student_seed`). Their released notebook's setup cell calls
+``use_student_numbers("<id>", "<assignment>")``; when nbgrader autogrades, that cell is the source's, without an id,
+and the id is read from the folder nbgrader runs the notebook in (``autograded/<student>/<assignment>``), so every
+student is graded on the numbers they saw.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import random
+from pathlib import Path
+
+from . import (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04, _predictions_05,
+               _predictions_06, _predictions_07, _predictions_08, _predictions_09, _predictions_10)
+from ._feedback import Feedback
+from ._prediction import Prediction, Variant, checked_seed, read_answer
+
+MODULES = (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04, _predictions_05,
+           _predictions_06, _predictions_07, _predictions_08, _predictions_09, _predictions_10)
+PREDICTIONS: dict[str, Prediction] = {}
+for _module in MODULES:
+    for _problem in _module.PROBLEMS:
+        if _problem.id in PREDICTIONS:
+            raise ValueError(f"two prediction problems have the id {_problem.id}")
+        PREDICTIONS[_problem.id] = _problem
+
+# The seeds another() draws from when none is given: five digits, easy to read out to a teacher.
+FRESH_SEEDS = (1, 99_999)
+# The student whose numbers this kernel's check() uses (None: the notebook's own numbers).
+_student = {"id": None, "assignment": None}
+
+
+def problem(problem_id: str) -> Prediction:
+    """The prediction problem ``problem_id`` ("02-P3"), or a ValueError that lists the known ids."""
+    if not isinstance(problem_id, str):
+        raise TypeError(f"problem_id must be a string such as '02-P3'; got {type(problem_id).__name__} "
+                        f"{problem_id!r}")
+    try:
+        return PREDICTIONS[problem_id]
+    except KeyError:
+        raise ValueError(f"problem_id {problem_id!r} is not a prediction problem of the course; known ids: "
+                         f"{', '.join(sorted(PREDICTIONS))}") from None
+
+
+def student_seed(student: str, assignment: str) -> int:
+    """The seed of a student's numbers for an assignment: the same on every machine, different between students."""
+    digest = hashlib.sha256(f"{student}/{assignment}".encode("utf-8")).hexdigest()
+    return int(digest[:12], 16) % (FRESH_SEEDS[1] - FRESH_SEEDS[0] + 1) + FRESH_SEEDS[0]
+
+
+def use_student_numbers(student: str | None = None, assignment: str | None = None) -> str | None:
+    """Make this kernel's ``check`` calls use ``student``'s numbers for ``assignment``.
+
+    Without a student, the student is read from the folder nbgrader autogrades in (``.../<student>/<assignment>``,
+    only while ``NBGRADER_EXECUTION`` is set); elsewhere the notebook's own numbers stay. Returns the student id used.
+    """
+    if student is None and os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        here = Path.cwd()
+        student, assignment = here.parent.name, here.name
+    if student is not None and not (isinstance(student, str) and student and isinstance(assignment, str)
+                                    and assignment):
+        raise TypeError(f"student and assignment must be non-empty strings; got {student!r}, {assignment!r}")
+    _student.update(id=student, assignment=assignment)
+    return student
+
+
+def current_seed(prediction: Prediction) -> int:
+    """The seed ``check`` uses for ``prediction`` in this kernel: the student's, or 0 (the notebook's numbers)."""
+    if _student["id"] is None or not prediction.has_variants:
+        return 0
+    return student_seed(_student["id"], _student["assignment"])
+
+
+def _again(prediction: Prediction) -> str:
+    if not prediction.has_variants:
+        return ""
+    return f'Meet it again with other numbers: another("{prediction.id}").'
+
+
+def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
+    """Judge ``answer`` to the prediction problem ``problem_id``.
+
+    Parameters
+    ----------
+    problem_id : str
+        "NN-PK", as the problem's checker cell names it.
+    answer :
+        The learner's number, choice or shapes; None or ``...`` means not answered yet.
+    seed : int, optional
+        The variant judged; by default the numbers this copy of the notebook shows (the notebook's own, or a
+        student's in a per-student release).
+
+    Returns
+    -------
+    Feedback
+        The judge's verdict, reason and hint; for a problem with variants, ``again`` names the call that poses
+        another.
+
+    Examples
+    --------
+    >>> check("02-P2", 64_000_000).passed
+    True
+    >>> check("02-P2", 1_000_000).mistake
+    'counted-scores'
+    """
+    prediction = problem(problem_id)
+    chosen = current_seed(prediction) if seed is None else checked_seed(seed)
+    feedback = prediction.variant(chosen).check(answer)
+    return Feedback(feedback.passed, feedback.reason, feedback.hint, feedback.mistake, again=_again(prediction))
+
+
+def another(problem_id: str, seed: int | None = None) -> "VariantBox":
+    """A fresh variant of the prediction problem ``problem_id``: its statement with new numbers, its seed, an answer
+    box, and ``.check(answer)``.
+
+    Parameters
+    ----------
+    problem_id : str
+        "NN-PK".
+    seed : int, optional
+        The variant to show again (as a variant prints it); by default a new one.
+
+    Examples
+    --------
+    >>> v = another("02-P3", seed=7)
+    >>> v.seed, v.problem.id
+    (7, '02-P3')
+    >>> v.check(None).verdict
+    'Not answered yet'
+    """
+    prediction = problem(problem_id)
+    if not prediction.has_variants:
+        raise ValueError(f"{problem_id} has one meaningful instance and no variants: {prediction.why_one}")
+    if seed is None:
+        seed = random.SystemRandom().randint(*FRESH_SEEDS)
+    return VariantBox(prediction.variant(checked_seed(seed)))
+
+
+class VariantBox:
+    """A variant shown with its own answer box: a text field per answer, a Check button (Enter works too) and the
+    verdict under them. Without a widget front end it shows the statement, and ``.check(answer)`` judges."""
+
+    def __init__(self, variant: Variant):
+        self.variant = variant
+        self.problem = variant.problem
+        self.seed = variant.seed
+        self.params = variant.params
+
+    def check(self, answer) -> Feedback:
+        return self.variant.check(answer)
+
+    def __repr__(self) -> str:
+        return repr(self.variant) + "\nAnswer with .check(your_answer)."
+
+    def _repr_markdown_(self) -> str:
+        return self.variant._repr_markdown_()
+
+    def widget(self):
+        """The ipywidgets answer box (ipywidgets imported only here)."""
+        import ipywidgets as widgets
+        from IPython.display import Markdown, display
+
+        output = widgets.Output()
+        names = self.problem.asks if self.problem.kind == "shapes" else ("answer",)
+        fields = [widgets.Text(description=("Your answer" if name == "answer" else f"shape of {name}"),
+                               placeholder=_PLACEHOLDERS[self.problem.kind], continuous_update=False,
+                               style={"description_width": "initial"}) for name in names]
+        button = widgets.Button(description="Check", tooltip="Check this answer", button_style="")
+
+        def judge(_=None):
+            if self.problem.kind == "shapes":
+                answer = {name: read_answer(field.value, "shapes") for name, field in zip(names, fields)}
+                feedback = self.variant.check(answer)
+            else:
+                feedback = self.variant.check_text(fields[0].value)
+            output.clear_output()
+            with output:
+                display(feedback)
+
+        button.on_click(judge)
+        for field in fields:  # Enter (or leaving the field) sends the value: judged as a click would be
+            field.observe(judge, names="value")
+        statement = widgets.Output()
+        with statement:
+            display(Markdown(self._repr_markdown_()))
+        box = widgets.VBox([statement, *fields, button, output])
+        box.judge = judge  # for tests: the same path as a click
+        box.fields = fields
+        box.output = output
+        return box
+
+    def _ipython_display_(self):
+        from IPython.display import Markdown, display
+
+        try:
+            box = self.widget()
+        except ImportError:  # no ipywidgets: the statement alone, answered with .check()
+            display(Markdown(self._repr_markdown_() + "\n\nAnswer with `.check(your_answer)`."))
+            return
+        display(box)
+
+
+_PLACEHOLDERS = {"number": "a number, e.g. 3.5 or 2 * 1000", "choice": "an option's letter", "shapes": "(rows, columns)"}
