@@ -62,31 +62,50 @@ def _near(value: float, target: float, rel: float, abs_tol: float) -> bool:
     return abs(value - target) <= max(rel * abs(target), abs_tol)
 
 
-def how_far(value: float, expected: float) -> str:
-    """How far a wrong number is from the expected one, without stating the expected one."""
+# A reason never narrows the answer down to a handful of numbers: a band whose possible answers number fewer than this
+# (counted in steps of the problem's precision) is not named, and the reason says only that the answer is not it.
+HANDFUL = 8
+_BANDS = ((1.1, "by less than 10 %"), (1.5, "by 10 % to 50 %"), (3, "between 1.5 and 3 times"),
+          (10, "between 3 and 10 times"), (100, "between 10 and 100 times"), (1000, "between 100 and 1,000 times"))
+
+
+def how_far(value: float, expected: float, step: float | None = None) -> str:
+    """How far a wrong number is from the expected one, without stating the expected one, and without narrowing it
+    to fewer than :data:`HANDFUL` candidates spaced ``step`` apart (by default 1 for a whole-number answer, else 1 %
+    of it)."""
     if not math.isfinite(value):
         return f"Your answer is {_number_text(value)}; the answer is a finite number."
     if not math.isfinite(expected):
         return f"Your answer, {_number_text(value)}, is finite; think about what happens to the numbers here."
+    value, expected = float(value), float(expected)
     shown = _number_text(value)
     if not value.is_integer():  # enough digits to differ visibly from the expected value
         shown = max(shown, two_numbers(value, expected)[0], key=len)
     if expected == 0:
-        return f"Your answer, {shown}, is too {'large' if value > 0 else 'small'}."
+        return f"Your answer, {shown}, is not it: think about what makes the quantity vanish or not."
     if value == 0:
         return "Your answer is 0, which is not it."
     if (value > 0) != (expected > 0):  # its size is not shown: it may be the answer's, one step from it
         return f"Your answer has the wrong sign: the answer is {'positive' if expected > 0 else 'negative'}."
+    if step is None:
+        step = 1.0 if float(expected).is_integer() else abs(expected) * 0.01
     ratio = value / expected
     bigger = ratio > 1
     factor = ratio if bigger else 1 / ratio
     # A band, not the factor: "about 4 times too small" or "20% too large" would be the answer one step away.
     side = "large" if bigger else "small"
-    for top, band in ((1.1, f"too {side}, by less than 10 %"), (1.5, f"too {side}, by 10 % to 50 %"),
-                      (3, f"between 1.5 and 3 times too {side}"), (10, f"between 3 and 10 times too {side}"),
-                      (100, f"between 10 and 100 times too {side}"), (1000, f"between 100 and 1,000 times too {side}")):
+    low = 1.0
+    for top, band in _BANDS:
         if factor < top:
-            return f"Your answer, {shown}, is {band}."
+            # The answers this band leaves open: |value| / top .. |value| / low (too large), or |value| low .. top.
+            near, far = (abs(value) / top, abs(value) / low) if bigger else (abs(value) * low, abs(value) * top)
+            if (far - near) / step < HANDFUL:
+                return f"Your answer, {shown}, is not it."
+            return f"Your answer, {shown}, is too {side}, {band}." if top <= 1.5 else \
+                f"Your answer, {shown}, is {band} too {side}."
+        low = top
+    if bigger and abs(value) / low / step < HANDFUL:  # the answers left open lie between 0 and |value| / 1000
+        return f"Your answer, {shown}, is not it."
     return f"Your answer, {shown}, is more than 1,000 times too {side}."
 
 
@@ -223,7 +242,8 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     if close:
         _, mid, reason, mistake_hint = min(close, key=lambda c: c[0])
         return fail(mid, reason, hint if mistake_hint is None else mistake_hint)
-    reason = how_far(value, expected)
+    step = 2 * max(rel * abs(expected), abs_tol) or None  # what the tolerance tells apart
+    reason = how_far(value, expected, step)
     return fail("wrong-number", reason, hint)
 
 

@@ -2,7 +2,7 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 from attn_lib.exercises import check_choice, check_number
 
@@ -53,7 +53,7 @@ def test_number_named_mistake_gets_its_id_reason_and_own_hint():
 
 @pytest.mark.parametrize("answer, words", [
     (256, "between 3 and 10 times too large"), (16, "between 3 and 10 times too small"),
-    (70, "too large, by less than 10 %"), (-64, "wrong sign"), (64_000, "more than 1,000 times"),
+    (70, "is not it."), (-64, "wrong sign"), (64_000, "more than 1,000 times"),
 ])
 def test_number_unmatched_wrong_says_how_far_without_the_expected_value(answer, words):
     feedback = check_number(answer, 64, hint="Variances add.")
@@ -159,3 +159,18 @@ def test_a_choice_written_as_its_label_and_the_options_text_is_read_as_the_label
 def test_a_sentence_that_only_starts_like_a_label_is_not_an_option():
     reasons = {"a": "Wrong.", "b": "Right."}
     assert check_choice("about half", "b", reasons).mistake == "not-an-option"
+
+
+@settings(max_examples=40, deadline=None)
+@given(expected=st.integers(1, 3000), value=st.integers(1, 3000))
+def test_a_how_far_reason_never_narrows_a_whole_number_answer_to_a_handful(expected, value):
+    """Every whole number the reason leaves open (those that would get the same words) counts: at least HANDFUL of
+    them, unless the reason says nothing of the size at all."""
+    from attn_lib.exercises._answers import HANDFUL, how_far
+
+    assume(value != expected)
+    said = how_far(value, expected)
+    if said.endswith("is not it."):
+        return
+    open_answers = sum(how_far(value, x) == said for x in range(1, 12_001) if x != value)
+    assert open_answers >= HANDFUL, (value, expected, said, open_answers)
