@@ -127,6 +127,18 @@ def _check_text(value, name: str) -> str:
 DISTINCT_MISTAKES = contextvars.ContextVar("distinct_mistakes", default=False)
 
 
+# A list while a test records the calls a prediction's judge makes (the checker, its arguments): the tests drive each
+# recorded call with wrong answers and read every reason for the expected value (tests/exercises/test_no_giveaways.py).
+CALLS = contextvars.ContextVar("calls", default=None)
+
+
+def record_call(name: str, args: tuple, kwargs: dict) -> None:
+    """Note a checker's call where a test records them (:data:`CALLS`); nothing otherwise."""
+    calls = CALLS.get()
+    if calls is not None:
+        calls.append((name, args, kwargs))
+
+
 def named_mistakes(mistakes, expected, rel, abs_tol) -> list:
     if isinstance(mistakes, (str, bytes)) or not hasattr(mistakes, "__iter__"):
         raise TypeError(f"mistakes must be a sequence of tuples (value, mistake_id, reason[, hint]); got "
@@ -202,6 +214,8 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     >>> check_number(np.array([64.0]), 64).passed
     True
     """
+    record_call("check_number", (answer, expected), dict(rel=rel, abs_tol=abs_tol, mistakes=mistakes, explain=explain,
+                                                         hint=hint, what=what, decimals=decimals))
     expected = _check_real(expected, "expected")
     rel = _check_real(rel, "rel")
     abs_tol = _check_real(abs_tol, "abs_tol")

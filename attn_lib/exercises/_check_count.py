@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from .._checks import check_size
-from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes
+from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes, record_call
 from ._compare import isclose
 from ._feedback import Feedback, is_blank, fail, not_answered
 
@@ -165,6 +165,7 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     >>> check_count("score_macs", 1_000_000, n=1000).mistake
     'forgot-dk'
     """
+    record_call("check_count", (quantity, answer, n, m, d_k, d_v, heads, layers, d_model), dict(mistakes=mistakes))
     if quantity not in _QUANTITIES:
         raise ValueError(f"quantity must be one of {', '.join(map(repr, _QUANTITIES))}; got {quantity!r}")
     n = check_size(n, "n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_size
-from ._answers import as_number, how_far
+from ._answers import as_number, how_far, record_call
 from ._compare import fmt
 from ._feedback import Feedback, is_blank, fail, not_answered
 
@@ -35,6 +35,7 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     >>> check_variance(64, d_k=64, scaled=True).mistake
     'dk-when-scaled'
     """
+    record_call("check_variance", (answer, d_k, scaled), {})
     d_k = check_size(d_k, "d_k", minimum=1)
     if not isinstance(scaled, (bool, np.bool_)):
         raise TypeError(f"scaled must be True or False; got {type(scaled).__name__} {scaled!r}")

@@ -113,7 +113,7 @@ PROBLEMS = [
         "02-P7", "twice as long",
         first=dict(layers=6, heads=8, n=1000, factor=2),
         draw=lambda rng: dict(layers=rng.choice([4, 12]), heads=rng.choice([4, 12, 16]), n=rng.choice([500, 1000,
-                              2000]), factor=rng.choice([3, 4, 5, 10])),
+                              2000]), factor=rng.choice([3, 4, 5, 6])),
         statement="The same stack of {layers} layers of {heads} heads reads a sequence {factor} times as long: "
                   "$n = m$ grows from {n} to {factor} x {n}. How many times as much memory do its scores take?",
         judge=lambda answer, p: check_number(answer, p.factor ** 2, rel=0.01, mistakes=[

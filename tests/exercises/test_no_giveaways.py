@@ -1,12 +1,10 @@
 """No wrong-answer reason or hint holds the number asked for (issue 17, "never the answer").
 
-Every check_number / check_count / check_variance call in the learner and solutions notebooks is read with ast; its
-expected value is evaluated (with the notebook's own names, by running the cells above it, where the call needs
-them); the checker is then driven with each listed mistake value, each of its built-in mistakes, a few numbers far
+Every check_number / check_count / check_variance call that a prediction's judge makes (attn_lib's problem book:
+the notebook's numbers and thirty variants of each problem) is recorded with its arguments; the checker is then driven with each listed mistake value, each of its built-in mistakes, a few numbers far
 from any of them, and a string. Whatever it says to a wrong answer (reason and hint) must not contain the expected
 value in any rendering a learner could read: 1,000,000 / 1000000 / 1e6 / 1_000_000 / 0.25 / 1/4 / "two", or the
-value rounded to two or more significant digits (6.7e9). Every offending (notebook, problem, text) is reported at
-once, so that a notebook's stale copy shows all its reasons to fix.
+value rounded to two or more significant digits (6.7e9). Every offending (problem, seed, text) is reported at once.
 """
 
 from __future__ import annotations
@@ -24,7 +22,9 @@ import numpy as np
 import pytest
 
 from attn_lib.exercises import check_count, check_number, check_variance
+from attn_lib.exercises._answers import CALLS as RECORDED
 from attn_lib.exercises._answers import COUNT_EXAMPLES, NUMBER_EXAMPLES
+from attn_lib.exercises._problem_book import PREDICTIONS
 from attn_lib.exercises._check_count import _count_candidates
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,66 +80,26 @@ def giveaways(text: str, expected: float) -> list[str]:
     return found
 
 
-# ------------------------------------------------------------------------------------ the calls in the notebooks
+# ------------------------------------------------------------------------------------ the calls the judges make
 
 
-def _heading(nb, index: int) -> str:
-    for cell in reversed(nb.cells[:index]):
-        if problems.is_problem_heading(cell):
-            return cell.source.strip().splitlines()[0].lstrip("#").strip()
-    return f"cell {index}"
-
-
-@lru_cache(maxsize=None)
-def _load(rel: str):
-    import nbformat
-
-    return nbformat.read(problems.NOTEBOOKS / rel, as_version=4)
-
-
-def _names_above(rel: str, index: int) -> dict:
-    """The notebook's names as they stand before cell ``index``: its code cells above, run in order, quietly."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    namespace: dict = {}
-    for i, cell in enumerate(_load(rel).cells[:index]):
-        if cell.cell_type != "code":
-            continue
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-            try:
-                exec(compile(problems.python_source(cell.source), f"{rel} cell {i}", "exec"), namespace)
-            except Exception:  # a deliberate error (raises-exception) or a placeholder: the notebook goes on
-                pass
-    return namespace
-
-
-def _evaluate(node, rel: str, index: int, names: dict):
-    source = ast.unparse(node)
-    try:
-        return eval(source, {"np": np, "math": math}, names.get("own") or {})
-    except NameError:
-        if "own" not in names:
-            names["own"] = _names_above(rel, index)
-        return eval(source, {"np": np, "math": math}, names["own"])
+SEEDS = (0, *range(1, 31))  # the notebook's numbers and thirty variants of each problem that has them
 
 
 def checker_calls():
-    """(rel, problem heading, checker name, evaluated positional args, evaluated keyword args) for every call."""
+    """(problem and seed, problem title, checker name, positional args, keyword args) for every check_number,
+    check_count and check_variance call a prediction's judge makes, on the notebook's numbers and on variants."""
     found = []
-    for rel in NOTEBOOKS:
-        nb = _load(rel)
-        names: dict = {}
-        for index, cell in enumerate(nb.cells):
-            if cell.cell_type != "code" or not any(f"{name}(" in cell.source for name in CHECKERS):
-                continue
-            for node in ast.walk(ast.parse(problems.python_source(cell.source))):
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in CHECKERS:
-                    answer_at = 1 if node.func.id == "check_count" else 0
-                    args = [None if k == answer_at else _evaluate(a, rel, index, names)
-                            for k, a in enumerate(node.args)]
-                    kwargs = {kw.arg: _evaluate(kw.value, rel, index, names) for kw in node.keywords}
-                    found.append((rel, _heading(nb, index), node.func.id, args, kwargs))
+    for pid, prediction in sorted(PREDICTIONS.items()):
+        for seed in SEEDS if prediction.has_variants else (0,):
+            token = RECORDED.set([])
+            try:
+                prediction.variant(seed).check(None)
+                calls = RECORDED.get()
+            finally:
+                RECORDED.reset(token)
+            found += [(f"{pid} seed {seed}", prediction.title, name, list(args), kwargs)
+                      for name, args, kwargs in calls if name in CHECKERS]
     return found
 
 
@@ -178,8 +138,8 @@ def _drive(name: str, args: list, kwargs: dict, built_in_only: bool = False):
     return expected, [(a, check_variance(a, d_k=d_k, scaled=scaled)) for a in tried]
 
 
-def test_the_notebooks_have_checker_calls_to_read():
-    assert len({(rel, heading) for rel, heading, *_ in CALLS}) >= 30, len(CALLS)
+def test_the_judges_have_checker_calls_to_read():
+    assert len({label.split()[0] for label, *_ in CALLS}) >= 6, len(CALLS)
 
 
 # A reason that places the learner's number against the answer ("twice the answer", "the answer in megabytes") is
