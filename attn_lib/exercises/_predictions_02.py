@@ -88,7 +88,7 @@ PROBLEMS = [
                   "same number.)",
         judge=lambda answer, p: check_number(answer, p.heads, rel=0.01, mistakes=[
             (1, "same-as-multiply-adds",
-             "The multiply-adds are the same (Problem 4), but the scores are not: a score is one number per "
+             "The multiply-adds are the same (the previous problem), but the scores are not: a score is one number per "
              "(query, key) pair, however wide the dot product, and every head keeps its own n x m matrix."),
             (1 / p.heads, "inverted",
              "That compares the other way round: the single wide head's scores over the heads' scores."),
