@@ -21,6 +21,14 @@ def _tenths(k: int) -> float:
     return round(k / 10, 1)
 
 
+def _shuffled(rng, items: list) -> list:
+    """The items in an order drawn with rng.choice (the draws use choice and randint only)."""
+    items, out = list(items), []
+    while items:
+        out.append(items.pop(rng.choice(range(len(items)))))
+    return out
+
+
 # Problem 2: the largest number an average of three values can approach.
 
 def _range_end(answer, p):
@@ -34,16 +42,18 @@ def _range_end(answer, p):
         (sizes, "sum-of-sizes", f"{show(sizes)} adds the sizes of the values; an average of numbers is never larger "
          "than the largest of them."),
     ], explain=f"The output is w1 ({p.a}) + w2 ({p.b}) + w3 ({p.c}) with weights >= 0 that sum to one, so it is at "
-               f"most {max(values)}, and it comes as close to {max(values)} as the weight on that key comes to 1 (a "
-               f"very sharp row). With d_v = 1 the convex hull of the values is the interval [{min(values)}, "
+               f"most {max(values)}, and it comes as close to {max(values)} as the weight on the third key comes to "
+               f"1 (a very sharp row). With d_v = 1 the convex hull of the values is the interval [{min(values)}, "
                f"{max(values)}].",
         hint="An average of numbers lies between the smallest and the largest of them.")
 
 
 def _draw_range(rng):
-    low, high = rng.randint(-9, -1), rng.randint(2, 9)
-    middle = rng.choice([v for v in range(low + 1, high) if v != 0])
-    return dict(a=low, b=middle, c=high)
+    while True:  # a whole-number mean (typed exactly, as the notebook's 2 is), no zero among the values
+        low, high = rng.randint(-9, -1), rng.randint(2, 9)
+        middles = [v for v in range(low + 1, high) if v != 0 and (low + v + high) % 3 == 0]
+        if middles:
+            return dict(a=low, b=rng.choice(middles), c=high)
 
 
 # Problem 3: which point can be one head's output (inside the triangle of the sentence's value rows)?
@@ -90,9 +100,7 @@ def _draw_one_head(rng):
     negative = rng.choice([(-_tenths(k), other), (other, -_tenths(k))])
     k = rng.randint(1, 5)
     beyond_corner = rng.choice([(_tenths(10 + k), 0.0), (0.0, _tenths(10 + k))])
-    points = [inside, beyond_edge, negative, beyond_corner]
-    rng.shuffle(points)
-    return dict(zip(LETTERS, points))
+    return dict(zip(LETTERS, _shuffled(rng, [inside, beyond_edge, negative, beyond_corner])))
 
 
 # Problem 4: a query of zeros.
@@ -117,7 +125,7 @@ def _listed(values) -> str:
 
 
 def _draw_zero_query(rng):
-    m = rng.choice([3, 4, 5, 6])
+    m = rng.choice([4, 5, 8])  # 1/m (the weight, a named mistake) typed exactly: 0.25, 0.2, 0.125
     while True:  # whole-number mean (by hand), not every value alike (else one-hot is the mean)
         values = tuple(rng.randint(0, 6) for _ in range(m))
         if sum(values) % m == 0 and len(set(values)) > 1:
@@ -127,8 +135,10 @@ def _draw_zero_query(rng):
 # Problem 5: shapes, with n != m and d_k != d_v.
 
 def _draw_shapes(rng):
-    n, m, d_k, d_v = rng.sample(range(2, 13), 4)  # four different sizes: every named wrong shape differs
-    return dict(n=n, m=m, d_k=d_k, d_v=d_v)
+    while True:  # four different sizes: every named wrong shape differs from the right one and from the others
+        n, m, d_k, d_v = (rng.randint(2, 12) for _ in range(4))
+        if len({n, m, d_k, d_v}) == 4:
+            return dict(n=n, m=m, d_k=d_k, d_v=d_v)
 
 
 # Problem 6: two heads, one column each: the square [0, 1] x [0, 1], not the triangle.
@@ -166,15 +176,13 @@ def _two_heads(answer, p):
 
 
 def _draw_two_heads(rng):
-    x = rng.randint(3, 9)
+    x = rng.randint(4, 9)
     square = (_tenths(x), _tenths(rng.randint(max(3, 13 - x), 9)))  # inside the square, sum >= 1.3: off the triangle
     beyond = rng.choice([(_tenths(rng.randint(11, 15)), _tenths(rng.randint(1, 9))),
                          (_tenths(rng.randint(1, 9)), _tenths(rng.randint(11, 15)))])
     below = rng.choice([(-_tenths(rng.randint(1, 3)), _tenths(rng.randint(1, 9))),
                         (_tenths(rng.randint(1, 9)), -_tenths(rng.randint(1, 3)))])
-    points = [square, beyond, below]
-    rng.shuffle(points)
-    return dict(zip(LETTERS[:3], points))
+    return dict(zip(LETTERS[:3], _shuffled(rng, [square, beyond, below])))
 
 
 PROBLEMS = [

@@ -1,0 +1,167 @@
+"""Notebook 05's prediction problems as data (issue 24): the notebook's numbers judge as the old checker cells did,
+and every variant's right answer (computed here, from its numbers) passes while each named mistake gets its id."""
+
+from __future__ import annotations
+
+import pytest
+
+from attn_lib.exercises import another, check
+from attn_lib.exercises._problem_book import PREDICTIONS
+
+SEEDS = range(1, 51)
+SHAPES = ("Q", "K", "V", "scores", "weights", "output")
+
+
+def verdict(problem_id, answer, seed=0):
+    """(passed, mistake id) of ``answer`` to variant ``seed`` (notebooks 06 and 07's tests use these helpers too)."""
+    feedback = check(problem_id, answer, seed=seed)
+    return feedback.passed, feedback.mistake
+
+
+def judged_as_old(problem_id, answer, mistake):
+    """``answer`` gets the verdict the old checker cell gave: passed when ``mistake`` is None, else that id."""
+    assert verdict(problem_id, answer) == (mistake is None, mistake)
+
+
+def rows(old: dict) -> list:
+    """The (problem id, answer, mistake) rows of a table of old verdicts, for parametrize."""
+    return [(problem_id, answer, mistake) for problem_id, table in old.items() for answer, mistake in table]
+
+
+def one_instance(problem_id):
+    """A problem without variants says why, and another() refuses it."""
+    problem = PREDICTIONS[problem_id]
+    assert not problem.has_variants and problem.why_one
+    with pytest.raises(ValueError, match="one meaningful instance"):
+        another(problem_id)
+
+
+def same_numbers_twice(problem_id, seeds=SEEDS, at_least=5):
+    """A seed gives the same numbers (and statement) twice; the variants do differ."""
+    problem = PREDICTIONS[problem_id]
+    for seed in seeds:
+        assert problem.numbers(seed) == problem.numbers(seed)
+        assert problem.variant(seed).text == problem.variant(seed).text
+    assert len({repr(problem.numbers(seed)) for seed in seeds}) > at_least
+
+
+def first_is_notebooks(problem_id, tex=()):
+    """Variant 0 is the notebook's numbers, and its statement has every name filled in (``tex``: braces of TeX)."""
+    problem = PREDICTIONS[problem_id]
+    assert problem.numbers(0) == problem.first
+    text = problem.variant(0).text
+    for braces in tex:
+        text = text.replace(braces, "")
+    assert "{" not in text
+
+
+# The old checker cells (before the move), value by value: what each accepted and each mistake it named.
+OLD = {
+    "05-P2": [(5, None), (5.0, None), (5 + 1e-10, None), (6, "summed-values"), (2, "plain-mean"), (8, "sum-of-sizes"),
+              (4.999, "wrong-number"), (-1, "wrong-number"), (None, "not-answered"), ("5", "not-a-number")],
+    "05-P3": [("C", None), ("c", None), ("A", "chose-A"), ("B", "chose-B"), ("D", "chose-D"), ("E", "not-an-option"),
+              (None, "not-answered")],
+    "05-P4": [(1, None), (1.0, None), (4, "summed-values"), (3, "one-hot"), (0.25, "the-weight"),
+              (0.5, "wrong-number"), (None, "not-answered")],
+    "05-P6": [("A", None), ("B", "chose-B"), ("C", "chose-C"), ("D", "chose-D"), ("E", "not-an-option")],
+}
+
+
+@pytest.mark.parametrize("problem_id,answer,mistake", rows(OLD))
+def test_the_notebooks_numbers_judge_as_the_old_cell(problem_id, answer, mistake):
+    judged_as_old(problem_id, answer, mistake)
+
+
+def test_05_p5_the_notebooks_numbers_judge_as_the_old_cell():
+    right = {"Q": (4, 3), "K": (6, 3), "V": (6, 2), "scores": (4, 6), "weights": (4, 6), "output": (4, 2)}
+    assert verdict("05-P5", right) == (True, None)
+    assert verdict("05-P5", {**right, "Q": ("n", "d_k")}) == (True, None)
+    for name, shape, mistake in [("Q", (3, 4), "q-transposed"), ("K", (4, 3), "k-rows-n"), ("V", (6, 3), "v-width-dk"),
+                                 ("scores", (6, 4), "scores-transposed"), ("weights", (4, 4), "weights-square"),
+                                 ("output", (4, 3), "output-width-dk"), ("output", (4, 6), "output-is-weights")]:
+        assert verdict("05-P5", {**right, name: shape}) == (False, mistake)
+    assert verdict("05-P5", {**right, "V": None}) == (False, "not-answered")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_05_p2_variants(seed):
+    p = PREDICTIONS["05-P2"].numbers(seed)
+    values = [p["a"], p["b"], p["c"]]
+    assert min(values) < 0 < max(values) and len(set(values)) == 3
+    assert verdict("05-P2", max(values), seed) == (True, None)
+    assert verdict("05-P2", sum(values), seed) == (False, "summed-values")
+    assert verdict("05-P2", sum(values) / 3, seed) == (False, "plain-mean")
+    assert verdict("05-P2", sum(abs(v) for v in values), seed) == (False, "sum-of-sizes")
+    assert not verdict("05-P2", max(values) - 1e-3, seed)[0]  # the number itself, not one just below it
+
+
+def inside_triangle(point):
+    x, y = point
+    return x >= 0 and y >= 0 and x + y <= 1
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_05_p3_variants(seed):
+    p = PREDICTIONS["05-P3"].numbers(seed)
+    right = [letter for letter in "ABCD" if inside_triangle(p[letter])]
+    assert len(right) == 1
+    outside = [p[letter] for letter in "ABCD" if letter not in right]
+    # the three ways out of the triangle, in every variant: a negative coordinate, past a corner, past the long edge
+    assert sum(min(pt) < 0 for pt in outside) == 1
+    assert sum(max(pt) > 1 for pt in outside) == 1
+    assert sum(min(pt) >= 0 and max(pt) <= 1 and sum(pt) > 1 for pt in outside) == 1
+    assert verdict("05-P3", right[0], seed) == (True, None)
+    for letter in "ABCD":
+        if letter != right[0]:
+            assert verdict("05-P3", letter, seed) == (False, f"chose-{letter}")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_05_p4_variants(seed):
+    p = PREDICTIONS["05-P4"].numbers(seed)
+    values = p["values"]
+    assert len(values) == p["m"] and p["listed"].replace(" and ", ", ").split(", ") == [str(v) for v in values]
+    assert verdict("05-P4", sum(values) / len(values), seed) == (True, None)
+    assert verdict("05-P4", sum(values), seed) == (False, "summed-values")
+    assert verdict("05-P4", max(values), seed) == (False, "one-hot")
+    assert verdict("05-P4", 1 / len(values), seed) == (False, "the-weight")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_05_p5_variants(seed):
+    p = PREDICTIONS["05-P5"].numbers(seed)
+    n, m, d_k, d_v = p["n"], p["m"], p["d_k"], p["d_v"]
+    assert n != m and d_k != d_v
+    right = {"Q": (n, d_k), "K": (m, d_k), "V": (m, d_v), "scores": (n, m), "weights": (n, m), "output": (n, d_v)}
+    assert verdict("05-P5", right, seed) == (True, None)
+    for name, shape, mistake in [("Q", (d_k, n), "q-transposed"), ("Q", (m, d_k), "q-rows-m"),
+                                 ("K", (n, d_k), "k-rows-n"), ("K", (m, d_v), "k-width-dv"),
+                                 ("V", (m, d_k), "v-width-dk"), ("V", (n, d_v), "v-rows-n"),
+                                 ("scores", (m, n), "scores-transposed"), ("scores", (n, d_k), "scores-width-dk"),
+                                 ("weights", (n, n), "weights-square"), ("weights", (n, d_v), "weights-width-dv"),
+                                 ("output", (n, d_k), "output-width-dk"), ("output", (n, m), "output-is-weights"),
+                                 ("output", (m, d_v), "output-rows-m")]:
+        assert verdict("05-P5", {**right, name: shape}, seed) == (False, mistake), (name, shape)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_05_p6_variants(seed):
+    p = PREDICTIONS["05-P6"].numbers(seed)
+    in_square = [letter for letter in "ABC" if all(0 <= c <= 1 for c in p[letter])]
+    assert len(in_square) == 1 and not inside_triangle(p[in_square[0]])  # reachable by two heads, not by one
+    outside = [p[letter] for letter in "ABC" if letter != in_square[0]]
+    assert sum(min(pt) < 0 for pt in outside) == 1 and sum(max(pt) > 1 for pt in outside) == 1
+    assert verdict("05-P6", in_square[0], seed) == (True, None)
+    for letter in "ABCD":
+        if letter != in_square[0]:
+            assert verdict("05-P6", letter, seed) == (False, f"chose-{letter}")
+
+
+@pytest.mark.parametrize("problem_id", ["05-P2", "05-P3", "05-P4", "05-P5", "05-P6"])
+def test_a_seed_gives_the_same_numbers_twice(problem_id):
+    same_numbers_twice(problem_id)
+
+
+@pytest.mark.parametrize("problem_id", ["05-P2", "05-P3", "05-P4", "05-P5", "05-P6"])
+def test_the_first_variant_is_the_notebooks(problem_id):
+    first_is_notebooks(problem_id, tex=("{-9}",))
