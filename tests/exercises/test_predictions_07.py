@@ -1,0 +1,83 @@
+"""Notebook 07's prediction problems as data (issue 24): the notebook's numbers judge as the old checker cells did,
+and every variant's right answer (computed here, from its numbers) passes while each named mistake gets its id."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from attn_lib import MultiHeadAttention, causal_mask
+from attn_lib.exercises._problem_book import PREDICTIONS
+from test_predictions_05 import first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice, verdict
+
+SEEDS = range(1, 51)
+
+
+# The old checker cells (before the move), value by value: what each accepted and each mistake it named. In the old
+# 07 P2 the d_k mistake, 8 x 64 x 512, equals the square W^O, 512 x 512, and the cell named it square-w-o.
+OLD = {
+    "07-P2": [(131_072, None), (131_072.0, None), (131_584, "with-bias"), (262_144, "square-w-o"),
+              (16_384, "one-head"), (256, "concat-width"), (131_073, "wrong-number"), (None, "not-answered")],
+    "07-P4": [("B", None), ("b", None), ("A", "chose-A"), ("C", "chose-C"), ("D", "chose-D"), ("E", "not-an-option")],
+    "07-P6": [(4, None), (6, "still-equivariant"), (0, "all-change"), (2, "counted-the-moved"), (5, "one-changes"),
+              (3, "wrong-number"), (None, "not-answered")],
+}
+
+
+@pytest.mark.parametrize("problem_id,answer,mistake", rows(OLD))
+def test_the_notebooks_numbers_judge_as_the_old_cell(problem_id, answer, mistake):
+    judged_as_old(problem_id, answer, mistake)
+
+
+def test_07_p4_has_one_instance():
+    one_instance("07-P4")
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_07_p2_variants(seed):
+    p = PREDICTIONS["07-P2"].numbers(seed)
+    d_model, heads, d_k, d_v = p["d_model"], p["heads"], p["d_k"], p["d_v"]
+    assert d_v != d_model // heads and d_k != d_v
+    model = MultiHeadAttention(d_model=d_model, heads=heads, d_k=d_k, d_v=d_v, rng=0)
+    assert model.W_o.size == heads * d_v * d_model
+    assert verdict("07-P2", model.W_o.size, seed) == (True, None)
+    assert verdict("07-P2", model.W_o.size + d_model, seed) == (False, "with-bias")
+    assert verdict("07-P2", d_model * d_model, seed) == (False, "square-w-o")
+    assert verdict("07-P2", heads * d_k * d_model, seed) == (False, "used-dk")
+    assert verdict("07-P2", d_v * d_model, seed) == (False, "one-head")
+    assert verdict("07-P2", heads * d_v, seed) == (False, "concat-width")
+
+
+def unchanged_after_swap(n, first):
+    """Tokens whose output row is the same after rows first and first + 1 of X swap places, under a causal mask."""
+    mha = MultiHeadAttention(d_model=16, heads=2, rng=0)
+    X = np.random.default_rng(n * 100 + first).normal(size=(n, 16))
+    swap = np.arange(n)
+    swap[[first, first + 1]] = swap[[first + 1, first]]
+    before = mha(X, mask=causal_mask(n))
+    after = mha(X[swap], mask=causal_mask(n))[swap]  # back in token order (the swap undoes itself)
+    return int((np.abs(after - before).max(axis=1) < 1e-9).sum())
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_07_p6_variants(seed):
+    p = PREDICTIONS["07-P6"].numbers(seed)
+    n, first = p["n"], p["first_row"]
+    assert p["second_row"] == first + 1
+    answer = unchanged_after_swap(n, first)
+    assert answer == n - 2
+    assert verdict("07-P6", answer, seed) == (True, None)
+    assert verdict("07-P6", n, seed) == (False, "still-equivariant")
+    assert verdict("07-P6", 0, seed) == (False, "all-change")
+    assert verdict("07-P6", 2, seed) == (False, "counted-the-moved")
+    assert verdict("07-P6", n - 1, seed) == (False, "one-changes")
+
+
+@pytest.mark.parametrize("problem_id", ["07-P2", "07-P6"])
+def test_a_seed_gives_the_same_numbers_twice(problem_id):
+    same_numbers_twice(problem_id, SEEDS, at_least=5)
+
+
+@pytest.mark.parametrize("problem_id", ["07-P2", "07-P4", "07-P6"])
+def test_the_first_variant_is_the_notebooks(problem_id):
+    first_is_notebooks(problem_id, tex=("{\\text{model}}",))
