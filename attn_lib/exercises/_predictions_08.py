@@ -1,5 +1,226 @@
-"""Notebook 08's prediction problems, as data: see ``_prediction``."""
+"""Notebook 08's prediction problems (cost, memory and the backward pass), as data: see ``_prediction``."""
 
 from __future__ import annotations
 
-PROBLEMS = []
+from ._answers import check_number
+from ._prediction import Prediction
+
+
+def _n(value) -> str:
+    return f"{value:,}"
+
+
+# Formats a running sum could be kept in: name -> (significant bits, the call that rounds a float32 to it).
+FORMATS = {"bfloat16": (8, "to_bfloat16"), "float16": (11, "np.float16")}
+
+
+def _growth(answer, p):
+    factor = p.n_after // p.n
+    return check_number(answer, factor ** 2, mistakes=[
+        (factor, "linear", f"{factor} is how a cost linear in n grows. Here the queries and the keys both grow, and "
+         "every query meets every key: the count has two factors that grow."),
+        (factor * factor / 2, "half-quadratic", f"{factor * factor / 2:g} would have one of n and m grow by {factor} "
+         f"and the other by {factor / 2:g}; in self-attention both grow by the same factor."),
+        (factor ** 3, "cubed", f"{factor ** 3} = {factor}^3 would need d_k to grow with n too; it stays {p.d_k}."),
+    ], explain=f"The multiply-adds are n x m x (d_k + d_v): with n and m both {factor} times larger, {factor ** 2} "
+               "times as many.",
+        hint="Count the scores: n x m.")
+
+
+def _draw_growth(rng):
+    while True:  # not the notebook's own numbers, and no d_k that equals the answer (a reason names d_k)
+        n, factor, d_k = rng.choice([500, 1000, 2000]), rng.choice([4, 6, 8, 10]), rng.choice([32, 64, 128])
+        if (n, factor, d_k) != (1000, 4, 64) and d_k != factor ** 2:
+            return dict(n=n, n_after=factor * n, d_k=d_k)
+
+
+def _table_ratio(answer, p):
+    return check_number(answer, p.n / p.d, rel=0.01, mistakes=[
+        (p.d / p.n, "inverted", f"{p.d / p.n:g} = d / n is recurrence over attention; the question asks attention "
+         "over recurrence."),
+        (2 * p.n / p.d, "both-products", f"{2 * p.n / p.d:g} counts both products of attention (2 n^2 d). That is "
+         "the fuller count, but the question takes Table 1's terms as they stand, without their constant factors."),
+        (p.n, "forgot-d", f"{p.n} is n alone: the d of n^2 d cancels only one of the two d's of n d^2."),
+    ], explain=f"n^2 d / (n d^2) = n / d = {p.n} / {p.d} = {p.n / p.d:g}: the ratio grows in proportion to n, which "
+               "is what the table's comparison is about.", hint="Cancel what the two terms share.")
+
+
+def _encoder_decoder(answer, p):
+    L, h, n, m = p.layers, p.heads, p.n, p.m
+    return check_number(answer, L * h * (m * m + n * n + n * m), rel=0, mistakes=[
+        (L * h * (m * m + n * (n + 1) // 2 + n * m), "causal-half",
+         f"{_n(L * h * (m * m + n * (n + 1) // 2 + n * m))} counts only the lower triangle (with the diagonal) of "
+         "the decoder's self-attention scores. Its causal mask blocks the upper triangle, but those entries are "
+         "still computed and stored (-inf before the softmax, 0 after): each decoder self-attention head holds a "
+         f"full {n} x {n} matrix."),
+        (L * h * (m * m + n * n // 2 + n * m), "causal-half",
+         f"{_n(L * h * (m * m + n * n // 2 + n * m))} counts half of the decoder's self-attention scores. Its "
+         "causal mask blocks the upper triangle, but those entries are still computed and stored: each head holds "
+         f"a full {n} x {n} matrix."),
+        (L * h * m * m, "encoder-only", f"That is the encoder's self-attention alone; the decoder's {2 * L} "
+         "attention sublayers hold scores too."),
+        (L * h * (n * n + n * m), "decoder-only", "That is the decoder alone (self-attention and cross-attention); "
+         f"the encoder's {L} self-attention sublayers hold scores too."),
+        (L * h * (m * m + n * n), "forgot-cross", "That leaves out cross-attention: each decoder layer also has a "
+         "sublayer whose queries come from the target and whose keys come from the source."),
+        (L * h * (m * m + n * m), "forgot-decoder-self", "That leaves out the decoder's self-attention over the "
+         f"target, one sublayer in each of its {L} layers."),
+        (3 * L * h * m * m, "all-square", f"{_n(3 * L * h * m * m)} counts every sublayer at {m} x {m}; the "
+         f"decoder's queries are the n = {n} target tokens."),
+        (4 * L * h * (m * m + n * n + n * m), "counted-bytes", "That counts bytes in float32; the question asks how "
+         "many scores there are, whatever their size."),
+    ], explain=f"Encoder self-attention {L} x {h} x {m} x {m} = {_n(L * h * m * m)}, decoder self-attention "
+               f"{L} x {h} x {n} x {n} = {_n(L * h * n * n)}, cross-attention {L} x {h} x {n} x {m} = "
+               f"{_n(L * h * n * m)}: {_n(L * h * (m * m + n * n + n * m))} scores, "
+               f"{4 * L * h * (m * m + n * n + n * m) / 1e6:,.0f} MB in float32.",
+        hint=f"Three kinds of sublayer, {L} layers of each, {h} heads each: add the three score matrices.")
+
+
+def _draw_encoder_decoder(rng):
+    m = rng.choice([400, 600, 800, 1200, 2000])
+    n = rng.choice([k for k in (100, 300, 500, 700, 900, 1500) if k != m])
+    return dict(layers=rng.choice([4, 6, 12]), heads=rng.choice([4, 8, 12, 16]), m=m, n=n)
+
+
+def _hidden_layer(answer, p):
+    n, d_a = p.n, p.d_a
+    return check_number(answer, n * n * d_a, rel=0, mistakes=[
+        (n * n * d_a + (n + n) * d_a, "plus-projections",
+         "That adds the projections q W_1 (n, d_a) and k W_2 (m, d_a), two arrays of their own. The hidden layer "
+         "is the (n, m, d_a) array alone."),
+        (n * n * d_a + n * n, "plus-scores",
+         "That adds the n x m scores that w reduces the hidden layer to. The hidden layer is the (n, m, d_a) "
+         "array alone."),
+        (n * n * d_a + (n + n) * d_a + n * n, "plus-projections-and-scores",
+         "That adds the projections and the scores. The hidden layer is the (n, m, d_a) array alone."),
+        (n * n, "scores-only", "That is n x m, the number of scores. Additive attention first builds a hidden vector "
+         "for every pair of positions, and only then reduces it to one score."),
+        ((n + n) * d_a, "projections-only", f"{_n((n + n) * d_a)} counts the projections q W_1 (n, d_a) and k W_2 "
+         "(m, d_a); the hidden layer adds them for every pair: (n, m, d_a)."),
+        (n * n * 64, "used-64", f"That uses d_a = 64, the example's width; this head has d_a = {d_a}."),
+    ], explain=f"n x m x d_a = {n} x {n} x {d_a} = {_n(n * n * d_a)} numbers, {d_a} times the {_n(n * n)} scores: "
+               "additive attention holds d_a numbers per pair where dot-product attention holds one.",
+        hint="Count what additive attention builds before it reduces anything to a score.")
+
+
+def _running_sum(answer, p):
+    bits = p.bits
+    stop = 2 ** bits  # the first whole number whose successor needs one bit more: s + 1 is a tie, rounded to even
+    return check_number(answer, stop, rel=0, mistakes=[
+        (p.m, "exact-sum", f"{p.m} is the exact sum, which float32 keeps (it holds every whole number up to 2^24). "
+         f"In {p.dtype} the gap between neighbouring numbers grows with their size, and each addition is rounded "
+         "to the nearest one: once 1 is no more than half a gap, s + 1 rounds back to s and the sum stops."),
+        (stop // 2, "stopped-early", f"Just above {stop // 2}, {p.dtype}'s neighbours are still 1 apart, so adding "
+         "1 there is exact and the sum keeps growing."),
+        (stop * 2, "stopped-late", f"The gap between {p.dtype} neighbours doubles at every power of two: the sum "
+         "stops where 1 first becomes half a gap, and rounding to even sends the halfway case back down."),
+    ], explain=f"Up to {stop}, {bits} significant bits hold every whole number. {stop} + 1 = {stop + 1} needs "
+               f"{bits + 1}, so it lies exactly halfway between its {p.dtype} neighbours {stop} and {stop + 2} and "
+               f"rounds to the even one, {stop}: every later + 1 is lost. The sum stops at about "
+               f"{_fraction(stop / p.m)} of {p.m}, and each weight 1 / sum would come out about {p.m / stop:.1f} "
+               "times too large; that is why fused kernels keep the running maximum and sum in float32.",
+        hint=f"{p.dtype} keeps {bits} significant bits: try adding 1 to whole numbers of {bits} bits, then of "
+             f"{bits + 1}.")
+
+
+def _fraction(share: float) -> str:
+    """A share as words where it is near one (a quarter for 0.256), else as a percentage."""
+    words = {2: "a half", 3: "a third", 4: "a quarter", 5: "a fifth"}
+    k = round(1 / share)
+    return words[k] if k in words and abs(1 / share - k) < 0.15 * k else f"{share:.0%}"
+
+
+def _draw_running_sum(rng):
+    dtype = rng.choice(sorted(FORMATS))
+    bits, rounding = FORMATS[dtype]
+    stop = 2 ** bits
+    return dict(dtype=dtype, bits=bits, rounding=rounding,
+                m=rng.choice([k for k in (600, 700, 900, 1000, 1500, 3000, 5000, 6000, 10_000)
+                              if 2 * stop + 100 < k < 6 * stop]))
+
+
+def _draw_table_ratio(rng):
+    while True:  # n != d (a ratio of 1 is its own inverse), and not the notebook's own numbers
+        n, d = rng.choice([128, 256, 384, 1536, 3072]), rng.choice([256, 768, 1024, 2048])
+        if n != d and (n, d) != (256, 1024):
+            return dict(n=n, d=d)
+
+
+PROBLEMS = [
+    Prediction(
+        "08-P1", "four times the tokens",
+        first=dict(n=1000, n_after=4000, d_k=64),
+        draw=_draw_growth,
+        statement="One head with $d_k = d_v = {d_k}$ reads $n = m = {n}$ tokens, then $n = m = {n_after}$. By what "
+                  "factor do its multiply-adds (scores and mixing) grow?",
+        judge=_growth,
+    ),
+    Prediction(
+        "08-P2", "Table 1's terms at another width",
+        first=dict(n=256, d=1024),
+        draw=_draw_table_ratio,
+        statement="Take Table 1's terms as they stand, $n^2 d$ for self-attention and $n d^2$ for recurrence, at "
+                  "$d = {d}$ and $n = {n}$. What is their ratio, attention / recurrence?",
+        judge=_table_ratio,
+    ),
+    Prediction(
+        "08-P4", "a loss that counts only the total weight",
+        first=dict(weights=(0.5, 0.3, 0.2), d_weight=2, key_weight=0.3),
+        why_one="The answer is 0 for every constant dP and every row of weights (a row's weights sum to one): "
+                "other numbers would ask the same question with the same answer.",
+        statement="Suppose a loss sees the softmax's weights only through each row's total: "
+                  "$L = {d_weight} (p_1 + \\dots + p_m)$ in every row, so $dP = {d_weight}$ in every entry. One row "
+                  "has weights $p = {weights}$. What is $dS$, the gradient of $L$ with respect to the score, for the "
+                  "key whose weight is {key_weight}?",
+        judge=lambda answer, p: check_number(answer, 0.0, abs_tol=1e-9, mistakes=[
+            (0.6, "missing-row-sum", "0.6 = p_k dP_k keeps only the diagonal part (delta_jk) of the softmax's "
+             "Jacobian. Raising one score also lowers every other weight of the row, since they share one "
+             "denominator: the row-sum term rowsum(dP * P) accounts for that."),
+            (0.42, "diagonal-only", "0.42 = dP_k p_k (1 - p_k) is the Jacobian's diagonal entry alone; its "
+             "off-diagonal entries -p_j p_k add what the other two weights lose when this score rises."),
+            (2, "returned-d-weights", "2 is dP, the gradient with respect to the weight; the question asks for the "
+             "score's, one step further back, through the softmax."),
+            (-1.2, "row-sum-without-weights", "-1.2 = 0.3 x (2 - 6) sums dP without weighting it by P; the row-sum "
+             "term is sum_j dP_j p_j, each dP_j weighted by its own p_j."),
+        ], explain="dS_k = p_k (dP_k - sum_j dP_j p_j) = 0.3 x (2 - 2 x (0.5 + 0.3 + 0.2)) = 0.3 x (2 - 2) = 0. The "
+                   "weights of a row always sum to one, so a loss that sees only their total cannot be moved by any "
+                   "score: the softmax ignoring a constant added to its row (04), seen from the backward pass.",
+            hint="Work out the row-sum term sum_j dP_j p_j first: what do the weights of one row add up to?"),
+    ),
+    Prediction(
+        "08-P5", "an encoder and a decoder",
+        first=dict(layers=6, heads=8, m=1000, n=500),
+        draw=_draw_encoder_decoder,
+        statement="A model of the paper's shape has an encoder of {layers} layers and a decoder of {layers} "
+                  "layers, with {heads} heads in every attention sublayer: an encoder layer has one, self-attention "
+                  "over the source; a decoder layer has two, self-attention over the target and cross-attention "
+                  "from the target to the source. It translates a source sentence of $m = {m}$ tokens into "
+                  "$n = {n}$ tokens. How many scores do all attention sublayers of the model (encoder and decoder, "
+                  "all heads) hold at once during training? Count every entry of every score matrix: the decoder's "
+                  "self-attention is causal, but its blocked entries are still computed and stored ($-\\infty$ "
+                  "before the softmax, 0 after), so each of its heads holds a full $n \\times n$ matrix.",
+        judge=_encoder_decoder,
+    ),
+    Prediction(
+        "08-P7", "the hidden layer of additive attention",
+        first=dict(n=512, d_a=128),
+        draw=lambda rng: dict(n=rng.choice([256, 384, 1024, 2048]), d_a=rng.choice([32, 96, 128, 256])),
+        statement="Additive attention scores a pair with a small network, $w^\\top \\tanh(q W_1 + k W_2)$, with "
+                  "$W_1$ and $W_2$ of size $d_k \\times d_a$: it builds a $d_a$-wide hidden vector for every pair "
+                  "of positions before reducing it to one score. (Notebook 08's example used $n = m = 128$ and "
+                  "$d_a = 64$.) One head of additive attention reads $n = m = {n}$ tokens with a hidden width "
+                  "$d_a = {d_a}$. How many numbers does its hidden layer, the `(n, m, d_a)` array of tanh values "
+                  "alone, hold?",
+        judge=_hidden_layer,
+    ),
+    Prediction(
+        "08-P9", "a running sum in bfloat16",
+        first=dict(dtype="bfloat16", bits=8, rounding="to_bfloat16", m=1000),
+        draw=_draw_running_sum,
+        statement="A row has $m = {m}$ equal scores, so each $e^{{s_j - \\max}}$ is exactly 1 and the softmax's sum "
+                  "should be {m}. A kernel that kept its running sum in {dtype} would round after every addition "
+                  "to the nearest {dtype} number, ties to even: `s = {rounding}(s + 1)`, {m} times, from `s = 0`. "
+                  "What is `s` at the end? Predict it from {dtype}'s {bits} significant bits.",
+        judge=_running_sum,
+    ),
+]
