@@ -1,0 +1,222 @@
+"""Notebook 10's prediction problems as data (attn_lib/exercises/_predictions_10.py).
+
+Variant 0 is held to the checker cells the notebook had before (values written here by hand from those cells: the
+contract); drawn variants to formulas written here. 10 P1's parameter count is computed from the model's documented
+sizes; one test holds it to what attn_lib.minilm's loaded model counts (skipped where the model files are absent).
+"""
+
+import math
+
+import pytest
+
+from attn_lib.exercises import another, check
+from attn_lib.exercises._check_trained import (check_footnote4_variance, check_unscaled_row,
+                                               check_weights_beyond_parameters, check_why_scores_grow)
+from attn_lib.exercises._predictions_10 import MINILM, parameter_count
+from attn_lib.exercises._problem_book import PREDICTIONS
+
+SEEDS = range(1, 51)
+
+
+def verdict(feedback):
+    return feedback.passed, feedback.mistake
+
+
+def same(new, old):
+    return (new.passed, new.mistake, new.reason, new.hint) == (old.passed, old.mistake, old.reason, old.hint)
+
+
+# --- variant 0: the old checker cells, by hand ---------------------------------------------------------------------
+
+OLD = {
+    # check_weights_beyond_parameters(answer, parameters=model.parameter_count, layers=minilm.LAYERS, heads=minilm.HEADS)
+    "10-P1": lambda a: check_weights_beyond_parameters(a, parameters=22_713_216, layers=6, heads=12),
+    "10-P2": lambda a: check_footnote4_variance(a, var_q=1.0, var_k=1.0, d_k=32, mean_q=0.7, mean_k=0.5),
+    "10-P3": lambda a: check_why_scores_grow(a),
+    "10-P6": lambda a: check_unscaled_row(a, gap=1.0, d_k=32),  # d_k = minilm.D_K
+}
+
+CONTRACT = {
+    "10-P1": [(562, True, None), (561, False, "rounded-down"), (563, False, "not-the-first"),
+              (1376, False, "one-layer"), (1946, False, "one-head-per-layer"), (4766, False, "one-head"),
+              (315_462, False, "linear-in-n"), (256, False, "token-limit"), (600, False, "wrong-number"),
+              (None, False, "not-answered")],
+    "10-P2": [(55.68, True, None), (53, True, None), (58, True, None), (32, False, "ignored-means"),
+              (59.6, False, "mean-square-not-variance"), (35.92, False, "only-means-product"),
+              (1.74, False, "forgot-dk"), (9.84, False, "sqrt-dk"), (64, False, "added-variances"),
+              (50, False, "wrong-number")],
+    "10-P3": [("c", True, None), ("C", True, None), ("a", False, "chose-a"), ("b", False, "chose-b"),
+              ("d", False, "chose-d"), ("e", False, "not-an-option"), (None, False, "not-answered")],
+    "10-P6": [(0.99651, True, None), (0.9965, True, None), (0.997, True, None), (0.996, False, "wrong-number"),
+              (0.7311, False, "unchanged"), (0.73, False, "unchanged"), (0.731, False, "unchanged"),
+              (0.5441, False, "divided-again"), (0.54, False, "divided-again"), (0.544, False, "divided-again"),
+              (0.5, False, "equal-weights"), (1.0, False, "times-dk"), (0.999, False, "wrong-number")],
+}
+
+
+@pytest.mark.parametrize("pid", sorted(CONTRACT))
+def test_variant_0_judges_as_the_old_cell(pid):
+    for answer, passed, mistake in CONTRACT[pid]:
+        assert verdict(OLD[pid](answer)) == (passed, mistake), (pid, answer)  # the contract is the old cell's
+        new = check(pid, answer)
+        assert verdict(new) == (passed, mistake), (pid, answer)
+        assert same(new, OLD[pid](answer)), (pid, answer)  # the same reasons and hints too
+
+
+@pytest.mark.parametrize("pid", ["10-P1", "10-P2", "10-P6"])
+def test_variant_0_agrees_with_the_old_cell_near_every_named_value(pid):
+    for value, _, _ in CONTRACT[pid]:
+        if value is None:
+            continue
+        for answer in (value, value + 1, value - 1, value * 1.004, value * 0.996, value * 1.04, value * 1.2,
+                       round(value, 2), round(value, 3), int(value)):
+            assert same(check(pid, answer), OLD[pid](answer)), (pid, answer)
+
+
+# --- 10 P1's parameter count: the documented sizes, and the loaded model ------------------------------------------
+
+def bert_count(vocabulary, positions, token_types, width, layers, intermediate, pooler):
+    """Written out here: embeddings + LayerNorm; per layer 4 projections, 2 feed-forward, 2 LayerNorms; pooler."""
+    d, f = width, intermediate
+    embeddings = vocabulary * d + positions * d + token_types * d + 2 * d
+    attention = 4 * (d * d + d) + 2 * d
+    feed_forward = (d * f + f) + (f * d + d) + 2 * d
+    return embeddings + layers * (attention + feed_forward) + (d * d + d if pooler else 0)
+
+
+def test_the_documented_sizes_give_the_notebook_count():
+    sizes = dict(vocabulary=30522, positions=512, token_types=2, width=384, layers=6, intermediate=1536)
+    assert {k: MINILM[k] for k in sizes} == sizes and MINILM["heads"] == 12
+    assert parameter_count(**sizes) == bert_count(**sizes, pooler=True) == 22_713_216
+    assert parameter_count(**sizes, pooler=False) == bert_count(**sizes, pooler=False) == 22_565_376
+    assert PREDICTIONS["10-P1"].numbers(0)["parameters"] == 22_713_216
+
+
+def test_the_documented_sizes_match_the_loaded_model():
+    from attn_lib import minilm
+
+    try:
+        model = minilm.load(download=False)
+    except minilm.WeightsError as error:
+        pytest.skip(f"all-MiniLM-L6-v2's files are not on this machine ({error}); `python -m attn_lib.minilm` "
+                    "fetches them. The count from the documented sizes is still tested above.")
+    sizes = {k: MINILM[k] for k in ("vocabulary", "positions", "token_types", "width", "layers", "intermediate")}
+    assert parameter_count(**sizes) == model.parameter_count
+    without_pooler = sum(int(t.size) for name, t in model.tensors.items()
+                         if t.dtype.kind == "f" and not name.startswith("pooler."))
+    assert parameter_count(**sizes, pooler=False) == without_pooler
+    assert (minilm.LAYERS, minilm.HEADS, minilm.D_MODEL, minilm.D_FF) == (6, 12, 384, 1536)
+    assert model.tensors["embeddings.position_embeddings.weight"].shape == (512, 384)
+    assert model.tensors["embeddings.word_embeddings.weight"].shape == (30522, 384)
+    assert model.tensors["embeddings.token_type_embeddings.weight"].shape == (2, 384)
+
+
+# --- drawn variants: formulas written here --------------------------------------------------------------------------
+
+def first_length(parameters, per_pair):
+    n = 1
+    while per_pair * n * n <= parameters:
+        n += 1
+    return n
+
+
+def sigmoid(x):
+    return 1 / (1 + math.exp(-x))
+
+
+def right_and_mistakes(pid, p):
+    if pid == "10-P1":
+        P = bert_count(p["vocabulary"], p["positions"], p["token_types"], p["width"], p["layers"],
+                       p["intermediate"], pooler=True)
+        assert P == p["parameters"]
+        L, h = p["layers"], p["heads"]
+        n = first_length(P, L * h)
+        return n, [(n - 1, "rounded-down"), (n + 1, "not-the-first"), (first_length(P, h), "one-layer"),
+                   (first_length(P, L), "one-head-per-layer"), (first_length(P, 1), "one-head"),
+                   (P // (L * h) + 1, "linear-in-n"), (256, "token-limit")]
+    if pid == "10-P2":
+        vq, vk, mq, mk, d_k = p["var_q"], p["var_k"], p["mean_q"], p["mean_k"], p["d_k"]
+        one = (vq + mq ** 2) * (vk + mk ** 2) - (mq * mk) ** 2
+        return d_k * one, [(d_k * vq * vk, "ignored-means"), (d_k * (vq + mq ** 2) * (vk + mk ** 2),
+                                                              "mean-square-not-variance"),
+                           (d_k * (vq * vk + (mq * mk) ** 2), "only-means-product"), (one, "forgot-dk"),
+                           (math.sqrt(d_k) * one, "sqrt-dk"), (d_k * (vq + vk), "added-variances"),
+                           (d_k * math.sqrt(vq * vk), "standard-deviations")]
+    if pid == "10-P6":
+        gap, d_k = p["gap"], p["d_k"]
+        return sigmoid(gap * math.sqrt(d_k)), [(sigmoid(gap), "unchanged"), (round(sigmoid(gap), 2), "unchanged"),
+                                               (sigmoid(gap / math.sqrt(d_k)), "divided-again"),
+                                               (0.5, "equal-weights"), (sigmoid(gap * d_k), "times-dk")]
+    raise KeyError(pid)
+
+
+@pytest.mark.parametrize("pid", ["10-P1", "10-P2", "10-P6"])
+def test_every_variant_passes_its_answer_and_names_each_mistake(pid):
+    problem = PREDICTIONS[pid]
+    drawn = set()
+    for seed in SEEDS:  # variant 0 is the old cells' (above): its ignored-means and standard-deviations coincide
+        variant = problem.variant(seed)
+        right, mistakes = right_and_mistakes(pid, variant.params)
+        assert variant.check(right).passed, (pid, seed, variant.params)
+        for value, mid in mistakes:
+            feedback = variant.check(value)
+            assert (feedback.passed, feedback.mistake) == (False, mid), (pid, seed, variant.params, value, mid)
+        assert "{{" not in variant.text and "}}" not in variant.text, variant.text  # str.format filled it
+        drawn.add(tuple(sorted(variant.params.items())))
+    assert len(drawn) >= 5, f"{pid}: 50 seeds drew only {len(drawn)} different variants"
+
+
+def test_p1_variants_read_past_the_token_limit_and_never_tie():
+    for seed in [0, *SEEDS]:
+        p = PREDICTIONS["10-P1"].numbers(seed)
+        per_pair = p["layers"] * p["heads"]
+        n = first_length(p["parameters"], per_pair)
+        assert n > 1.5 * 256  # the token-limit reason says the weights at 256 are well short of the parameters
+        assert per_pair * (n - 1) ** 2 < p["parameters"]  # the rounded-down reason: still short, not equal
+        assert p["width"] % p["heads"] == 0 and p["width"] // p["heads"] in (32, 64)
+
+
+def test_p6_a_rounded_answer_passes_and_a_truncated_one_need_not():
+    truncated_fails = 0
+    for seed in [0, *SEEDS]:
+        variant = PREDICTIONS["10-P6"].variant(seed)
+        right, _ = right_and_mistakes("10-P6", variant.params)
+        assert right < 0.9995  # the rounded answer is not 1.000
+        for places in (3, 4, 5):
+            assert variant.check(round(right, places)).passed, (seed, places)
+        truncated = math.floor(right * 1000) / 1000
+        truncated_fails += not variant.check(truncated).passed
+        assert abs(variant.params["large"] - sigmoid(variant.params["gap"])) <= 0.005
+        assert abs(variant.params["large"] + variant.params["small"] - 1) < 1e-9
+    assert truncated_fails > 0  # why the statement says "rounded (not truncated)"
+
+
+def test_a_wrong_answer_reason_never_holds_the_answer():
+    for pid in ["10-P1", "10-P2", "10-P6"]:
+        for seed in SEEDS:
+            variant = PREDICTIONS[pid].variant(seed)
+            right, mistakes = right_and_mistakes(pid, variant.params)
+            shown = {f"{right:,}", str(right)} if pid == "10-P1" else {f"{right:.1f}", f"{right:.2f}", f"{right:.3f}",
+                                                                     f"{right:.4f}"}
+            for value, _ in mistakes:
+                feedback = variant.check(value)
+                text = f" {feedback.reason} {feedback.hint} "
+                for s in shown:
+                    assert f" {s} " not in text and f" {s}," not in text and f" {s}." not in text, (pid, seed, s)
+
+
+@pytest.mark.parametrize("pid", ["10-P1", "10-P2", "10-P6"])
+def test_the_same_seed_gives_the_same_numbers(pid):
+    for seed in SEEDS:
+        assert PREDICTIONS[pid].numbers(seed) == PREDICTIONS[pid].numbers(seed)
+        assert another(pid, seed=seed).params == PREDICTIONS[pid].variant(seed).params
+
+
+def test_p3_has_one_instance():
+    problem = PREDICTIONS["10-P3"]
+    assert problem.kind == "choice" and not problem.has_variants and problem.why_one
+    with pytest.raises(ValueError, match="one meaningful instance"):
+        another("10-P3")
+    text = problem.variant(0).text
+    for option in "abcd":
+        assert f"- {option}) " in text
