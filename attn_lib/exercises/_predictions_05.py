@@ -49,9 +49,12 @@ def _range_end(answer, p):
 
 
 def _draw_range(rng):
-    while True:  # a whole-number mean (typed exactly, as the notebook's 2 is), no zero among the values
-        low, high = rng.randint(-9, -1), rng.randint(2, 9)
-        middles = [v for v in range(low + 1, high) if v != 0 and (low + v + high) % 3 == 0]
+    while True:  # a whole-number mean (typed exactly, as the notebook's 2 is), no zero among the values, and a sum
+        # that is neither the largest value (low + middle = 0) nor 0 (the mean's value too); the mean is not minus the
+        # answer (its reason would show the answer's digits), and the answer is not 3, a word of how_far's bands
+        low, high = rng.randint(-9, -1), rng.choice([2, 4, 5, 6, 7, 8, 9])
+        middles = [v for v in range(low + 1, high) if v not in (0, -low, -low - high, -low - 4 * high)
+                   and (low + v + high) % 3 == 0]
         if middles:
             return dict(a=low, b=rng.choice(middles), c=high)
 
@@ -126,9 +129,11 @@ def _listed(values) -> str:
 
 def _draw_zero_query(rng):
     m = rng.choice([4, 5, 8])  # 1/m (the weight, a named mistake) typed exactly: 0.25, 0.2, 0.125
-    while True:  # whole-number mean (by hand), not every value alike (else one-hot is the mean)
+    while True:  # whole-number mean (by hand), not 3; not every value alike (else one-hot is the mean), and more
+        # than one value above 0 (else the sum is the largest value)
         values = tuple(rng.randint(0, 6) for _ in range(m))
-        if sum(values) % m == 0 and len(set(values)) > 1:
+        if (sum(values) % m == 0 and sum(values) != 3 * m  # a mean of 3 is a word of how_far's bands
+                and len(set(values)) > 1 and sum(v > 0 for v in values) > 1):
             return dict(m=m, values=values, listed=_listed(values))
 
 

@@ -69,7 +69,8 @@ def _left_padding(answer, p):
 
 def _draw_left_padding(rng):
     m = rng.randint(5, 10)
-    pad = rng.randint(2, m - 2)  # at least two padded rows (one is the first-row-only mistake), one real row or more
+    # at least two padded rows (one is the first-row-only mistake), two real ones or more, and not as many as padded
+    pad = rng.choice([k for k in range(2, m - 1) if k != m - k])
     return dict(m=m, pad=pad, pad_word=_word(pad))
 
 

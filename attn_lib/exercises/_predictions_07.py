@@ -46,8 +46,9 @@ def _draw_w_o(rng):
         d_model, heads = rng.choice([256, 512, 1024]), rng.choice([4, 8, 16])
         d_k, d_v = rng.choice([16, 32, 64, 128]), rng.choice([16, 32, 64, 128])
         # d_v is not d_model / heads (the problem's point), d_k != d_v, and d_k is not d_model / heads either, so
-        # that the d_k mistake and the square W^O give two different numbers
-        if len({d_k, d_v, d_model // heads}) == 3:
+        # that the d_k mistake and the square W^O give two different numbers; heads x d_k != d_v, so that the d_k
+        # mistake and one head's block differ too
+        if len({d_k, d_v, d_model // heads}) == 3 and heads * d_k != d_v:
             return dict(d_model=d_model, heads=heads, d_k=d_k, d_v=d_v)
 
 
