@@ -76,48 +76,55 @@ def test_a_new_problem_is_graded_without_changing_the_generator():
     learner = nbformat.read(course.NOTEBOOKS / f"{GRADED}.ipynb", as_version=4)
     solved = nbformat.read(course.SOLUTIONS / f"{GRADED}-solutions.ipynb", as_version=4)
     _, before = course.assignment(GRADED, set(NAMES), copy.deepcopy(learner), copy.deepcopy(solved))
-    problem = ("### Problem 7: a new one", "answer = None  # your answer here", "check_number(answer, 3)")
+    problem = ("### Problem 7: a new one", "answer = None  # your answer here", 'check("02-P3", answer)')
     learner.cells[-1:-1] = _notebook_with_problems(problem).cells[1:]
     solved.cells[-1:-1] = _notebook_with_problems(("## Problem 7: a new one", "answer = 3", problem[2])).cells[1:]
     source, after = course.assignment(GRADED, set(NAMES), learner, solved)
     assert len(after) == len(before) + 1
-    assert (after[-1].grade_id, after[-1].checker, after[-1].points, after[-1].hidden) == (
-        "problem-7-check", "check_number", 1, True)
+    assert (after[-1].grade_id, after[-1].checker, after[-1].points, after[-1].problem_id) == (
+        "problem-7-check", "check", 1, "02-P3")
     function = ("### Problem 8: a function", "def f(x):\n    raise NotImplementedError", "check_softmax(f)")
     learner.cells[-1:-1] = _notebook_with_problems(function).cells[1:]
     solved.cells[-1:-1] = _notebook_with_problems(("## Problem 8: a function", "def f(x):\n    return x",
                                                    function[2])).cells[1:]
     _, more = course.assignment(GRADED, set(NAMES), learner, solved)
-    assert (more[-1].grade_id, more[-1].points, more[-1].hidden) == ("problem-8-check", 2, False)
+    assert (more[-1].grade_id, more[-1].points, more[-1].problem_id) == ("problem-8-check", 2, None)
     answer = next(c for c in source.cells if cell_grading(c).get("grade_id") == "problem-7-answer")
     assert solutions(source)["problem-7-answer"] == "answer = 3" and answer.source.startswith(problem[1])
 
 
+ONE, TWO, THREE = 'check("02-P2", answer)', 'check("02-P3", answer)', 'check("02-P4", answer)'
+
+
 @pytest.mark.parametrize("solutions, message", [
-    ([("## Problem 1: one", "answer = 1", "check_number(answer, 1)")], "problem 2 is 'Problem 2: two'"),
-    ([("## Problem 1: one", "answer = 1", "check_number(answer, 1)"),
-      ("## Problem 2: other", "answer = 2", "check_number(answer, 2)")], "but 'Problem 2: other'"),
-    ([("## Problem 1: one", "answer = 1", "check_number(answer, 1)"),
-      ("## Problem 2: two", "answer = 2", "check_choice(answer, 'a', {})")], "call different checkers"),
-    ([("## Problem 1: one", "answer = 1", "check_number(answer, 1)"),
-      ("## Problem 2: two", "answer = 2", "check_number(answer, 2)"),
-      ("## Problem 3: three", "answer = 3", "check_number(answer, 3)")], "1 problem(s) more, from 'Problem 3"),
+    ([("## Problem 1: one", "answer = 1", ONE)], "problem 2 is 'Problem 2: two'"),
+    ([("## Problem 1: one", "answer = 1", ONE), ("## Problem 2: other", "answer = 2", TWO)], "but 'Problem 2: other'"),
+    ([("## Problem 1: one", "answer = 1", ONE), ("## Problem 2: two", "answer = 2", "check_softmax(f)")],
+     "call different checkers"),
+    ([("## Problem 1: one", "answer = 1", ONE), ("## Problem 2: two", "answer = 2", TWO),
+      ("## Problem 3: three", "answer = 3", THREE)], "1 problem(s) more, from 'Problem 3"),
 ])
 def test_learner_and_solutions_notebooks_that_disagree_are_refused_by_name(solutions, message):
-    learner = _notebook_with_problems(("### Problem 1: one", "answer = None", "check_number(answer, 1)"),
-                                      ("### Problem 2: two", "answer = None", "check_number(answer, 2)"))
+    learner = _notebook_with_problems(("### Problem 1: one", "answer = None", ONE),
+                                      ("### Problem 2: two", "answer = None", TWO))
     with pytest.raises(course.CourseError, match=re.escape(message)) as error:
         course.assignment("99-made-up", set(NAMES), learner, _notebook_with_problems(*solutions))
     assert str(error.value).startswith("99-made-up")
 
 
-@pytest.mark.parametrize("checker", ["print(check_number(answer, 1))", "x = 1\ncheck_number(answer, 1)",
-                                     "check_nothing(answer)", "check_number(answer,"])
-def test_a_checker_cell_that_is_not_one_checker_call_is_refused(checker):
+@pytest.mark.parametrize("checker, message", [
+    ('print(check("02-P2", answer))', "should be one call"), ('x = 1\ncheck("02-P2", answer)', "should be one call"),
+    ("check_nothing(answer)", "not a checker"), ('check("02-P2",', "does not parse"),
+    ("check_number(answer, 1)", "calls check_number with the problem's numbers"),
+    ('check_choice(answer, "a", {"a": "why"})', "calls check_choice with the problem's numbers"),
+    ('check("99-P1", answer)', "names no prediction problem"),
+])
+def test_a_checker_cell_that_is_not_one_checker_call_or_holds_its_answer_is_refused(checker, message):
     learner = _notebook_with_problems(("### Problem 1: one", "answer = None", checker))
     solved = _notebook_with_problems(("## Problem 1: one", "answer = 1", checker))
-    with pytest.raises(course.CourseError, match="99-made-up"):
+    with pytest.raises(course.CourseError, match="99-made-up") as error:
         course.assignment("99-made-up", set(NAMES), learner, solved)
+    assert message in str(error.value)
 
 
 def test_links_point_at_the_sibling_assignments_and_the_contents_link_is_dropped():
@@ -149,18 +156,8 @@ def read(root, folder, name):
     return nbformat.read(root / folder / name / f"{name}.ipynb", as_version=4)
 
 
-def hidden_answer_texts(call_source: str) -> tuple[list[str], str]:
-    """What a hidden checker call would give away: the reason strings in it, and check_number's expected value
-    written as an expression ("" when it is too short to search for: a bare "8" is in any notebook)."""
-    call = ast.parse(call_source).body[0].value
-    reasons = [n.value for n in ast.walk(call) if isinstance(n, ast.Constant) and isinstance(n.value, str)
-               and len(n.value) >= 30]
-    expected = ast.get_source_segment(call_source, call.args[1]) if call.func.id == "check_number" else ""
-    return reasons, expected if len(expected) >= 6 else ""
-
-
 @pytest.mark.parametrize("name", NAMES)
-def test_release_shows_placeholders_locks_the_rest_and_hides_prediction_answers(released, name):
+def test_release_shows_placeholders_locks_the_rest_and_checks_every_problem_in_sight(released, name):
     root, graded = released
     source, release = read(root, "source", name), read(root, "release", name)
     problems = learner_problems(name)
@@ -182,30 +179,15 @@ def test_release_shows_placeholders_locks_the_rest_and_hides_prediction_answers(
         assert answer.source.rstrip() == problem.answer.source.rstrip(), (name, problem.heading)
         own = solution_code[cell_grading(answer)["grade_id"]]
         assert own.strip() not in text, (name, problem.heading, "the solution is in the released notebook")
-        if info.hidden:
-            assert test.source == course.HIDDEN_NOTE, (name, problem.heading)
-            reasons, expected = hidden_answer_texts(course.checker_call(problem.checker, name)[1])
-            for reason in reasons:
-                assert reason not in text, (name, problem.heading, reason)
-            # The course measures the answer in a cell after the problem; nothing up to the problem may show it.
-            upto = "\n".join(c.source for c in release.cells[:release.cells.index(test) + 1])
-            assert not expected or expected not in upto, (name, problem.heading, expected)
-        else:
-            assert problem.checker.source in test.source and "assert_correct(" in test.source
+        assert problem.checker.source in test.source and "assert_correct(" in test.source
 
 
-def test_predictions_are_hidden_tests_and_functions_are_checked_in_sight(released):
+def test_predictions_are_checked_by_id_and_functions_by_their_checker(released):
     _, graded = released
     everything = [g for name in NAMES for g in graded[name]]
-    assert all(g.hidden for g in everything if g.checker in ("check_number", "check_choice"))
-    assert [g.hidden for g in everything] == [g.points == 1 for g in everything]
-    assert {g.checker for g in everything if g.points == 1} >= {"check_shapes", "check_count", "check_learned"}
-
-
-def test_the_given_away_texts_of_a_hidden_call_are_its_reasons_and_its_expected_expression():
-    call = 'check_number(answer, 6 * 8 * 4, mistakes=[(2, "x", "A reason long enough to give the answer away.")])'
-    assert hidden_answer_texts(call) == (["A reason long enough to give the answer away."], "6 * 8 * 4")
-    assert hidden_answer_texts("check_number(answer, 8)") == ([], "")
+    assert all((g.checker == "check") == (g.points == 1) == (g.problem_id is not None) for g in everything)
+    assert {g.problem_id for g in everything if g.problem_id} == {
+        pid for pid in course.PREDICTIONS if any(name.startswith(pid[:2]) for name in NAMES)}
 
 
 # --- notebook 06 handed in, autograded, given feedback ---------------------------------------------------------------
@@ -239,7 +221,7 @@ REBINDS_PREDICTION_CHECKER = '''\
 from attn_lib.exercises import Feedback
 
 answer = "A"
-check_choice = lambda *args, **kwargs: Feedback(True, "Looks right to me.")
+check = lambda *args, **kwargs: Feedback(True, "Looks right to me.")
 '''
 
 
@@ -247,9 +229,9 @@ check_choice = lambda *args, **kwargs: Feedback(True, "Looks right to me.")
 # assert_correct, pass anything.
 PATCHES_THE_CHECKERS = '''\
 import attn_lib.exercises as e
-e.check_choice = lambda *a, **k: e.Feedback(True, 'fine')
+e.check = lambda *a, **k: e.Feedback(True, 'fine')
 for name in e.__all__:
-    if name.startswith("check_"):
+    if name.startswith("check"):
         setattr(e, name, lambda *a, **k: e.Feedback(True, "fine"))
 e.assert_correct = lambda feedback: None
 '''
@@ -315,8 +297,7 @@ def test_a_passing_test_cell_returns_nothing_nbgrader_could_read_as_partial_cred
     tests = [c for c in read(root, "autograded/solved", GRADED).cells if cell_grading(c).get("grade")]
     shown = [o.output_type for c in tests for o in c.outputs]
     assert tests and "execute_result" not in shown and "error" not in shown
-    visible = [c for c in tests if course.HIDDEN_NOTE not in c.source]
-    assert all("Correct" in c.outputs[0].data["text/plain"] for c in visible)
+    assert all("Correct" in c.outputs[0].data["text/plain"] for c in tests)
 
 
 def test_an_inserted_cell_that_patches_the_checkers_earns_nothing_and_stderr_costs_a_right_function_nothing(
@@ -358,8 +339,7 @@ def test_a_failed_test_cell_scores_nothing_and_shows_only_the_checkers_words(gra
     expected = CheckFailed(check_masked_softmax(_run(wrong["problem-1-answer"], "masked_softmax")))
     assert errors[0].traceback == expected._render_traceback_()  # no test source, no frame of _grading.py
     page = (root / "feedback" / "mistaken" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8")
-    hidden = sum(course.BEGIN_HIDDEN in c.source for c in cells.values())
-    assert "_grading.py" not in page and page.count(course.BEGIN_HIDDEN) == hidden  # each hidden test's source once
+    assert "_grading.py" not in page and "HIDDEN TESTS" not in page
 
 
 def test_feedback_writes_the_formulas_as_mathml_drawn_offline(graded_06):
@@ -408,10 +388,10 @@ def test_the_audit_names_the_learners_cells_that_touch_the_checkers_inserted_one
     root, _, _ = graded_06
     inserted_at = 1 + [cell_grading(c).get("grade_id") for c in read(root, "release", GRADED).cells].index("cell-000")
     assert nbgrader_audit.audit(root) == [
-        f"inserted {GRADED} inserted cell {inserted_at}: Feedback, assert_correct, check_choice, exercises, "
-        "setattr, sets e.assert_correct, sets e.check_choice",
+        f"inserted {GRADED} inserted cell {inserted_at}: Feedback, assert_correct, check, exercises, "
+        "setattr, sets e.assert_correct, sets e.check",
         f"inserted {GRADED} problem-1-answer: sys",
-        f"mistaken {GRADED} problem-2-answer: Feedback, check_choice, exercises",
+        f"mistaken {GRADED} problem-2-answer: Feedback, check, exercises",
         f"mistaken {GRADED} problem-6-answer: Feedback, check_padding_mask, exercises"]
 
 

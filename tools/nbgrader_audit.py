@@ -20,9 +20,9 @@ from problems import python_source  # noqa: E402  (tools/problems.py)
 # What a learner's cell has no business touching: the grading machinery (a checker, its Feedback, assert_correct),
 # and the ways to reach past a name into modules, attributes or the namespace. "sys" is reported on its own: an
 # honest debug print (`print(..., file=sys.stderr)`) uses it, so a cell whose only hit is "sys" is usually that.
-SUSPECT_NAMES = {"exercises", "Feedback", "CheckFailed", "assert_correct", "builtins", "__builtins__", "sys",
-                 "importlib", "__import__", "globals", "locals", "vars", "getattr", "setattr", "delattr",
-                 "get_ipython", "exec", "eval", "compile"}
+SUSPECT_NAMES = {"exercises", "check", "use_student_numbers", "Feedback", "CheckFailed", "assert_correct", "builtins",
+                 "__builtins__", "sys", "importlib", "__import__", "globals", "locals", "vars", "getattr", "setattr",
+                 "delattr", "get_ipython", "exec", "eval", "compile", "environ", "chdir"}
 # Modules whose attributes a learner's cell should never set, imported in the cell or not.
 PATCHED_MODULES = {"np", "numpy", "attn_lib", "math"}
 

@@ -5,6 +5,7 @@ Usage::
     python tools/nbgrader_course.py DIR [--only 06 ...] [--force]
     python tools/nbgrader_course.py --summary
     python tools/nbgrader_course.py DIR --audit
+    python tools/nbgrader_course.py DIR --per-student S1 S2 ... [--only 05 ...]
 
 writes ``DIR/nbgrader_config.py`` and one assignment per learner notebook, ``DIR/source/<name>/<name>.ipynb``
 (00 to 10; contents.ipynb is a map, not an assignment), then prints the points per notebook. A DIR that already
@@ -25,16 +26,24 @@ problem is graded without changing this file:
 - the answer cell, a solution cell: the learner's placeholder, then the answer from notebooks/solutions/ between
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``. The course's config sets ``ClearSolutions.code_stub`` to nothing,
   so the released cell is the learner notebook's cell as it is.
-- the checker cell, a locked test cell: ``assert_correct(check_...(...))``, with the checker's module and
+- the checker cell, a locked test cell: ``assert_correct(check_...(...))`` for a function problem (2 points) and
+  ``assert_correct(check("NN-PK", answer))`` for a prediction (1 point), with the checker's module and
   ``assert_correct``'s reloaded from attn_lib's files (a cell that rebinds ``check_...`` in the notebook or in
   ``attn_lib.exercises`` changes nothing; code that patches deeper still can, see tools/nbgrader_audit.py), which
-  raises the checker's reason and hint when the
-  answer is wrong or missing. A problem that asks for a function keeps its call visible, so the learner gets the
-  checker's feedback while working, and is worth 2 points. Any other problem (a prediction: a number, a shape, a
-  choice) is worth 1 point and its call sits between ``### BEGIN HIDDEN TESTS`` and ``### END HIDDEN TESTS``: the
-  released cell says it is graded on hand-in, and shows neither the expected answer (``check_number`` and
-  ``check_choice`` hold it in their arguments) nor a checker a learner could call until a guess is right. So is any
-  call the notebook collapses or that carries a ``mistakes=`` list.
+  raises the checker's reason and hint when the answer is wrong or missing. Every test is visible and gives its
+  reason on Validate: no checker cell holds its answer (a prediction's answer is computed by attn_lib from the
+  problem's numbers, by its id), so nothing needs hiding, and the feedback shows reasons, never an expected answer.
+  A checker cell that is not one checker call is refused.
+
+Per-student numbers (``--per-student S1 S2 ...``): each student's numbers follow from their id and the assignment
+(``attn_lib.exercises._problem_book.student_seed``). The source notebook's setup cell ends with
+``use_student_numbers()``, which, while nbgrader autogrades, reads the student from the folder it runs in
+(``autograded/<student>/<assignment>``); each student's own released notebook is written to
+``DIR/release-per-student/<student>/<name>/<name>.ipynb``, its setup cell naming the student and the statement of
+every prediction with variants showing the student's numbers (those statement cells are left unlocked, so that the
+student's copy, and the feedback made from it, keep the student's numbers). The teacher hands each student their
+folder (the hub's home folders, a learning platform); ``nbgrader autograde`` then grades each student on the numbers
+they saw.
 
 Every other cell is locked (read-only). Links to another course notebook point at that assignment's folder
 (``../<name>/<name>.ipynb``, where nbgrader's fetch puts it); the link to contents.ipynb is dropped; a file under
@@ -50,6 +59,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import copy
 import re
 import shutil
 import sys
@@ -66,16 +76,21 @@ SOLUTIONS = NOTEBOOKS / "solutions"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
 import attn_lib.exercises  # noqa: E402  (the checkers a test cell may call)
+from attn_lib.exercises._problem_book import PREDICTIONS, student_seed  # noqa: E402  (the prediction problems)
 import problems as course_problems  # noqa: E402  (tools/problems.py: what a problem is)
 from problems import Problem, ProblemShapeError  # noqa: E402
 
 COURSE_ID = "attention-course"
 PROBLEM_NUMBER = re.compile(r"^(?:problem|exercise)\s+(\d+)", re.IGNORECASE)
-# Checkers whose arguments are the expected answer itself.
-ANSWER_IN_ARGUMENTS = {"check_number", "check_choice"}
+# Checkers whose arguments are the expected answer itself: a checker cell never calls them (the problem book does).
+ANSWER_IN_ARGUMENTS = {"check_number", "check_choice", "check_count", "check_variance", "check_shapes",
+                       "check_learned", "check_footnote4_variance", "check_why_scores_grow", "check_unscaled_row",
+                       "check_weights_beyond_parameters"}
+PREDICTION_CHECK = "check"  # check("NN-PK", answer): attn_lib computes the answer from the problem's numbers
 BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
-BEGIN_HIDDEN, END_HIDDEN = "### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS"
-HIDDEN_NOTE = "# Checked when you hand the notebook in; the checker's reason comes back with your feedback."
+PER_STUDENT_FOLDER = "release-per-student"
+STUDENT_NUMBERS = ("from attn_lib.exercises import use_student_numbers\n"
+                   "use_student_numbers({args})  # the numbers this copy's problems are set and graded on")
 # The checker and assert_correct reloaded from attn_lib's files: a name rebound in the notebook or in attn_lib.exercises
 # (the module a learner's cell would patch) changes nothing.
 GRADER_IMPORT = ("from importlib import import_module, reload  # the course's own checker, reloaded from attn_lib\n"
@@ -144,7 +159,7 @@ class Graded:
     grade_id: str
     checker: str
     points: int
-    hidden: bool
+    problem_id: str | None = None  # a prediction's id ("05-P2"); None for a function problem
 
 
 @dataclass
@@ -170,28 +185,29 @@ def problems(nb, where: str) -> list[Problem]:
 
 
 def checker_call(cell, where: str) -> tuple[str, str]:
-    """The checker's name and the source of its call, from a checker cell that is one ``check_...(...)`` call."""
+    """The checker's name and the source of its call, from a checker cell that is one ``check_...(...)`` call (a
+    function problem) or one ``check("NN-PK", answer)`` call (a prediction)."""
     try:
         tree = ast.parse(cell.source)
     except SyntaxError as error:
         raise CourseError(f"{where}: the checker cell does not parse: {error}") from None
     body = tree.body
     call = body[0].value if len(body) == 1 and isinstance(body[0], ast.Expr) else None
-    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id.startswith("check_")):
-        raise CourseError(f"{where}: the checker cell should be one call check_...(...), not {cell.source[:80]!r}")
-    if call.func.id not in attn_lib.exercises.__all__:
-        raise CourseError(f"{where}: {call.func.id} is not a checker of attn_lib.exercises")
-    return call.func.id, ast.get_source_segment(cell.source, call)
-
-
-def hidden_check(name: str, call_source: str, cell, asks_for_function: bool) -> bool:
-    """Whether a checker call is graded out of sight: every problem not answered by a function (a visible checker
-    could be called again and again until a prediction is right), and any call that shows the expected answer (the
-    notebook collapses it, or its arguments are the answer)."""
-    call = ast.parse(call_source).body[0].value
-    collapsed = cell.metadata.get("jupyter", {}).get("source_hidden", False)
-    shows_answer = collapsed or name in ANSWER_IN_ARGUMENTS or any(k.arg == "mistakes" for k in call.keywords)
-    return shows_answer or not asks_for_function
+    name = call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else None
+    if name is None or not (name == PREDICTION_CHECK or name.startswith("check_")):
+        raise CourseError(f"{where}: the checker cell should be one call check_...(...) or check(\"NN-PK\", "
+                          f"answer), not {cell.source[:80]!r}")
+    if name not in attn_lib.exercises.__all__:
+        raise CourseError(f"{where}: {name} is not a checker of attn_lib.exercises")
+    if name in ANSWER_IN_ARGUMENTS:
+        raise CourseError(f"{where}: the checker cell calls {name} with the problem's numbers, where a learner reads "
+                          "the answer off it; register the problem in attn_lib/exercises/_predictions_NN.py and call "
+                          "check(\"NN-PK\", answer)")
+    if name == PREDICTION_CHECK:
+        problem_id = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
+        if problem_id not in PREDICTIONS:
+            raise CourseError(f"{where}: check({problem_id!r}, ...) names no prediction problem of attn_lib")
+    return name, ast.get_source_segment(cell.source, call)
 
 
 class Paired(NamedTuple):
@@ -234,7 +250,7 @@ def solution_source(placeholder: str, solution: str) -> str:
     return "\n".join([placeholder.rstrip(), BEGIN_SOLUTION, solution.rstrip(), END_SOLUTION])
 
 
-def test_source(checker: str, call_source: str, hidden: bool) -> str:
+def test_source(checker: str, call_source: str) -> str:
     """A test cell's source; a call that reads ``answer`` is wrapped so that ``answer`` is None after it whatever
     happens: an answer cell that raises before it assigns then reads as not answered at the next problem, instead
     of leaving that problem's check to judge the previous problem's answer."""
@@ -242,8 +258,7 @@ def test_source(checker: str, call_source: str, hidden: bool) -> str:
     check = f"assert_correct({call_source})"
     if any(isinstance(node, ast.Name) and node.id == ANSWER for node in ast.walk(ast.parse(call_source))):
         check = "\n".join([ANSWER_DEFAULT, "try:", textwrap.indent(check, "    "), "finally:", ANSWER_RESET])
-    lines = [GRADER_IMPORT.format(checker=checker, module=module), check]
-    return "\n".join([HIDDEN_NOTE, BEGIN_HIDDEN, *lines, END_HIDDEN] if hidden else lines)
+    return "\n".join([GRADER_IMPORT.format(checker=checker, module=module), check])
 
 
 def relink(source: str, stems: set[str]) -> str:
@@ -290,6 +305,7 @@ def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[n
 
     nb = nbformat.v4.new_notebook(metadata=learner.metadata)
     graded, roles = [], {}  # roles: the index of an answer or checker cell in the learner notebook -> its Role
+    statements = {}  # the index of a prediction's statement cell -> its problem id
     used_ids = set()
     for k, (problem, solution) in enumerate(pairs):
         number = PROBLEM_NUMBER.match(problem.heading)
@@ -299,19 +315,26 @@ def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[n
         used_ids.add(label)
         checker, call = checker_call(problem.checker, f"{name}, {problem.heading!r}")
         function = problem.asks_for_a_function
-        hidden = hidden_check(checker, call, problem.checker, function)
         points = 2 if function else 1
         roles[problem.index + 1] = Role(f"{label}-answer", solution_source(problem.answer.source,
                                                                            solution.answer.source))
-        roles[problem.index + 2] = Role(f"{label}-check", test_source(checker, call, hidden), points)
-        graded.append(Graded(problem.heading, f"{label}-check", checker, points, hidden))
+        roles[problem.index + 2] = Role(f"{label}-check", test_source(checker, call), points)
+        problem_id = ast.parse(call).body[0].value.args[0].value if checker == PREDICTION_CHECK else None
+        graded.append(Graded(problem.heading, f"{label}-check", checker, points, problem_id))
+        if problem_id is not None:
+            statements[problem.index] = problem_id
 
+    setup = setup_cell(learner, name)
     for i, cell in enumerate(learner.cells):
         role = roles.get(i)
         metadata = {k: v for k, v in cell.metadata.items() if k not in ("jupyter", "collapsed", "execution")}
         if role is None:
             source = relink(cell.source, stems) if cell.cell_type == "markdown" else cell.source
+            if i == setup and any(g.problem_id for g in graded):
+                source = f"{source.rstrip()}\n{STUDENT_NUMBERS.format(args='')}"
             metadata["nbgrader"] = nbgrader_meta(f"cell-{i:03d}")
+            if i in statements:
+                metadata["attn_course"] = {"statement_of": statements[i]}
         elif role.points is None:
             source = role.source
             metadata["nbgrader"] = nbgrader_meta(role.grade_id, solution=True, locked=False)
@@ -326,6 +349,56 @@ def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[n
                 new.attachments = cell.attachments
         nb.cells.append(new)
     return nb, graded
+
+
+def setup_cell(nb, name: str) -> int:
+    """The index of the notebook's setup cell: the first code cell that imports from attn_lib.exercises."""
+    for i, cell in enumerate(nb.cells):
+        if cell.cell_type == "code" and "from attn_lib.exercises import" in cell.source:
+            return i
+    return -1
+
+
+def per_student(source, name: str, student: str):
+    """A student's released notebook: the released notebook ``source`` (nbgrader's release/NAME/NAME.ipynb) with
+    the setup cell naming the student and each prediction with variants stated with the student's numbers, its
+    statement cell unlocked (nbgrader would otherwise put the source's numbers back into the graded copy)."""
+    nb = copy.deepcopy(source)
+    for cell in nb.cells:
+        problem_id = cell.metadata.get("attn_course", {}).get("statement_of")
+        if cell.cell_type == "code" and STUDENT_NUMBERS.format(args="") in cell.source:
+            cell.source = cell.source.replace(STUDENT_NUMBERS.format(args=""),
+                                              STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}"))
+        elif problem_id and PREDICTIONS[problem_id].has_variants:
+            heading = cell.source.strip().splitlines()[0]
+            variant = PREDICTIONS[problem_id].variant(student_seed(student, name))
+            cell.source = f"{heading}\n\n{variant.text}\n\n*Your numbers: variant {variant.seed}.*"
+            cell.metadata.pop("nbgrader", None)
+    return nb
+
+
+def write_per_student(directory: Path, names: list[str], students: list[str]) -> list[Path]:
+    """Each student's released notebooks under DIR/release-per-student/<student>/<name>/, made from nbgrader's
+    release/<name>/ (run ``nbgrader generate_assignment`` first)."""
+    bad = [s for s in students if not re.fullmatch(r"[\w.@+-]+", s)]
+    if bad:
+        raise CourseError(f"--per-student: {', '.join(map(repr, bad))} cannot name a folder; expected student ids "
+                          "made of letters, digits and . @ + - _")
+    written = []
+    for name in names:
+        released = directory / "release" / name / f"{name}.ipynb"
+        if not released.is_file():
+            raise CourseError(f"{released} is missing: run `nbgrader generate_assignment {name}` in {directory} first")
+        source = nbformat.read(released, as_version=4)
+        for student in students:
+            folder = directory / PER_STUDENT_FOLDER / student / name
+            folder.mkdir(parents=True, exist_ok=True)
+            for extra in released.parent.iterdir():
+                if extra.is_file() and extra.name != released.name:
+                    shutil.copyfile(extra, folder / extra.name)
+            nbformat.write(per_student(source, name, student), folder / f"{name}.ipynb")
+            written.append(folder / f"{name}.ipynb")
+    return written
 
 
 CONFIG_FILE = "nbgrader_config.py"
@@ -393,7 +466,7 @@ def selected(only: list[str] | None, names: list[str]) -> list[str]:
 
 def summary(course: dict[str, list[Graded]]) -> str:
     """A markdown table: per notebook, the problems answered by a function and the others, and the points."""
-    lines = ["| notebook | write a function (2 points, visible test) | predict (1 point, hidden test) | points |",
+    lines = ["| notebook | write a function (2 points) | predict (1 point) | points |",
              "|---|---|---|---|"]
     rows = [*course.items(), ("all", [g for graded in course.values() for g in graded])]
     for name, graded in rows:
@@ -410,6 +483,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true",
                         help="write into a folder that already holds the course (keeps gradebook and submissions)")
     parser.add_argument("--summary", action="store_true", help="print the points per notebook; write nothing")
+    parser.add_argument("--per-student", nargs="+", metavar="STUDENT",
+                        help="write each student's released notebooks with their own numbers under "
+                             f"DIR/{PER_STUDENT_FOLDER}/ (after nbgrader generate_assignment); write nothing else")
     parser.add_argument("--audit", action="store_true",
                         help="list the learner-written cells of DIR/submitted/ that touch the checkers; write nothing")
     args = parser.parse_args(argv)
@@ -423,6 +499,11 @@ def main(argv: list[str] | None = None) -> int:
             print("\n".join(found) if found else "no cell a learner wrote touches the checkers")
             return 0
         names = selected(args.only, course_notebooks())
+        if args.per_student:
+            written = write_per_student(args.directory, names, args.per_student)
+            print(f"wrote {len(written)} notebook(s) for {len(args.per_student)} student(s) under "
+                  f"{args.directory / PER_STUDENT_FOLDER}")
+            return 0
         if args.summary:
             stems = set(course_notebooks())
             course = {name: assignment(name, stems)[1] for name in names}

@@ -38,12 +38,13 @@ def solutions(source) -> dict[str, str]:
 
 
 def hand_in(course: Path, student: str, name: str, answers: dict[str, str], inserted: dict[str, str] | None = None,
-            deleted: frozenset[str] = frozenset()) -> Path:
+            deleted: frozenset[str] = frozenset(), released: Path | None = None) -> Path:
     """Put a learner's submission where ``nbgrader collect`` would: the released notebook of assignment ``name``
     with the cells named in ``answers`` (grade_id -> source; answer cells, or any cell a test tampers with)
     replaced, a new code cell without nbgrader metadata after each cell named in ``inserted`` (grade_id ->
-    source), and the cells named in ``deleted`` left out, under submitted/STUDENT/NAME/."""
-    released = nbformat.read(course / "release" / name / f"{name}.ipynb", as_version=4)
+    source), and the cells named in ``deleted`` left out, under submitted/STUDENT/NAME/. ``released``: the notebook
+    the learner was given, when it is not nbgrader's release (a per-student release, a copy from another way in)."""
+    released = nbformat.read(released or course / "release" / name / f"{name}.ipynb", as_version=4)
     cells = []
     for cell in released.cells:
         grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")

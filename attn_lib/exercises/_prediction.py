@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable
 
-from ._answers import DISTINCT_MISTAKES
+from ._answers import CALLS, DISTINCT_MISTAKES
 from ._feedback import Feedback
 
 ID = re.compile(r"^(\d\d)-P(\d+)$")  # "02-P3": notebook 02, problem 3
@@ -105,13 +105,14 @@ class Prediction:
             params = self.draw(rng)
             if set(params) != set(self.first):
                 raise ValueError(f"{self.id}: draw gave the names {sorted(params)}, first has {sorted(self.first)}")
-            token = DISTINCT_MISTAKES.set(True)
+            strict, quiet = DISTINCT_MISTAKES.set(True), CALLS.set(None)  # a trial draw is no call to record
             try:  # check_number refuses a named mistake that equals the answer or another named mistake
                 self.judge(None, SimpleNamespace(**params))
             except ValueError:
                 continue
             finally:
-                DISTINCT_MISTAKES.reset(token)
+                DISTINCT_MISTAKES.reset(strict)
+                CALLS.reset(quiet)
             return params
         raise RuntimeError(f"{self.id}: {DRAW_TRIES} draws of seed {seed} all made a named mistake equal the answer")
 

@@ -37,8 +37,9 @@ for _module in MODULES:
 
 # The seeds another() draws from when none is given: five digits, easy to read out to a teacher.
 FRESH_SEEDS = (1, 99_999)
-# The student whose numbers this kernel's check() uses (None: the notebook's own numbers).
-_student = {"id": None, "assignment": None}
+# Where use_student_numbers keeps the student of this kernel ("<student>/<assignment>"): an environment variable, since
+# nbgrader's test cells reload this module (a module-level value would be lost).
+STUDENT_VARIABLE = "ATTN_COURSE_STUDENT"
 
 
 def problem(problem_id: str) -> Prediction:
@@ -60,26 +61,35 @@ def student_seed(student: str, assignment: str) -> int:
 
 
 def use_student_numbers(student: str | None = None, assignment: str | None = None) -> str | None:
-    """Make this kernel's ``check`` calls use ``student``'s numbers for ``assignment``.
+    """Make this kernel's ``check`` calls use ``student``'s numbers for ``assignment``; returns the student used.
 
-    Without a student, the student is read from the folder nbgrader autogrades in (``.../<student>/<assignment>``,
-    only while ``NBGRADER_EXECUTION`` is set); elsewhere the notebook's own numbers stay. Returns the student id used.
+    Without a student (the nbgrader source's setup cell), nothing is set: while nbgrader autogrades, the student is
+    read from the folder it runs the notebook in (``autograded/<student>/<assignment>``), whatever a cell set.
     """
-    if student is None and os.environ.get("NBGRADER_EXECUTION") == "autograde":
-        here = Path.cwd()
-        student, assignment = here.parent.name, here.name
-    if student is not None and not (isinstance(student, str) and student and isinstance(assignment, str)
-                                    and assignment):
+    if student is None:
+        return current_student()[0]
+    if not (isinstance(student, str) and student and isinstance(assignment, str) and assignment):
         raise TypeError(f"student and assignment must be non-empty strings; got {student!r}, {assignment!r}")
-    _student.update(id=student, assignment=assignment)
+    os.environ[STUDENT_VARIABLE] = f"{student}/{assignment}"
     return student
+
+
+def current_student() -> tuple[str | None, str | None]:
+    """(student, assignment) whose numbers ``check`` uses here: nbgrader's autograde folder while it autogrades,
+    else what use_student_numbers set, else (None, None): the notebook's own numbers."""
+    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        here = Path.cwd()
+        return here.parent.name, here.name
+    student, _, assignment = os.environ.get(STUDENT_VARIABLE, "").partition("/")
+    return (student, assignment) if student and assignment else (None, None)
 
 
 def current_seed(prediction: Prediction) -> int:
     """The seed ``check`` uses for ``prediction`` in this kernel: the student's, or 0 (the notebook's numbers)."""
-    if _student["id"] is None or not prediction.has_variants:
+    student, assignment = current_student()
+    if student is None or not prediction.has_variants:
         return 0
-    return student_seed(_student["id"], _student["assignment"])
+    return student_seed(student, assignment)
 
 
 def _again(prediction: Prediction) -> str:

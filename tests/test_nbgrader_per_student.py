@@ -1,0 +1,124 @@
+"""Per-student numbers in the nbgrader edition, through nbgrader's own command line: three students of notebook 02
+(six predictions, all with variants) get their own released notebooks, hand them in, and are autograded on the
+numbers each saw."""
+
+from __future__ import annotations
+
+import html
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbgrader.api import Gradebook
+
+from attn_lib.exercises._answers import CALLS
+from attn_lib.exercises._check_count import _count_candidates
+from attn_lib.exercises._problem_book import PREDICTIONS, student_seed
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+from nbgrader_run import hand_in, run_nbgrader  # noqa: E402  (tools/nbgrader_run.py)
+
+NAME = "02-scores"
+STUDENTS = ("ada", "bo", "cy")
+
+
+def expected(problem_id: str, seed: int) -> float:
+    """The answer of one variant, read off the call its judge makes (check_number's expected value, or check_count's
+    right count)."""
+    token = CALLS.set([])
+    try:
+        PREDICTIONS[problem_id].variant(seed).check(None)
+        name, args, kwargs = CALLS.get()[0]
+    finally:
+        CALLS.reset(token)
+    if name == "check_number":
+        return args[1]
+    quantity, _, n, m, d_k, d_v, heads, layers, d_model = args
+    m, d_v = (n if m is None else m), (d_k if d_v is None else d_v)
+    return _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model)[0]
+
+
+def ids_of(nb) -> dict[str, str]:
+    """grade_id of each prediction's answer cell -> its problem id, read off the checker cells."""
+    found, cells = {}, nb.cells
+    for answer, check in zip(cells, cells[1:]):
+        match = re.search(r'check\("(\d\d-P\d+)", answers?\)', check.source)
+        grade_id = answer.metadata.get("nbgrader", {}).get("grade_id", "")
+        if match and grade_id.endswith("-answer"):
+            found[grade_id] = match.group(1)
+    return found
+
+
+@pytest.fixture(scope="module")
+def per_student(tmp_path_factory):
+    root = tmp_path_factory.mktemp("per-student")
+    course.write_course(root, [NAME])
+    run_nbgrader(root, "generate_assignment", NAME, "--force")
+    command = [sys.executable, str(ROOT / "tools" / "nbgrader_course.py"), str(root), "--only", "02",
+               "--per-student", *STUDENTS]
+    printed = subprocess.run(command, capture_output=True, text=True, check=True).stdout
+    released = {s: nbformat.read(root / course.PER_STUDENT_FOLDER / s / NAME / f"{NAME}.ipynb", as_version=4)
+                for s in STUDENTS}
+    problems = ids_of(released["ada"])
+    seeds = {s: student_seed(s, NAME) for s in STUDENTS}
+    right = {s: {g: f"answer = {expected(pid, seeds[s])!r}" for g, pid in problems.items()} for s in STUDENTS}
+    # bo answers with ada's numbers; cy gets one problem wrong on purpose (one more than the answer).
+    wrong_one = next(iter(problems))
+    answers = {"ada": right["ada"], "bo": right["ada"],
+               "cy": {**right["cy"], wrong_one: f"answer = {expected(problems[wrong_one], seeds['cy']) + 1!r}"}}
+    for student in STUDENTS:
+        hand_in(root, student, NAME, answers[student],
+                released=root / course.PER_STUDENT_FOLDER / student / NAME / f"{NAME}.ipynb")
+    run_nbgrader(root, "autograde", NAME, "--force")
+    run_nbgrader(root, "generate_feedback", NAME, "--force")
+    with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
+        scores = {s: {g.name: g.score for g in gradebook.find_submission_notebook(NAME, NAME, s).grades}
+                  for s in STUDENTS}
+    return dict(root=root, printed=printed, released=released, problems=problems, seeds=seeds, scores=scores,
+                wrong_one=wrong_one)
+
+
+def test_each_student_is_released_their_own_numbers(per_student):
+    released, problems = per_student["released"], per_student["problems"]
+    assert len(problems) == 6 and f"for {len(STUDENTS)} student(s)" in per_student["printed"]
+    assert len(set(per_student["seeds"].values())) == len(STUDENTS)
+    for student, nb in released.items():
+        text = "\n".join(c.source for c in nb.cells)
+        assert f"use_student_numbers({student!r}, {NAME!r})" in text
+        for pid in problems.values():
+            assert PREDICTIONS[pid].variant(per_student["seeds"][student]).text in text, (student, pid)
+    statements = {s: [c.source for c in nb.cells if c.metadata.get("attn_course")] for s, nb in released.items()}
+    assert statements["ada"] != statements["bo"] != statements["cy"]
+
+
+def test_autograde_grades_each_student_on_the_numbers_they_saw(per_student):
+    scores, problems = per_student["scores"], per_student["problems"]
+    checks = {g.replace("-answer", "-check") for g in problems}
+    assert {g for g, score in scores["ada"].items() if score > 0} >= checks
+    assert {g for g in checks if scores["cy"][g] == 0} == {per_student["wrong_one"].replace("-answer", "-check")}
+    seeds = per_student["seeds"]
+    differs = {g.replace("-answer", "-check") for g, pid in problems.items()
+               if expected(pid, seeds["ada"]) != expected(pid, seeds["bo"])}
+    assert differs and {g for g in checks if scores["bo"][g] == 0} == differs
+
+
+def test_no_students_expected_answer_is_in_anothers_feedback(per_student):
+    root, problems, seeds = per_student["root"], per_student["problems"], per_student["seeds"]
+    for student in ("ada", "cy"):
+        page = html.unescape((root / "feedback" / student / NAME / f"{NAME}.html").read_text(encoding="utf-8"))
+        for other in set(STUDENTS) - {student, "bo"}:  # bo's own answer cells hold ada's numbers by design
+            for pid in problems.values():
+                theirs, own = expected(pid, seeds[other]), expected(pid, seeds[student])
+                # (the notebook's own answer is printed by the cell that measures it, in every copy)
+                if theirs not in (own, expected(pid, 0)) and float(theirs).is_integer() and theirs > 100:
+                    assert f"{int(theirs):,}" not in page and str(int(theirs)) not in page, (student, other, pid)
+
+
+def test_a_student_id_that_cannot_name_a_folder_is_refused(tmp_path):
+    with pytest.raises(course.CourseError, match="cannot name a folder"):
+        course.write_per_student(tmp_path, [NAME], ["../eve"])
