@@ -29,7 +29,7 @@ def _growth(answer, p):
 
 def _draw_growth(rng):
     while True:  # not the notebook's own numbers, and no d_k that equals the answer (a reason names d_k)
-        n, factor, d_k = rng.choice([500, 1000, 2000]), rng.choice([4, 6, 8, 10]), rng.choice([32, 64, 128])
+        n, factor, d_k = rng.choice([500, 1000, 2000]), rng.choice([4, 5, 6, 8]), rng.choice([32, 64, 128])
         if (n, factor, d_k) != (1000, 4, 64) and d_k != factor ** 2:
             return dict(n=n, n_after=factor * n, d_k=d_k)
 
@@ -140,9 +140,10 @@ def _draw_running_sum(rng):
 
 
 def _draw_table_ratio(rng):
-    while True:  # n != d (a ratio of 1 is its own inverse), and not the notebook's own numbers
+    while True:  # n != d (a ratio of 1 is its own inverse), not the notebook's own numbers, and no ratio that a
+        # reason or hint writes for another purpose ("2 n^2 d", "the two terms", "between 1.5 and 3 times")
         n, d = rng.choice([128, 256, 384, 1536, 3072]), rng.choice([256, 768, 1024, 2048])
-        if n != d and (n, d) != (256, 1024):
+        if n != d and (n, d) != (256, 1024) and n / d not in (1.5, 2, 3):
             return dict(n=n, d=d)
 
 
