@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -103,17 +104,35 @@ def test_most_problems_ask_for_transfer():
 
 
 def _checker_call(problem):
-    """The checker cell's call, without the author's texts: the checker's name and its arguments as written."""
+    """The checker cell's call, without the author's texts: the checker's name and its arguments as written; for a
+    prediction, the call its judge makes on the notebook's numbers (the checker and its arguments, the answer left
+    out)."""
     import ast
+
+    from attn_lib.exercises._answers import CALLS
+    from attn_lib.exercises._problem_book import PREDICTIONS
     try:
         tree = ast.parse(problems.python_source(problem.checker.source))
     except SyntaxError:
         return None
     calls = [node for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-             and node.func.id.startswith("check_")]
+             and node.func.id.startswith("check")]
     if not calls:
         return None
     call = calls[0]
+    if call.func.id == "check":
+        token = CALLS.set([])
+        try:
+            PREDICTIONS[call.args[0].value].variant(0).check(None)
+            recorded = CALLS.get()
+        finally:
+            CALLS.reset(token)
+        if not recorded:  # a choice or a checker of its own: its id is its own check
+            return None
+        name, args, kwargs = recorded[-1]
+        answer_at = 1 if name == "check_count" else 0
+        return name, tuple(repr(a) for k, a in enumerate(args) if k != answer_at), tuple(sorted(
+            (k, repr(v)) for k, v in kwargs.items() if k in ("rel", "abs_tol", "decimals")))
     args = [ast.dump(a) for a in call.args]
     kwargs = sorted((k.arg, ast.dump(k.value)) for k in call.keywords if k.arg not in {"mistakes", "explain", "hint"})
     return call.func.id, tuple(args), tuple(kwargs)
@@ -132,6 +151,73 @@ def test_no_two_problems_make_the_same_check():
             repeats.append(f"{rel} {p.heading!r} repeats {seen[call]}")
         seen.setdefault(call, f"{rel} {p.heading!r}")
     assert not repeats, "\n".join(repeats)
+
+
+# --- no answer in a notebook ---------------------------------------------------------------------------------------
+
+PREDICTION_CALL = re.compile(r'check\("(\d\d)-P(\d+)", answers?\)')
+FUNCTION_CALL = re.compile(r"check_\w+\(\w+\)")
+
+
+@pytest.mark.parametrize("folder", ["", "solutions"])
+def test_every_checker_cell_names_its_problem_and_the_answer_and_nothing_else(folder):
+    """A prediction's checker cell is check("NN-PK", answer), with its own notebook's number and its own problem's;
+    a function problem's is check_<name>(fn): no number, no option, no reason a learner could read the answer from."""
+    wrong = []
+    for rel, p in _course_problems(folder):
+        source = p.checker.source.strip()
+        number = re.search(r"(?:problem|exercise)\s+(\d+)", p.heading, re.IGNORECASE).group(1)
+        if p.asks_for_a_function if not folder else FUNCTION_CALL.fullmatch(source):
+            ok = bool(FUNCTION_CALL.fullmatch(source))
+        else:
+            match = PREDICTION_CALL.fullmatch(source)
+            ok = bool(match) and match.groups() == (rel.split("/")[-1][:2], number)
+        if not ok:
+            wrong.append(f"{rel} {p.heading!r}: {source[:100]!r}")
+    assert not wrong, "checker cells that hold more than the problem's id and the answer:\n" + "\n".join(wrong)
+
+
+def test_every_prediction_of_the_problem_book_is_set_by_its_notebook_and_no_other():
+    from attn_lib.exercises._problem_book import PREDICTIONS
+
+    set_ = {"-P".join(PREDICTION_CALL.fullmatch(p.checker.source.strip()).groups()) for _, p in _course_problems()
+            if PREDICTION_CALL.fullmatch(p.checker.source.strip())}
+    assert set_ == set(PREDICTIONS), set_ ^ set(PREDICTIONS)
+
+
+WORDS = dict(enumerate("zero one two three four five six seven eight nine ten eleven twelve".split()))
+
+
+def _renderings(value) -> set[str]:
+    if isinstance(value, str):
+        return {value}
+    if float(value).is_integer():
+        words = {WORDS[int(value)], WORDS[int(value)].capitalize()} if int(value) in WORDS else set()
+        return {str(int(value)), f"{int(value):,}", f"{int(value):,}".replace(",", "{,}")} | words
+    return {repr(value), f"{value:g}", str(value).rstrip("0")}
+
+
+def test_the_first_variant_is_the_numbers_the_notebook_states():
+    """Variant 0 is what every learner meets first: each of its numbers is written in the problem's statement (or
+    above it, in prose, code or output, for a problem that builds on what came before: 10's model sizes)."""
+    from attn_lib.exercises._problem_book import PREDICTIONS
+
+    missing = []
+    for name in problems.numbered_notebooks():
+        nb = nbformat.read(problems.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+        for p in problems.problems(nb, name):
+            match = PREDICTION_CALL.fullmatch(p.checker.source.strip())
+            if not match:
+                continue
+            prediction = PREDICTIONS["-P".join(match.groups())]
+            text = "\n".join([c.source for c in nb.cells[:p.index + 1]] + [
+                str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
+                for c in nb.cells[:p.index] if c.cell_type == "code" for o in c.get("outputs", [])])
+            for key, value in prediction.first.items():
+                parts = value if isinstance(value, (tuple, list)) else (value,)
+                missing += [f"{prediction.id} {key} = {value!r}" for part in parts
+                            if not any(r in text for r in _renderings(part))][:1]
+    assert not missing, "numbers of the first variant that the notebook never states:\n" + "\n".join(missing)
 
 
 # --- what a function problem may call ------------------------------------------------------------------------------

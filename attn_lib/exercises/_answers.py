@@ -299,6 +299,7 @@ def check_choice(answer, right, reasons, *, hint="") -> Feedback:
     >>> check_choice("c", "a", reasons).mistake
     'not-an-option'
     """
+    record_call("check_choice", (answer, right, reasons), dict(hint=hint))
     if not isinstance(reasons, dict) or not reasons:
         raise TypeError(f"reasons must be a non-empty dict of option label -> reason; got {reasons!r}")
     labels = {}
