@@ -118,3 +118,43 @@ def test_the_rule_reads_long_code_cells_longer(tmp_path):
     long, counts_long = notebook("\n".join(["# a comment", ""] + [f"x{i} = {i}" for i in range(40)]))
     assert counts_short["lines of code"] == 1 and counts_long["lines of code"] == 40
     assert long - short == pytest.approx(39 / 20)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
+def test_the_guide_marks_exactly_the_problems_with_variants(path):
+    from attn_lib.exercises._problem_book import PREDICTIONS
+
+    number = path.name[:2]
+    listed = guide_rows()[number][2]
+    marked = {f"{number}-P{n}" for n, words in re.findall(r"(?:^|; )(\d+) ([^;]*)", listed) if "(variants)" in words}
+    expected = {pid for pid, p in PREDICTIONS.items() if pid.startswith(number) and p.has_variants}
+    assert marked == expected, (f"docs/teachers-guide.md's row for {number}: mark with '(variants)' exactly "
+                                f"{sorted(expected)}; it marks {sorted(marked)}")
+
+
+def test_the_guides_sessions_add_up_the_minutes_of_their_notebooks():
+    """"00 to 02 (the line, shapes, scores: 110)": each session's minutes are its notebooks' (the table's)."""
+    minutes = {number: int(cells[1]) for number, cells in guide_rows().items()}
+    sentence = " ".join(GUIDE.split("minutes in all, in", 1)[1].split("\n\n", 1)[0].split())
+    sessions = re.findall(r"(\d\d)(?: (to|and) (\d\d))? \([^:()]*: (\d+)", sentence)
+    covered = []
+    for first, joint, last, said in sessions:
+        numbers = ([f"{n:02d}" for n in range(int(first), int(last) + 1)] if joint == "to" else
+                   [first, last] if joint else [first])
+        covered += numbers
+        assert int(said) == sum(minutes[n] for n in numbers), (
+            f"docs/teachers-guide.md: the session {first}{f' {joint} {last}' if joint else ''} takes "
+            f"{sum(minutes[n] for n in numbers)} minutes by the table, not {said}")
+    assert covered == sorted(minutes), f"the sessions cover {covered}, the notebooks are {sorted(minutes)}"
+
+
+def test_the_guides_autograde_table_has_every_notebook_with_its_points():
+    """The measured table of "How long autograding takes": one row per assignment, with the points the course
+    gives it today (a measurement goes stale; its points and rows must not)."""
+    points = {name: sum(g.points for g in graded) for name, graded in
+              ((name, nbgrader_course.assignment(name, set(nbgrader_course.course_notebooks()))[1])
+               for name in nbgrader_course.course_notebooks())}
+    section = GUIDE.split("### How long autograding takes", 1)[1]
+    rows = dict(re.findall(r"^(\d\d-[\w-]+)\s+[\d.]+\s+[\d.]+\s+[\d.]+\s+(\d+)/\d+", section, re.MULTILINE))
+    assert rows == {name: str(p) for name, p in points.items()}, (
+        "docs/teachers-guide.md's autograde table: run `python benchmarks/autograde_course.py` and paste its table")
