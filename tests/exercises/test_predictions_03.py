@@ -1,0 +1,146 @@
+"""Notebook 03's prediction problems as data (issue 24): the notebook's numbers judge as the old checker cells did,
+and every variant's right answer (computed here, from its numbers) passes while each named mistake gets its id."""
+
+from __future__ import annotations
+
+import math
+import re
+
+import numpy as np
+import pytest
+
+from attn_lib.exercises import check
+from attn_lib.exercises._problem_book import PREDICTIONS
+from test_predictions_05 import first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice, verdict
+
+SEEDS = range(1, 51)
+BAND_EDGES = (1.5, 3, 10, 50, 100, 1000)  # "between 1.5 and 3 times too large", "by 10 % to 50 %", ...
+WITH_VARIANTS = ["03-P1", "03-P2", "03-P3", "03-P5", "03-P7"]
+
+
+
+def shown(x: float) -> str:
+    return f"{x:.4g}"
+
+
+def not_given_away(problem_id, value, seed, right):
+    """A wrong answer's reason and hint do not state the answer."""
+    feedback = check(problem_id, value, seed=seed)
+    text = feedback.reason + " " + feedback.hint
+    assert not re.search(rf"(?<![\d.]){re.escape(shown(right))}(?![\d])", text), (value, text)
+
+
+# The old checker cells, by hand from the notebook before the move: each answer and the id it got (None: passed).
+OLD = {
+    "03-P1": [(64, None), (60, None), (70, None), (8, "std-not-variance"), (1, "one-when-unscaled"),
+              (4096, "dk-squared"), (1 / 64, "inverse-dk"), (0, "mean-not-variance"), (128, "wrong-variance"),
+              ("64", "not-a-number"), (None, "not-answered")],
+    "03-P2": [(24, None), (23, None), (26, None), (48, "product-variance-not-multiplied"), (96, "assumed-unit-variance"),
+              (64, "problem-1-answer"), (16, "used-dk-64"), (32, "dk-64-and-not-multiplied"),
+              (math.sqrt(24), "std-not-variance"), (0.25, "forgot-to-add"), (0.5, "component-variance"),
+              (12, "wrong-number"), (None, "not-answered")],
+    "03-P3": [(0.25, None), (0.24, None), (1, "assumed-unit-variance"), (24 / math.sqrt(96), "divided-variance-by-sqrt"),
+              (0.5, "sd-or-component-variance"), (24, "not-divided"), (16 / 96, "mixed-widths"),
+              (24 / 64, "divided-by-64"), (0.1, "wrong-number"), (None, "not-answered")],
+    "03-P5": [(math.exp(math.sqrt(512)), None), (6.7e9, None), (math.sqrt(512), "gap-not-ratio"), (math.e, "scaled-gap"),
+              (math.exp(512), "variance-as-gap"), (math.exp(-math.sqrt(512)), "inverted-ratio"),
+              (math.exp(8), "used-dk-64"), (6e9, "wrong-number"), (None, "not-answered")],
+    "03-P6": [("a", None), ("A)", None), ("b", "chose-b"), ("c", "chose-c"), ("d", "chose-d"), ("z", "not-an-option"),
+              (None, "not-answered")],
+    "03-P7": [(0.03125, None), (0.25 / 8, None), (0.25, "jacobian-at-scores"), (0.25 / 64, "divided-by-dk"),
+              (2, "multiplied-by-sqrt-dk"), (-0.25 / 8, "off-diagonal"), (0.0625, "forgot-one-minus-w"),
+              (0.5, "the-weight"), (0, "one-hot"), (0.04, "wrong-number"), (None, "not-answered")],
+}
+
+
+@pytest.mark.parametrize("problem_id, answer, mistake", rows(OLD))
+def test_the_notebooks_numbers_judge_as_the_old_cell_did(problem_id, answer, mistake):
+    judged_as_old(problem_id, answer, mistake)
+
+
+def test_the_jacobian_of_a_one_hot_row_has_one_instance():
+    one_instance("03-P6")
+
+
+def test_problem_5_states_its_tolerance():
+    assert "within 5 % of the exact ratio" in PREDICTIONS["03-P5"].variant(0).text
+    ratio = math.exp(math.sqrt(512))
+    assert verdict("03-P5", ratio * 1.049) == (True, None)
+    assert verdict("03-P5", ratio * 1.06)[0] is False
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_variant_of_the_unit_variance_score_judges_its_own_numbers(seed):
+    d_k = PREDICTIONS["03-P1"].numbers(seed)["d_k"]
+    assert d_k not in BAND_EDGES  # a far-off answer's reason prints the bands' edges
+    assert verdict("03-P1", d_k, seed) == (True, None)
+    for value, mistake in [(math.sqrt(d_k), "std-not-variance"), (1, "one-when-unscaled"), (d_k ** 2, "dk-squared"),
+                           (1 / d_k, "inverse-dk"), (0, "mean-not-variance")]:
+        assert verdict("03-P1", value, seed) == (False, mistake), value
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_variant_of_smaller_components_judges_its_own_numbers(seed):
+    p = PREDICTIONS["03-P2"].numbers(seed)
+    base, var, d_k = p["base_d_k"], p["var"], p["d_k"]
+    assert var < 1 and d_k > base
+    right = d_k * var ** 2  # d_k products, each of variance var * var
+    assert not any(np.isclose(right, edge) for edge in BAND_EDGES)
+    assert verdict("03-P2", right, seed) == (True, None)
+    for value, mistake in [(d_k * var, "product-variance-not-multiplied"), (d_k, "assumed-unit-variance"),
+                           (base, "problem-1-answer"), (base * var ** 2, "used-dk-64"),
+                           (base * var, "dk-64-and-not-multiplied"), (math.sqrt(right), "std-not-variance"),
+                           (var ** 2, "forgot-to-add"), (var, "component-variance")]:
+        assert verdict("03-P2", value, seed) == (False, mistake), value
+        not_given_away("03-P2", value, seed, right)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_variant_after_the_division_judges_its_own_numbers(seed):
+    p = PREDICTIONS["03-P3"].numbers(seed)
+    base, var, d_k = p["base_d_k"], p["var"], p["d_k"]
+    right = d_k * var ** 2 / d_k  # Var(x / c) = Var(x) / c^2 with c = sqrt(d_k)
+    assert verdict("03-P3", right, seed) == (True, None)
+    for value, mistake in [(1, "assumed-unit-variance"), (d_k * var ** 2 / math.sqrt(d_k), "divided-variance-by-sqrt"),
+                           (var, "sd-or-component-variance"), (d_k * var ** 2, "not-divided"),
+                           (base * var ** 2 / d_k, "mixed-widths"), (d_k * var ** 2 / base, "divided-by-64")]:
+        assert verdict("03-P3", value, seed) == (False, mistake), value
+        not_given_away("03-P3", value, seed, right)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_variant_one_standard_deviation_apart_judges_its_own_numbers(seed):
+    d_k = PREDICTIONS["03-P5"].numbers(seed)["d_k"]
+    assert d_k != 64 and np.isfinite(np.exp(float(d_k)))
+    right = np.exp(np.sqrt(d_k))  # w_i / w_j = exp(gap), the gap one standard deviation, sqrt(d_k)
+    assert verdict("03-P5", right, seed) == (True, None)
+    assert verdict("03-P5", right * 0.96, seed) == (True, None)
+    for value, mistake in [(np.sqrt(d_k), "gap-not-ratio"), (np.e, "scaled-gap"), (np.exp(d_k), "variance-as-gap"),
+                           (np.exp(-np.sqrt(d_k)), "inverted-ratio"), (np.exp(8), "used-dk-64")]:
+        assert verdict("03-P5", value, seed) == (False, mistake), value
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_every_variant_of_the_jacobian_through_the_division_judges_its_own_numbers(seed):
+    p = PREDICTIONS["03-P7"].numbers(seed)
+    d_k, w0, w1 = p["d_k"], p["w0"], p["w1"]
+    assert 0 < w0 < 1 and abs(w0 + w1 - 1) < 1e-12  # split between two keys, the third weight 0
+    w = np.array([w0, w1, 0.0])
+    jacobian = (np.diag(w) - np.outer(w, w)) / np.sqrt(d_k)  # d w / d z = (d w / d s) (d s / d z)
+    right = jacobian[0, 0]
+    assert verdict("03-P7", right, seed) == (True, None)
+    for value, mistake in [(right * np.sqrt(d_k), "jacobian-at-scores"), (right / np.sqrt(d_k), "divided-by-dk"),
+                           (right * d_k, "multiplied-by-sqrt-dk"), (-w0 * w0 / np.sqrt(d_k), "off-diagonal"),
+                           (w0 / np.sqrt(d_k), "forgot-one-minus-w"), (w0, "the-weight"), (0, "one-hot")]:
+        assert verdict("03-P7", value, seed) == (False, mistake), value
+        not_given_away("03-P7", value, seed, right)
+
+
+@pytest.mark.parametrize("problem_id", WITH_VARIANTS)
+def test_a_seed_gives_the_same_numbers_twice(problem_id):
+    same_numbers_twice(problem_id, SEEDS, at_least=5)
+
+
+@pytest.mark.parametrize("problem_id", WITH_VARIANTS + ["03-P6"])
+def test_the_first_variant_is_the_notebooks(problem_id):
+    first_is_notebooks(problem_id, tex=("{d_k}", "{96}", "{diag}", "{softmax}"))
