@@ -8,6 +8,7 @@ here from the model's documented sizes, so that the check needs no model file (a
 from __future__ import annotations
 
 import math
+from types import SimpleNamespace
 
 from ._check_trained import check_footnote4_variance, check_unscaled_row, check_weights_beyond_parameters, \
     check_why_scores_grow
@@ -101,8 +102,6 @@ def _draw_unscaled_row(rng):
 
 def _names_every_mistake(draw, judge, mistakes):
     """A draw whose variants name every mistake of ``mistakes(p)`` (a checker drops a mistake near the answer)."""
-    from types import SimpleNamespace
-
     def drawn(rng):
         while True:
             params = draw(rng)
