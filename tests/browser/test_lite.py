@@ -226,3 +226,40 @@ def test_the_checkers_stop_an_endless_loop_in_the_browsers_python(site, tmp_path
     assert result["platform"] == "emscripten" and result["signals"] is False
     assert result["mistake"] == "too-slow" and result["seconds"] < 30, result
     assert result["right"] and not result["tracer_left"], result
+
+
+# A variant's seed gives the same numbers in the browser's Python as in CPython (random.Random seeded with a string),
+# so a teacher can see what a learner saw. Run under Node on the site's Pyodide and attn_lib wheel.
+VARIANTS_JS = """
+const path = require("path");
+const dir = process.argv[2];
+const { loadPyodide } = require(path.join(dir, "pyodide.js"));
+(async () => {
+  const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
+  await py.loadPackage(["attn-lib", "numpy"], { messageCallback: () => {}, errorCallback: () => {} });
+  process.stdout.write(py.runPython(`
+import json
+from attn_lib.exercises._problem_book import PREDICTIONS
+json.dumps({pid: [[p.variant(seed).text, p.variant(seed).check(1).mistake] for seed in range(12)]
+            for pid, p in PREDICTIONS.items() if p.has_variants})
+`));
+})();
+"""
+
+
+def test_a_variants_seed_gives_the_same_numbers_and_verdicts_in_the_browsers_python(site, tmp_path):
+    import shutil
+    import subprocess
+
+    from attn_lib.exercises._problem_book import PREDICTIONS
+
+    node = shutil.which("node")
+    assert node, "Node.js runs the site's Pyodide here: apt-get install nodejs (.ci/run does)"
+    script = tmp_path / "variants.js"
+    script.write_text(VARIANTS_JS)
+    done = subprocess.run([node, str(script), str(site.root / "static" / "pyodide")], capture_output=True,
+                          text=True, timeout=300, check=True)
+    in_browser = json.loads(done.stdout)
+    here = {pid: [[p.variant(seed).text, p.variant(seed).check(1).mistake] for seed in range(12)]
+            for pid, p in PREDICTIONS.items() if p.has_variants}
+    assert len(here) >= 20 and in_browser == here
