@@ -194,6 +194,7 @@ class VariantBox:
                 feedback = self.variant.check(answer)
             else:
                 feedback = self.variant.check_text(fields[0].value)
+            box.verdict = feedback
             output.clear_output()
             with output:
                 display(feedback)
@@ -205,9 +206,7 @@ class VariantBox:
         with statement:
             display(Markdown(self._repr_markdown_()))
         box = widgets.VBox([statement, *fields, button, output])
-        box.judge = judge  # for tests: the same path as a click
-        box.fields = fields
-        box.output = output
+        box.judge, box.fields, box.output, box.verdict = judge, fields, output, None  # the last verdict shown
         return box
 
     def _ipython_display_(self):

@@ -1,0 +1,168 @@
+"""The problem book: check(id, answer), another(id) with its answer box, variants drawn from seeds, per-student seeds,
+and the errors a notebook's author or a learner meets."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from attn_lib.exercises import another, check, use_student_numbers
+from attn_lib.exercises._prediction import Prediction, read_answer
+from attn_lib.exercises._problem_book import PREDICTIONS, STUDENT_VARIABLE, current_seed, student_seed
+
+WITH_VARIANTS = sorted(pid for pid, p in PREDICTIONS.items() if p.has_variants)
+ONE_INSTANCE = sorted(pid for pid, p in PREDICTIONS.items() if not p.has_variants)
+
+
+def test_every_notebook_with_predictions_has_problems_with_variants_and_each_single_one_says_why():
+    assert len(WITH_VARIANTS) >= 30 and ONE_INSTANCE
+    assert all(len(PREDICTIONS[pid].why_one.split()) >= 8 for pid in ONE_INSTANCE)
+
+
+@pytest.mark.parametrize("pid", WITH_VARIANTS)
+def test_a_variant_states_every_number_and_is_judged_with_the_same_reasons_as_the_notebooks(pid):
+    prediction = PREDICTIONS[pid]
+    for seed in range(1, 21):
+        variant = prediction.variant(seed)
+        assert "{" not in variant.text.replace("{,}", "").replace("_{", "").replace("^{", "") or "$" in variant.text
+        assert variant.params.keys() == prediction.first.keys()
+        assert variant.check(None).verdict == "Not answered yet"
+    texts = {prediction.variant(seed).text for seed in range(1, 21)}
+    assert len(texts) >= 3, f"{pid}: twenty seeds gave {len(texts)} different statements"
+
+
+@pytest.mark.parametrize("pid", WITH_VARIANTS)
+def test_seed_zero_is_the_notebooks_numbers_and_a_seed_gives_the_same_numbers_every_time(pid):
+    prediction = PREDICTIONS[pid]
+    assert prediction.numbers(0) == prediction.first
+    assert [prediction.numbers(s) for s in (1, 7, 99_999)] == [prediction.numbers(s) for s in (1, 7, 99_999)]
+
+
+def test_the_same_seed_gives_the_same_numbers_in_another_process_with_another_hash_seed():
+    code = ("import json; from attn_lib.exercises._problem_book import PREDICTIONS; "
+            "print(json.dumps({p: [PREDICTIONS[p].variant(s).text for s in (1, 2, 3)] for p in sorted(PREDICTIONS) "
+            "if PREDICTIONS[p].has_variants}))")
+    runs = [json.loads(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                                      env={**os.environ, "PYTHONHASHSEED": seed}).stdout) for seed in ("1", "2")]
+    assert runs[0] == runs[1] == {p: [PREDICTIONS[p].variant(s).text for s in (1, 2, 3)] for p in WITH_VARIANTS}
+
+
+def test_check_names_the_call_that_poses_the_problem_again_only_where_there_are_variants():
+    assert check(WITH_VARIANTS[0], None).verdict == "Not answered yet"
+    wrong = check(WITH_VARIANTS[0], -12_345)
+    assert not wrong.passed and f'another("{WITH_VARIANTS[0]}")' in repr(wrong)
+    assert "another(" not in repr(check(ONE_INSTANCE[0], "zz"))
+
+
+def test_another_shows_its_seed_and_the_call_that_shows_it_again_and_a_fresh_one_differs():
+    box = another("02-P3", seed=4321)
+    assert box.seed == 4321 and 'another("02-P3", seed=4321)' in box._repr_markdown_()
+    assert box.params == another("02-P3", seed=4321).params
+    fresh = {another("02-P3").seed for _ in range(5)}
+    assert len(fresh) >= 4 and all(1 <= s <= 99_999 for s in fresh)
+
+
+def test_the_answer_box_judges_what_is_typed_as_a_click_or_enter_would():
+    pytest.importorskip("ipywidgets")
+    box = another("02-P3", seed=11)
+    p = box.params
+    widget = box.widget()
+    field = widget.fields[0]
+    assert field.description == "Your answer" and not field.continuous_update  # a label; Enter sends the value
+    field.value = f"{p['batch']} * {p['n']} * {p['m']} * {p['d_k']}"  # arithmetic is read, as a learner types it
+    assert widget.verdict.passed
+    field.value = str(p["n"] * p["m"] * p["d_k"])
+    assert widget.verdict.mistake == "forgot-batch"
+    button = widget.children[-2]
+    assert button.description == "Check" and button.tooltip
+
+
+def test_a_shapes_variant_has_one_labelled_box_per_shape():
+    pytest.importorskip("ipywidgets")
+    shapes = next(pid for pid in WITH_VARIANTS if PREDICTIONS[pid].kind == "shapes")
+    box = another(shapes, seed=3)
+    widget = box.widget()
+    assert [f.description for f in widget.fields] == [f"shape of {name}" for name in PREDICTIONS[shapes].asks]
+    for field in widget.fields:
+        field.value = "(1, 2)"
+    assert widget.verdict.verdict == "Not yet"
+    n, d_v = box.params["n"], box.params["d_v"]
+    widget.fields[-1].value = f"({n}, {d_v})"  # the output's shape, right; the other boxes still wrong
+    assert widget.verdict.verdict == "Not yet" and "output:" not in widget.verdict.reason
+
+
+@pytest.mark.parametrize("text, kind, read", [
+    ("4 * 10 * 1_000 * 64", "number", 2_560_000), ("1e-3", "number", 0.001), ("exp(sqrt(4))", "number", 7.38905609893065),
+    ("  ", "number", None), ("import os", "number", "import os"), ("2 ** 1000", "number", "2 ** 1000"),
+    ("'b'", "choice", "b"), (" B) ", "choice", "B)"), ("(6, 6)", "shapes", (6, 6)), ("(6,", "shapes", "(6,"),
+])
+def test_a_typed_answer_is_read_as_its_kind_and_what_cannot_be_read_goes_to_the_checker_as_text(text, kind, read):
+    value = read_answer(text, kind)
+    assert value == pytest.approx(read) if isinstance(read, float) else value == read
+
+
+@settings(max_examples=50, deadline=None)
+@given(student=st.text(min_size=1, max_size=20), assignment=st.sampled_from(["02-scores", "05-weighted-average"]))
+def test_a_students_seed_is_a_five_digit_variant_fixed_by_id_and_assignment(student, assignment):
+    seed = student_seed(student, assignment)
+    assert 1 <= seed <= 99_999 and seed == student_seed(student, assignment)
+
+
+def test_students_get_different_numbers_and_check_uses_the_students_own(monkeypatch):
+    monkeypatch.delenv(STUDENT_VARIABLE, raising=False)
+    monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    seeds = {student_seed(s, "02-scores") for s in ("ada", "bo", "cy", "di", "ed")}
+    assert len(seeds) == 5
+    assert current_seed(PREDICTIONS["02-P3"]) == 0
+    use_student_numbers("ada", "02-scores")
+    assert current_seed(PREDICTIONS["02-P3"]) == student_seed("ada", "02-scores")
+    assert current_seed(PREDICTIONS[ONE_INSTANCE[0]]) == 0  # one instance: the notebook's, for everyone
+
+
+def test_while_nbgrader_autogrades_the_student_is_the_folder_it_grades_in(monkeypatch, tmp_path):
+    folder = tmp_path / "autograded" / "bo" / "02-scores"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    monkeypatch.setenv(STUDENT_VARIABLE, "ada/02-scores")  # what a cell set is ignored
+    assert use_student_numbers() == "bo"
+    assert current_seed(PREDICTIONS["02-P3"]) == student_seed("bo", "02-scores")
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda: check("99-P1", 1), ValueError, "'99-P1' is not a prediction problem of the course; known ids: 00-P"),
+    (lambda: check(3, 1), TypeError, "problem_id must be a string such as '02-P3'; got int 3"),
+    (lambda: check("02-P3", 1, seed=-1), TypeError, "seed must be a whole number >= 0"),
+    (lambda: another(ONE_INSTANCE[0]), ValueError, "has one meaningful instance and no variants"),
+    (lambda: another("02-P3", seed=1.5), TypeError, "seed must be a whole number >= 0"),
+    (lambda: use_student_numbers("ada"), TypeError, "student and assignment must be non-empty strings"),
+])
+def test_bad_calls_name_the_argument_what_was_expected_and_what_came(call, error, words):
+    with pytest.raises(error, match=words.replace("(", r"\(").replace(")", r"\)")):
+        call()
+
+
+@pytest.mark.parametrize("fields, words", [
+    (dict(id="2-P3"), "id must look like '02-P3'"),
+    (dict(kind="essay"), "kind must be one of"),
+    (dict(draw=None), "must say why it has one instance"),
+    (dict(kind="shapes"), "names the shapes it asks for"),
+])
+def test_an_authors_malformed_problem_is_refused_by_name(fields, words):
+    base = dict(id="02-P9", title="t", first={}, statement="s", judge=lambda a, p: None, draw=lambda rng: {})
+    with pytest.raises(ValueError, match=words):
+        Prediction(**{**base, **fields})
+
+
+def test_a_draw_that_always_makes_a_named_mistake_equal_the_answer_is_an_authors_error():
+    from attn_lib.exercises import check_number
+
+    broken = Prediction("02-P9", "t", first=dict(x=2), statement="{x}", draw=lambda rng: dict(x=rng.choice([3, 4])),
+                        judge=lambda a, p: check_number(a, p.x, mistakes=[(p.x, "same", "the answer itself")]))
+    with pytest.raises(RuntimeError, match="all made a named mistake equal the answer"):
+        broken.numbers(1)
