@@ -11,6 +11,9 @@ from ._prediction import Prediction, show
 
 # 03-P5's tolerance, said in its statement (and in the notebook's).
 RATIO_REL = 0.05
+# Problem 1's width: 03-P2 and 03-P3 name the mistakes that reuse it (its answer, its width), so it is the same in
+# every edition (Problem 1 has one instance; Problems 2 and 3 pose its idea again under other conditions).
+PROBLEM_1_D_K = 64
 
 
 # A number the wrong-number reasons print as a band's edge ("between 1.5 and 3 times too large", "by 10 % to 50 %"):
@@ -23,34 +26,32 @@ def _apart(values, rel) -> bool:
     return all(abs(a - b) > rel * max(abs(a), abs(b)) for k, a in enumerate(values) for b in values[k + 1:])
 
 
-def _unscaled_values(base, var, d_k):
+def _unscaled_values(var, d_k, base=PROBLEM_1_D_K):
     """03-P2's answer and named mistakes."""
     right = d_k * var * var
     return [right, d_k * var, d_k, base, base * var * var, base * var, math.sqrt(right), var * var, var]
 
 
-def _scaled_values(base, var, d_k):
+def _scaled_values(var, d_k, base=PROBLEM_1_D_K):
     """03-P3's answer and named mistakes."""
     unscaled = d_k * var * var
     return [var * var, 1, unscaled / math.sqrt(d_k), var, unscaled, base * var * var / d_k, unscaled / base]
 
 
-# 03-P2 and 03-P3's draws: Problem 1's width, then a wider head with components of variance below 1; the answers and
-# the named mistakes of both problems stay more than 10 % apart, and 03-P2's answer is no band's edge (03-P3's,
-# var^2, never is).
-_COMPONENTS = [(base, var, d_k) for base in (32, 64) for var in (0.5, 0.25, 0.2)
-               for d_k in (48, 80, 96, 128, 160, 192, 256)
-               if d_k > base and _apart(_unscaled_values(base, var, d_k), 0.1)
-               and _apart(_scaled_values(base, var, d_k), 0.1)
+# 03-P2 and 03-P3's draws: a head wider than Problem 1's with components of variance below 1; the answers and the
+# named mistakes of both problems stay more than 10 % apart, and 03-P2's answer is no band's edge (03-P3's, var^2,
+# never is).
+_COMPONENTS = [(var, d_k) for var in (0.5, 0.25, 0.2) for d_k in (80, 96, 112, 128, 144, 160, 192, 224, 256, 320)
+               if _apart(_unscaled_values(var, d_k), 0.1) and _apart(_scaled_values(var, d_k), 0.1)
                and not any(math.isclose(d_k * var * var, word) for word in BAND_WORDS)]
 
 
 def _components(rng):
-    return dict(zip(("base_d_k", "var", "d_k"), rng.choice(_COMPONENTS)))
+    return dict(zip(("var", "d_k"), rng.choice(_COMPONENTS)))
 
 
 def _unscaled(answer, p):
-    base, var, d_k = p.base_d_k, p.var, p.d_k
+    base, var, d_k = PROBLEM_1_D_K, p.var, p.d_k
     right = d_k * var * var
     return check_number(answer, right, rel=0.1, mistakes=[
         (d_k * var, "product-variance-not-multiplied",
@@ -81,13 +82,13 @@ def _unscaled(answer, p):
 
 
 def _scaled(answer, p):
-    base, var, d_k = p.base_d_k, p.var, p.d_k
+    base, var, d_k = PROBLEM_1_D_K, p.var, p.d_k
     unscaled = d_k * var * var
     return check_number(answer, var * var, rel=0.1, mistakes=[
         (1, "assumed-unit-variance",
          "The division gives variance 1 only under footnote 4's assumption, components of variance 1. Here the "
-         "unscaled variance is Problem 2's, not d_k, and the division shrinks it by the same factor as it would "
-         "shrink d_k."),
+         f"components have variance {show(var)}, so the unscaled variance is not d_k, and the division shrinks it "
+         "by the same factor as it would shrink d_k."),
         (unscaled / math.sqrt(d_k), "divided-variance-by-sqrt",
          "Var(x / c) = Var(x) / c^2: dividing a score by sqrt(d_k) divides its variance by the square of "
          "sqrt(d_k), not by sqrt(d_k) itself."),
@@ -190,28 +191,29 @@ def _split_row(rng):
 PROBLEMS = [
     Prediction(
         "03-P1", "predict the variance",
-        first=dict(d_k=64),
-        draw=lambda rng: dict(d_k=rng.choice([16, 32, 48, 80, 128, 256, 512])),  # 100 is a band's edge
+        first=dict(d_k=PROBLEM_1_D_K),
+        why_one="Problems 2 and 3 pose its idea again under other conditions and name the mistakes that reuse its "
+                "numbers (its width, its answer): they stay the notebook's in every edition, so that those reasons "
+                "stay true.",
         statement="The components of $q$ and $k$ are independent, with mean 0 and variance 1, and $d_k = {d_k}$. "
                   "What is the variance of one unscaled score $q \\cdot k$?",
         judge=lambda answer, p: check_variance(answer, d_k=p.d_k, scaled=False),
     ),
     Prediction(
         "03-P2", "smaller components",
-        first=dict(base_d_k=64, var=0.5, d_k=96),
+        first=dict(var=0.5, d_k=96),
         draw=_components,
-        statement="In Problem 1 the components of $q$ and $k$ had variance 1 and $d_k = {base_d_k}$. Now the "
-                  "components of $q$ and $k$ have variance {var} (still independent, mean 0), and the head is "
-                  "wider, $d_k = {d_k}$. What is the variance of one unscaled score $q \\cdot k$?",
+        statement="In Problem 1 the components of $q$ and $k$ had variance 1 and $d_k = 64$. Now the components of "
+                  "$q$ and $k$ have variance {var} (still independent, mean 0), and the head is wider, "
+                  "$d_k = {d_k}$. What is the variance of one unscaled score $q \\cdot k$?",
         judge=_unscaled,
     ),
     Prediction(
         "03-P3", "after the division, with those components",
-        first=dict(base_d_k=64, var=0.5, d_k=96),
+        first=dict(var=0.5, d_k=96),
         draw=_components,
-        statement="In Problem 1 the components of $q$ and $k$ had variance 1 and $d_k = {base_d_k}$; in Problem 2 "
-                  "they have variance {var} (independent, mean 0) and $d_k = {d_k}$. Keep Problem 2's components "
-                  "and $d_k = {d_k}$, but now the score is divided by $\\sqrt{{d_k}}$: "
+        statement="In Problem 1 the components of $q$ and $k$ had variance 1 and $d_k = 64$. Now they have variance "
+                  "{var} (independent, mean 0), $d_k = {d_k}$, and the score is divided by $\\sqrt{{d_k}}$: "
                   "$q \\cdot k / \\sqrt{{{d_k}}}$. What is its variance?",
         judge=_scaled,
     ),

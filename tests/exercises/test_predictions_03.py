@@ -15,7 +15,8 @@ from test_predictions_05 import first_is_notebooks, judged_as_old, one_instance,
 
 SEEDS = range(1, 51)
 BAND_EDGES = (1.5, 3, 10, 50, 100, 1000)  # "between 1.5 and 3 times too large", "by 10 % to 50 %", ...
-WITH_VARIANTS = ["03-P1", "03-P2", "03-P3", "03-P5", "03-P7"]
+WITH_VARIANTS = ["03-P2", "03-P3", "03-P5", "03-P7"]
+PROBLEM_1_D_K = 64  # the notebook's, which Problems 2 and 3 name in their mistakes
 
 
 
@@ -58,8 +59,16 @@ def test_the_notebooks_numbers_judge_as_the_old_cell_did(problem_id, answer, mis
     judged_as_old(problem_id, answer, mistake)
 
 
-def test_the_jacobian_of_a_one_hot_row_has_one_instance():
-    one_instance("03-P6")
+@pytest.mark.parametrize("problem_id", ["03-P1", "03-P6"])
+def test_a_problem_with_one_meaningful_instance_says_why(problem_id):
+    one_instance(problem_id)
+
+
+@pytest.mark.parametrize("problem_id", ["03-P2", "03-P3"])
+def test_problems_2_and_3_state_problem_1s_numbers_as_problem_1_has_them(problem_id):
+    assert PREDICTIONS["03-P1"].first == {"d_k": PROBLEM_1_D_K}
+    for seed in range(0, 51):
+        assert f"variance 1 and $d_k = {PROBLEM_1_D_K}$" in PREDICTIONS[problem_id].variant(seed).text
 
 
 def test_problem_5_states_its_tolerance():
@@ -70,19 +79,9 @@ def test_problem_5_states_its_tolerance():
 
 
 @pytest.mark.parametrize("seed", SEEDS)
-def test_every_variant_of_the_unit_variance_score_judges_its_own_numbers(seed):
-    d_k = PREDICTIONS["03-P1"].numbers(seed)["d_k"]
-    assert d_k not in BAND_EDGES  # a far-off answer's reason prints the bands' edges
-    assert verdict("03-P1", d_k, seed) == (True, None)
-    for value, mistake in [(math.sqrt(d_k), "std-not-variance"), (1, "one-when-unscaled"), (d_k ** 2, "dk-squared"),
-                           (1 / d_k, "inverse-dk"), (0, "mean-not-variance")]:
-        assert verdict("03-P1", value, seed) == (False, mistake), value
-
-
-@pytest.mark.parametrize("seed", SEEDS)
 def test_every_variant_of_smaller_components_judges_its_own_numbers(seed):
     p = PREDICTIONS["03-P2"].numbers(seed)
-    base, var, d_k = p["base_d_k"], p["var"], p["d_k"]
+    base, var, d_k = PROBLEM_1_D_K, p["var"], p["d_k"]
     assert var < 1 and d_k > base
     right = d_k * var ** 2  # d_k products, each of variance var * var
     assert not any(np.isclose(right, edge) for edge in BAND_EDGES)
@@ -98,7 +97,8 @@ def test_every_variant_of_smaller_components_judges_its_own_numbers(seed):
 @pytest.mark.parametrize("seed", SEEDS)
 def test_every_variant_after_the_division_judges_its_own_numbers(seed):
     p = PREDICTIONS["03-P3"].numbers(seed)
-    base, var, d_k = p["base_d_k"], p["var"], p["d_k"]
+    base, var, d_k = PROBLEM_1_D_K, p["var"], p["d_k"]
+    assert var < 1 and d_k > base
     right = d_k * var ** 2 / d_k  # Var(x / c) = Var(x) / c^2 with c = sqrt(d_k)
     assert verdict("03-P3", right, seed) == (True, None)
     for value, mistake in [(1, "assumed-unit-variance"), (d_k * var ** 2 / math.sqrt(d_k), "divided-variance-by-sqrt"),
@@ -141,6 +141,6 @@ def test_a_seed_gives_the_same_numbers_twice(problem_id):
     same_numbers_twice(problem_id, SEEDS, at_least=5)
 
 
-@pytest.mark.parametrize("problem_id", WITH_VARIANTS + ["03-P6"])
+@pytest.mark.parametrize("problem_id", WITH_VARIANTS + ["03-P1", "03-P6"])
 def test_the_first_variant_is_the_notebooks(problem_id):
     first_is_notebooks(problem_id, tex=("{d_k}", "{96}", "{diag}", "{softmax}"))
