@@ -37,11 +37,11 @@ def _float16(answer, p):
         exp_stored = float(np.exp(stored))
     return check_number(answer, threshold, rel=0, abs_tol=0.01, mistakes=[
         (11, "whole-number",
-         f"That is a whole number: exp of it still fits in float16 (np.exp(np.float16(11)) prints {exp_11:.0f}), "
-         "and so does exp of slightly larger scores. Give the threshold to two decimals."),
+         f"That is a whole number: exp of it still fits in float16 (float16 itself prints {exp_11:.0f} for it), and "
+         "so does exp of slightly larger scores. Give the threshold to two decimals."),
         (12, "rounded-up",
-         f"exp of that already overflows float16 ({math.exp(12):.0f} > {largest:.0f}; np.exp(np.float16(12)) "
-         f"prints {exp_12_16}): the threshold lies below it. Give it to two decimals."),
+         f"exp of that already overflows float16 ({math.exp(12):.0f} > {largest:.0f}; float16 itself prints "
+         f"{exp_12_16} for it): the threshold lies below it. Give it to two decimals."),
         (11.1, "one-decimal",
          "That is rounded to one decimal; the problem asks for two, and the checker holds it to them."),
         (largest, "largest-not-log",
@@ -74,26 +74,33 @@ def _shift_and_stretch(rng):
     shift, factor = rng.choice([20, 50, 100, 200, 1000]), rng.choice(sorted(_FOLD))
     shifted = rng.choice(["B", "C"])
     rows = {shifted: [s + shift for s in a], ("C" if shifted == "B" else "B"): [s * factor for s in a]}
-    return dict(A=_listed(a), B=_listed(rows["B"]), C=_listed(rows["C"]), shift=shift, factor=factor,
-                shifted=shifted)
+    return dict(A=_listed(a), B=_listed(rows["B"]), C=_listed(rows["C"]))
 
 
 def _listed(row) -> str:
     return ", ".join(str(s) for s in row)
 
 
+def _rows(p) -> dict:
+    return {name: [int(s) for s in getattr(p, name).split(",")] for name in "ABC"}
+
+
 def _shifted_or_stretched(answer, p):
-    shifted, stretched = p.shifted, "C" if p.shifted == "B" else "B"
+    rows = _rows(p)
+    a = rows["A"]
+    shifted = "B" if len({b - x for b, x in zip(rows["B"], a)}) == 1 else "C"  # the row that is A plus a constant
+    stretched = "C" if shifted == "B" else "B"
+    shift, factor = rows[shifted][0] - a[0], rows[stretched][0] // a[0]
     right, other = ("a", "b") if shifted == "B" else ("b", "a")  # "a": A and B, "b": A and C
-    fold = _FOLD[p.factor]
+    fold = _FOLD[factor]
     reasons = {
-        right: f"{shifted} is A plus {p.shift} in every entry, and a constant added to a row cancels: exp(s + c) = "
-               f"exp(c) exp(s), in every term and in the sum. {stretched} is A times {p.factor}, which widens the gaps "
+        right: f"{shifted} is A plus {shift} in every entry, and a constant added to a row cancels: exp(s + c) = "
+               f"exp(c) exp(s), in every term and in the sum. {stretched} is A times {factor}, which widens the gaps "
                f"between the scores {fold}, so its weights are sharper.",
-        other: f"{stretched} multiplies every score by {p.factor}: the gaps between the scores grow {fold}, and the "
+        other: f"{stretched} multiplies every score by {factor}: the gaps between the scores grow {fold}, and the "
                f"weights depend on the gaps. Look at what {shifted} does to A instead.",
-        "c": f"{stretched} = {p.factor} A widens the gaps between the scores {fold} (a temperature of "
-             f"{show(1 / p.factor)}), so its largest weight takes more than A's: stretching a row is not shifting it.",
+        "c": f"{stretched} = {factor} A widens the gaps between the scores {fold} (a temperature of "
+             f"{show(1 / factor)}), so its largest weight takes more than A's: stretching a row is not shifting it.",
         "d": "Softmax depends only on the differences between a row's scores, not on the scores themselves: compare "
              "the differences within each row.",
     }
@@ -184,7 +191,7 @@ PROBLEMS = [
     ),
     Prediction(
         "04-P3", "shifted or stretched scores",
-        first=dict(A="1, 2, 3", B="101, 102, 103", C="10, 20, 30", shift=100, factor=10, shifted="B"),
+        first=dict(A="1, 2, 3", B="101, 102, 103", C="10, 20, 30"),
         draw=lambda rng: _shift_and_stretch(rng),
         kind="choice",
         statement="Three rows of scores: `A = [{A}]`, `B = [{B}]` and `C = [{C}]`. Which of them have the same "

@@ -96,7 +96,11 @@ def test_every_variant_of_shifted_or_stretched_scores_judges_its_own_numbers(see
     for label in "abcd":
         if label != right:
             assert verdict("04-P3", label, seed) == (False, f"chose-{label}")
-    assert len({p["shifted"] for p in map(PREDICTIONS["04-P3"].numbers, SEEDS)}) == 2  # both orders occur
+
+
+def test_the_shift_is_b_in_some_variants_and_c_in_others():
+    right = [check("04-P3", "a", seed=seed).passed for seed in SEEDS]
+    assert any(right) and not all(right)
 
 
 @pytest.mark.parametrize("seed", SEEDS)
