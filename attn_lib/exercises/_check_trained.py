@@ -43,15 +43,18 @@ def check_weights_beyond_parameters(answer, parameters, layers=6, heads=12) -> F
     per_pair = layers * heads
     expected = _first_length_beyond(parameters, per_pair)
     mistakes = [
+        # Neither reason says on which side the answer lies: one step from an integer answer, that would be it.
         (expected - 1, "rounded-down",
-         "At that length the weights still fall short of the parameters: the square root of parameters / "
-         f"({layers} x {heads}) is not a whole number, and rounding it down lands on the last length below the "
-         "parameters, not the first above them.",
-         "Put your n back into the count of weights and compare it with the parameters."),
+         "That is the square root of parameters / (layers x heads) rounded down. Rounding either way is a guess "
+         "at the edge: the question asks for the first length whose weights outnumber the parameters, which only "
+         "the count itself can settle.",
+         "Put your n into the count of weights, compare it with the parameters, and do the same for its "
+         "neighbours."),
         (expected + 1, "not-the-first",
-         "The weights do outnumber the parameters at that length, but they already did at a shorter one: the "
-         "question asks for the smallest length at which they do.",
-         "Put shorter lengths into the count of weights and compare each with the parameters."),
+         "The question asks for the first length at which the weights outnumber the parameters, and that takes "
+         "the count at your n and at the lengths next to it: one length alone cannot show it is the first.",
+         "Put your n into the count of weights, compare it with the parameters, and do the same for its "
+         "neighbours."),
         (_first_length_beyond(parameters, heads), "one-layer",
          f"That is where one layer's {heads} heads alone would get there; each of the {layers} layers computes its "
          "own weights for the same sentence.", "Count every layer and every head: n x n weights each."),

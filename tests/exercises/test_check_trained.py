@@ -325,3 +325,16 @@ def test_an_answer_at_the_times_dk_weight_is_times_dk(answer):
 def test_a_two_key_row_is_judged_to_three_decimals(answer, right):
     # 10 P6 asks for three decimals: a learner review found 0.995 and 0.9985 accepted (a 0.2 % relative band).
     assert check_unscaled_row(answer, gap=1.0, d_k=32).passed is right
+
+
+def test_a_length_one_step_from_the_answer_is_not_told_on_which_side_the_answer_lies():
+    """Issue 24: the reason for an answer one below said the answer was the next length up."""
+    from attn_lib.exercises import check_weights_beyond_parameters
+
+    right = next(n for n in range(1, 2000) if check_weights_beyond_parameters(n, parameters=22_713_216).passed)
+    for n in (right - 1, right + 1):
+        feedback = check_weights_beyond_parameters(n, parameters=22_713_216)
+        words = f"{feedback.reason} {feedback.hint}".lower()
+        assert not feedback.passed and feedback.mistake in ("rounded-down", "not-the-first")
+        assert not any(side in words for side in ("below", "above", "shorter", "longer", "larger", "smaller",
+                                                  "fall short", "one more", "one less", "already"))
