@@ -324,7 +324,7 @@ def test_problems_come_with_checkers_and_a_solutions_notebook(name):
         return  # a notebook without problems (the start notebook may have none) needs neither
     code = "\n".join(c.source for c in code_cells(nb))
     assert USES_CHECKERS.search(code), f"{name}: it sets problems but never imports from attn_lib.exercises"
-    assert re.search(r"\bcheck_\w+\(", code), f"{name}: it sets problems but calls no checker"
+    assert re.search(r"\bcheck(_\w+)?\(", code), f"{name}: it sets problems but calls no checker"
     solution = SOLUTIONS / f"{name}-solutions.ipynb"
     assert solution.exists(), f"{name}: it sets problems, but notebooks/solutions/{solution.name} does not exist"
 
@@ -344,7 +344,7 @@ def test_no_notebook_checkpoints_are_tracked():
     assert not tracked, f"remove these from git: {tracked}"
 
 
-CHECKER_CALL = re.compile(r"\s*check_\w+\(")
+CHECKER_CALL = re.compile(r"\s*check(_\w+)?\(")  # check_<name>(fn), or check("NN-PK", answer)
 
 
 def problem_cells(nb):
@@ -369,7 +369,7 @@ def test_every_problem_is_an_answer_cell_then_a_checker_cell(rel):
     for heading, answer, checker in problem_cells(load(rel)):
         assert answer is not None and answer.cell_type == "code", f"{rel}: {heading!r} has no answer cell under it"
         assert checker is not None and checker.cell_type == "code" and CHECKER_CALL.match(checker.source), (
-            f"{rel}: {heading!r} should be followed by its answer cell and then a checker cell check_...(...)")
+            f"{rel}: {heading!r} should be followed by its answer cell and then a checker cell check_...(...) or check('NN-PK', answer)")
 
 
 @pytest.mark.parametrize("name", COURSE)
