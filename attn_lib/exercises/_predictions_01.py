@@ -68,9 +68,8 @@ PROBLEMS = [
     Prediction(
         "01-P2", "projecting a batch",
         first=dict(),
-        why_one="@ repeats the product over the axes in front of the last two whatever the sizes, so the right "
-                "option is the same for any batch, length or width: other sizes would change the labels, not the "
-                "idea.",
+        why_one="The right option does not depend on the batch, the length or the widths: other sizes would change "
+                "the labels, not the idea.",
         kind="choice",
         statement="A batch of 32 sentences, each of 10 positions of width $d_{{\\text{{model}}}} = 16$, is stored "
                   "as one array `X (32, 10, 16)`; the query projection is `W_q (16, 8)`. What does `X @ W_q` give? "
@@ -121,8 +120,8 @@ PROBLEMS = [
     Prediction(
         "01-P5", "one more token",
         first=dict(),
-        why_one="Whatever the lengths and widths, the arrays that change are those with a row per query: the right "
-                "option is the same, and other numbers would change only the labels.",
+        why_one="The right option does not depend on the lengths or the widths: other numbers would change only the "
+                "labels.",
         kind="choice",
         statement="A decoder has written 7 tokens; the encoder read 11. One head of encoder-decoder attention has "
                   "$d_k = 64$ and $d_v = 32$. The decoder writes its 8th token, and the head runs again. Which "
@@ -146,8 +145,8 @@ PROBLEMS = [
     Prediction(
         "01-P6", "wider values",
         first=dict(),
-        why_one="The weights never depend on V, whatever its width: the right option is the same for every d_v, "
-                "and the problem is about the six words' weights measured in the cell after it.",
+        why_one="The right option does not depend on d_v, and the problem is about the six words' arrays, measured "
+                "in the cell after it.",
         kind="choice",
         statement="Keep the six words' `Q (6, 4)` and `K (6, 4)` of notebook 01, and replace `V` by values 8 wide "
                   "($d_v = 8$). What happens to the weights? Answer with one letter:\n\n"
@@ -169,8 +168,8 @@ PROBLEMS = [
     Prediction(
         "01-P7", "when the sizes happen to match",
         first=dict(),
-        why_one="The problem exists for its edge case, m = d_k, where the missing transpose runs silently; the "
-                "right option is the same for any sizes with m = d_k.",
+        why_one="The problem exists for its edge case, m = d_k, and the right option is the same for any sizes with "
+                "m = d_k.",
         kind="choice",
         statement="Take four keys of width 4 ($m = d_k = 4$) and six queries: `Q (6, 4)`, `K (4, 4)`. Someone "
                   "writes `Q @ K`, forgetting the transpose (with six keys, `(6, 4) @ (6, 4)` raises an error). "

@@ -230,8 +230,8 @@ PROBLEMS = [
     Prediction(
         "03-P6", "the Jacobian of a one-hot row",
         first=dict(),
-        why_one="A one-hot row's Jacobian is zero wherever its 1 stands and however long it is: the right option "
-                "is the same for every such row.",
+        why_one="The right option is the same for every one-hot row, wherever its 1 stands and however long it "
+                "is.",
         kind="choice",
         statement="A row of weights is exactly one-hot: $w = (1, 0, 0)$. What is its Jacobian "
                   "$\\operatorname{{diag}}(w) - w w^\\top$? Answer with one letter:\n\n"

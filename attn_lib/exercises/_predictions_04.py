@@ -169,8 +169,8 @@ PROBLEMS = [
     Prediction(
         "04-P2", "a batch of sentences",
         first=dict(),
-        why_one="The keys are the last axis whatever stands in front of them, so axis=-1 is right for every shape: "
-                "other sizes would change nothing a learner decides.",
+        why_one="The right option is the same for every shape of the stacked scores: other sizes would change "
+                "nothing a learner decides.",
         kind="choice",
         statement="The scores of two sentences are stacked: shape `(batch, n, m) = (2, 3, 5)`. Along which axis "
                   "must the softmax normalise? Answer with one letter:\n\n"
@@ -205,8 +205,8 @@ PROBLEMS = [
     Prediction(
         "04-P4", "float16",
         first=dict(),
-        why_one="The problem is float16's own limit, ln(65504): float16 has one largest number, and another format "
-                "would be another problem.",
+        why_one="The problem is float16's own limit: float16 has one largest number, and another format would be "
+                "another problem.",
         statement="Half precision, float16, is common on accelerators. Its largest number is "
                   "`np.finfo(np.float16).max` (65504). What is the largest score $x$ for which $\\exp(x)$ is "
                   "still finite in float16? Give it to two decimals: the checker accepts answers within 0.01 of "
