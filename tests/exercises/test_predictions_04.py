@@ -127,3 +127,8 @@ def test_a_seed_gives_the_same_numbers_twice(problem_id):
 @pytest.mark.parametrize("problem_id", WITH_VARIANTS + ["04-P2", "04-P4"])
 def test_the_first_variant_is_the_notebooks(problem_id):
     first_is_notebooks(problem_id)
+
+
+def test_why_float16_has_one_instance_gives_no_threshold_away():
+    why = PREDICTIONS["04-P4"].why_one
+    assert "ln(" not in why and "11." not in why and "log" not in why
