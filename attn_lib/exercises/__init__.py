@@ -60,7 +60,8 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
                           gives NaN
-check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-min (or mean),
+check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-abs-max
+                          (np.max(np.abs(x)): NaN on a row with -inf), subtract-min (or mean),
                           axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix, no-keepdims,
                           max-wrong-axis, no-division, uniform-weights, naive-overflow (right on small
                           scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
@@ -116,7 +117,8 @@ check_choice(...)         chose-<label> (each option's own reason), not-an-optio
 check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-times-queries,
                           scaled-too-early, no-batch
 check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
-                          no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
+                          no-scaling, divide-by-dk, power-precedence (d_k ** 1/2 = d_k / 2),
+                          multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           rounded-sqrt (math.isqrt, int or round of sqrt(d_k)), dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
                           power-after-softmax (weights ** (1 / T), not renormalised), temperature-ignored,
@@ -141,12 +143,13 @@ check_cross_attention     values-from-decoder, keys-from-decoder (only one of th
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
                           returned-d-weights, mean-not-sum, sum-whole-array
-check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling,
+check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling, sign-flipped,
                           x-not-transposed,
                           result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
                           einsum-ellipsis-dropped ('...' in the inputs, not the output), batch-axes (right
                           for one sequence only: X.T or a 2-D einsum on a batch), wrong-shape, wrong-values
 check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cache (the new token's own value),
+                          cache-order-mismatch (the key prepended, its value appended),
                           masked-cache (np.tril laid as for a square matrix), scaled-by-dv, no-scaling,
                           divide-by-dk, queries-from-keys, softmax-wrong-axis, returned-weights, no-batch
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option (the questions
@@ -158,7 +161,8 @@ check_why_scores_grow     chose-a, chose-b, chose-d (each option's own reason), 
 check_weights_beyond_     rounded-down, not-the-first, one-layer, one-head-per-layer, one-head, linear-in-n,
 parameters(...)           token-limit, wrong-number, not-a-number (exact)
 check_weight_times_value  returned-output, length-over-keys, squared-length, sum-not-length, l1-length,
-(fn)                      one-length, renormalised, lengths-only, wrong-shape, wrong-values
+(fn)                      lengths-along-queries ([..., :, None]), one-length, renormalised, lengths-only,
+                          wrong-shape, wrong-values
 check_previous_token(fn)  next-token, self, wrapped-first-row, dropped-last-query, divided-by-n,
                           sum-not-mean, wrong-shape, wrong-values
 check_unscaled_row(...)   unchanged, divided-again, times-dk, equal-weights, wrong-number, not-a-number

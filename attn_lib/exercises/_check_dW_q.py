@@ -87,6 +87,14 @@ def _mistakes() -> list[Mistake]:
             (_scaled(lambda d_k, d_model: d_model**-0.5), _scaled(lambda d_k, d_model: 1.0 / d_model)),
         ),
         Mistake(
+            "sign-flipped",
+            "Your gradient has the right size and the wrong sign: -X^T dQ. The chain rule through S = Q K^T / "
+            "sqrt(d_k) and Q = X W_q carries no minus sign; the minus belongs to the update, W_q -= lr * dW_q, not "
+            "to the gradient. With the sign in both places, gradient descent climbs the loss.",
+            "Return X^T dQ itself and leave the minus to the update step.",
+            (lambda X, K, d_scores: -_right(X, K, d_scores),),
+        ),
+        Mistake(
             "x-not-transposed",
             "You multiplied X by dQ without transposing X. dW_q has one row per input feature and one column "
             "per query feature, (d_model, d_k): each entry sums, over the positions, X[i, a] times dQ[i, c], which "

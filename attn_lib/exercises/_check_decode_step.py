@@ -93,6 +93,17 @@ def _mistakes() -> list[Mistake]:
             (lambda q, k, v, K_cache, V_cache: attention_out(q, k, v),),
         ),
         Mistake(
+            "cache-order-mismatch",
+            "You put the new key at one end of the cache and its value at the other (np.concatenate([k, K_cache]) "
+            "but [V_cache, v], or the reverse): row j of the keys and row j of the values no longer belong to the "
+            "same position, so the weight each key earns mixes another position's value. The order itself does "
+            "not matter to attention; keys and values must share it.",
+            "Append both the same way: np.concatenate([K_cache, k], axis=-2) and np.concatenate([V_cache, v], "
+            "axis=-2).",
+            (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(k, K_cache), _appended(V_cache, v)),
+             lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(K_cache, k), _appended(v, V_cache))),
+        ),
+        Mistake(
             "masked-cache",
             "Your step masks the cache with a causal mask laid out as for a square score matrix: row 0 of "
             "np.tril lets the new query see only the first position. The new token is the latest position, so "

@@ -77,7 +77,7 @@ def _cases() -> list[Case]:
          np.random.default_rng(46).normal(size=(2, 2, 3, 4)) * 2, np.tri(3, 4, dtype=bool), (BATCH, BROADCAST)),
     ]
     return [
-        Case(label, {"scores": s, "mask": mask}, expected_weights(np.where(mask, s, -np.inf)), tags)
+        Case(label, {"scores": s, "mask": mask}, expected_weights(np.where(mask, s, -np.inf)), tags, zeros=~mask)
         for label, s, mask, tags in raw
     ]
 

@@ -91,6 +91,14 @@ def _mistakes():
             variants=(by(lambda Q, K: Q.shape[-1]),),
         ),
         Mistake(
+            "power-precedence",
+            "You divided by 2 d_k: `d_k ** 1/2` reads as (d_k ** 1) / 2, because ** binds tighter than /, so "
+            "`scores / d_k ** 1/2` divides by d_k and then by 2. The square root is d_k ** 0.5, with the "
+            "exponent in brackets if you write it as a fraction: d_k ** (1/2).",
+            "Write np.sqrt(d_k), or d_k ** 0.5.",
+            variants=(by(lambda Q, K: 2.0 * Q.shape[-1]), lambda Q, K: _qkt(Q, K) * Q.shape[-1] / 2),
+        ),
+        Mistake(
             "multiply-by-sqrt-dk",
             "You multiplied by sqrt(d_k) instead of dividing: the scores grow to variance d_k^2 instead of "
             "shrinking to variance 1.",

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 
 import numpy as np
@@ -10,7 +9,8 @@ import numpy as np
 from ._feedback import Feedback, fail
 from ._explain import batch_failure
 from ._judge import judge
-from ._types import BATCH, Case, FunctionProblem, Mistake
+from ._learner_code import code_text
+from ._types import BATCH, Case, FunctionProblem, Mistake, Raised
 
 
 def _rows_summing_to_one(rng, shape):
@@ -176,28 +176,32 @@ def check_weighted_average(fn) -> Feedback:
 
 def _batch_mistake(attempt, runner) -> Feedback | None:
     """A no-batch answer (right on every 2-D case, wrong on the batch ``attempt``), named after the habit the
-    learner's source points to: .T, np.dot, einsum subscripts for two axes, or an axis counted from the front."""
-    source = _source(runner.fn)
+    learner's code (comments and strings left out) points to: .T, np.dot, einsum subscripts for two axes, or an
+    axis counted from the front; np.dot only when the answer fails on the batch as np.dot does."""
+    code = code_text(runner.fn)
     also = f" (On {attempt.case.label}: it {batch_failure(attempt, runner.problem)}.)"
-    if ".T" in source:
+    if ".T" in code:
         return fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
                     "product that treats leading axes as a batch.")
-    if re.search(r"np\.dot\(|\.dot\(", source):  # np.dot or x.dot, not np.tensordot
+    if re.search(r"np\.dot\(|\.dot\(", code) and _fails_as_np_dot(attempt):  # np.dot or x.dot, not np.tensordot
         return fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
-    if "einsum" in source:
+    if "einsum" in code:
         return fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
                     "its einsum subscripts name exactly two axes per array." + also,
                     "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
-    if "axis=0" in source or "axis=1" in source:
+    if "axis=0" in code or "axis=1" in code:
         return fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
     return None
 
 
-def _source(fn) -> str:
+def _fails_as_np_dot(attempt) -> bool:
+    """Whether the answer's batch result has np.dot's shape (..., n, b, d_v), or raises as np.dot does."""
+    inputs = attempt.case.inputs
     try:
-        return inspect.getsource(fn)
-    except (OSError, TypeError):
-        return ""
+        shape = np.dot(inputs["weights"], inputs["V"]).shape
+    except ValueError:
+        return isinstance(attempt.result, Raised)
+    return attempt.array and attempt.result.shape == shape
 
 
 PROBLEM = FunctionProblem(
