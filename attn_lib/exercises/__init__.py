@@ -46,7 +46,8 @@ for it, but gets a note.
 ========================= ================================================================================
 checker                   mistakes recognised
 ========================= ================================================================================
-check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling (512 or
+check_attention(fn)       global-max, no-scaling, divide-by-dk (or 1/sqrt(d_k) on Q and on the scores),
+                          split-scale (d_k ** -0.25 on one side only), multiply-by-sqrt-dk, d-model-scaling (512 or
                           sqrt 512), hardcoded-dk (divided by 8 = sqrt 64), dk-from-rows (another axis's
                           length), scaled-by-dv, scaled-after-softmax, transpose-batch (K.T on a batch),
                           axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
@@ -56,7 +57,7 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           max-before-mask's numbers, and no -inf in the code), mask-after-softmax, mask-on-values,
                           mask-zero (0 instead of -inf, or scores * mask), small-fill (-10 ... -10000),
                           inverted-mask, ignored-mask,
-                          mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,
+                          mask-added (scores + a 0/1 mask), boolean-index-broadcast, dropped-key, uniform-weights,
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
                           gives NaN
@@ -91,7 +92,8 @@ check_chunked_attention   global-max (one running maximum for all queries), max-
                           -745), no-rescale, rescale-sum-only, rescale-output-only,
                           no-final-division, chunk-average (each
                           chunk normalised separately), drops-last-chunk, loop-stops-short (range(0, m - 1,
-                          chunk_size): the last key), dropped-key, no-scaling, divide-by-dk,
+                          chunk_size): the last key), dropped-key, no-scaling, divide-by-dk, split-scale,
+                          d-model-scaling,
                           scaled-by-dv, uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
                           large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row
@@ -117,7 +119,7 @@ check_choice(...)         chose-<label> (each option's own reason), not-an-optio
 check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-times-queries,
                           scaled-too-early, no-batch
 check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
-                          no-scaling, divide-by-dk, power-precedence (d_k ** 1/2 = d_k / 2),
+                          no-scaling, divide-by-dk, split-scale, power-precedence (d_k ** 1/2 = d_k / 2),
                           multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           rounded-sqrt (math.isqrt, int or round of sqrt(d_k)), dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
@@ -134,16 +136,19 @@ check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, concat-
                           shared-projection, last-head-only, heads-summed, w-o-transposed,
                           self-attention-on-kv (queries from X_kv too), queries-from-kv, kv-from-queries,
                           values-from-queries, keys-from-queries (keys and values from different sequences),
-                          returned-weights, divide-by-dk, scaled-by-dv, d-model-scaling, dk-from-d-model
+                          returned-weights, divide-by-dk, split-scale, scaled-by-dv, d-model-scaling,
+                          dk-from-d-model
                           (sqrt(d_model / heads) where d_k differs), no-scaling, softmax-wrong-axis
 check_cross_attention     values-from-decoder, keys-from-decoder (only one of them from X_dec),
 (fn)                      kv-from-decoder, queries-from-encoder, shared-projection, causal-mask (top-left or
-                          bottom-right), transpose-on-batch, divide-by-dk, scaled-by-dv, d-model-scaling,
+                          bottom-right), transpose-on-batch, divide-by-dk, split-scale, scaled-by-dv,
+                          d-model-scaling,
                           no-scaling, returned-weights, softmax-wrong-axis, no-batch
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
                           returned-d-weights, mean-not-sum, sum-whole-array
-check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling, sign-flipped,
+check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling, split-scale,
+                          sign-flipped,
                           x-not-transposed,
                           result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
                           einsum-ellipsis-dropped ('...' in the inputs, not the output), batch-axes (right
@@ -151,7 +156,8 @@ check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d
 check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cache (the new token's own value),
                           cache-order-mismatch (the key prepended, its value appended),
                           masked-cache (np.tril laid as for a square matrix), scaled-by-dv, no-scaling,
-                          divide-by-dk, queries-from-keys, softmax-wrong-axis, returned-weights, no-batch
+                          divide-by-dk, split-scale, d-model-scaling, queries-from-keys, softmax-wrong-axis,
+                          returned-weights, no-batch
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option (the questions
                           q of notebook 09: duplicate-key, adam-at-512, one-head)
 check_footnote4_variance  unit-variance (means 0), ignored-means, mean-square-not-variance, only-means-product

@@ -12,7 +12,7 @@ from ._compare import allclose, first_difference
 from ._feedback import Feedback, fail
 from ._judge import judge
 from ._types import LARGE, ONE_CHUNK, Case, FunctionProblem, Mistake
-from ._pieces import OVERFLOW, UNIFORM, attention_out
+from ._pieces import FIX_SPLIT_SCALE, OVERFLOW, SPLIT_SCALE, SPLIT_SCALE_POWERS, UNIFORM, attention_out
 
 
 def _online(Q, K, V, chunk_size, rescale_sum=True, rescale_out=True, divide=True, use_running_max=True,
@@ -214,6 +214,18 @@ def _mistakes() -> list[Mistake]:
             "comparable, is sqrt(d_k).",
             "Divide each chunk's scores by the square root of d_k, once.",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),),
+        ),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple((lambda Q, K, V, chunk_size, p=p: _online(Q, K, V, chunk_size, divide_by=Q.shape[-1] ** p))
+                      for p in SPLIT_SCALE_POWERS)),
+        Mistake(
+            "d-model-scaling",
+            "Your chunked output matches dividing the scores by sqrt(512) (or 512), the base model's width "
+            "d_model. Inside one head a score is a dot product of d_k = Q.shape[-1] terms, so its unit is "
+            "sqrt(d_k); the model's width plays no part in one head's scores.",
+            "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(512)),
+             lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=512.0)),
         ),
         Mistake(
             "scaled-by-dv",

@@ -7,7 +7,8 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, Case, FunctionProblem, Mistake
-from ._pieces import attention_out, row_softmax, scaled_qk
+from ._pieces import (FIX_SPLIT_SCALE, SCALED_TWICE, SPLIT_SCALE, SPLIT_SCALE_POWERS, attention_out, row_softmax,
+                      scaled_qk)
 
 _ARGS = ("X_dec", "X_enc", "W_q", "W_k", "W_v")
 
@@ -127,11 +128,15 @@ def _mistakes() -> list[Mistake]:
             "divide-by-dk",
             "Your scores are divided by d_k = W_q.shape[-1] instead of sqrt(d_k). A score is a sum of d_k "
             "products, so its standard deviation, the unit that makes scores comparable, is sqrt(d_k); dividing "
-            "by d_k shrinks the scores too much and flattens every row of weights.",
+            "by d_k shrinks the scores too much and flattens every row of weights." + SCALED_TWICE,
             "Divide by np.sqrt(d_k), not by d_k (K.shape[-1] is d_k itself).",
             (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                        divide_by=float(W_q.shape[-1])),),
         ),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple((lambda X_dec, X_enc, W_q, W_k, W_v, p=p: _head(X_dec, X_enc, W_q, W_k, W_v,
+                                                                     divide_by=W_q.shape[-1] ** p))
+                      for p in SPLIT_SCALE_POWERS)),
         Mistake(
             "scaled-by-dv",
             "Your scores are divided by sqrt(d_v), the width of the values. The scale belongs to the dot products "

@@ -9,7 +9,8 @@ from ..masks import causal_mask
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
-from ._pieces import attention_out, row_softmax, scaled_qk
+from ._pieces import (FIX_SPLIT_SCALE, SCALED_TWICE, SPLIT_SCALE, SPLIT_SCALE_POWERS, attention_out, row_softmax,
+                      scaled_qk)
 
 _ARGS = ("q", "k", "v", "K_cache", "V_cache")
 
@@ -130,9 +131,21 @@ def _mistakes() -> list[Mistake]:
         Mistake(
             "divide-by-dk",
             "Your scores are divided by d_k; the division is by sqrt(d_k), the standard deviation of one score "
-            "when the components have unit variance.",
+            "when the components have unit variance." + SCALED_TWICE,
             "Use np.sqrt(d_k).",
             (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k)),),
+        ),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple(_with_all(lambda q, k, K, V, d_k, d_v, p=p: attention_out(q, K, V, divide_by=d_k ** p))
+                      for p in SPLIT_SCALE_POWERS)),
+        Mistake(
+            "d-model-scaling",
+            "Your scores are divided by sqrt(512) (or 512), the base model's width d_model. A decoding step is "
+            "one head's attention: its scores are dot products of d_k = q.shape[-1] terms, so they are divided "
+            "by sqrt(d_k), the per-head width.",
+            "Read d_k from the last axis of q and divide by np.sqrt(d_k).",
+            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(512))),
+             _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=512.0))),
         ),
         Mistake(
             "queries-from-keys",

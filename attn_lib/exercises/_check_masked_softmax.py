@@ -23,6 +23,7 @@ from ._pieces import (
     FIX_OVERFLOW,
     FINITE_FILL_NOTE,
     GLOBAL_MAX,
+    MASK_ADDED,
     MAX_BEFORE_MASK,
     NO_DIVISION,
     OVERFLOW,
@@ -165,11 +166,9 @@ def _mistakes() -> list[Mistake]:
         ),
         Mistake(
             "mask-added",
-            "Your function adds the boolean mask to the scores: True counts as 1, so allowed keys gain 1 and "
-            "blocked keys keep their score. An additive mask holds 0 where allowed and -inf where blocked; the "
-            "course's masks are boolean, True = may attend.",
+            MASK_ADDED,
             fix,
-            (lambda scores, mask: row_softmax(scores + mask),),
+            (lambda scores, mask: row_softmax(scores + mask), lambda scores, mask: row_softmax(scores + ~mask)),
         ),
         Mistake(
             "boolean-index-broadcast",

@@ -7,7 +7,7 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
-from ._pieces import row_softmax
+from ._pieces import FIX_SPLIT_SCALE, SCALED_TWICE, SPLIT_SCALE, SPLIT_SCALE_POWERS, row_softmax
 
 _ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o")
 
@@ -203,11 +203,15 @@ def _mistakes() -> list[Mistake]:
             "divide-by-dk",
             "Your heads divide their scores by d_k = W_q.shape[-1] instead of sqrt(d_k). A score is a sum of "
             "d_k products, so its standard deviation, the unit that makes scores comparable, is sqrt(d_k); "
-            "dividing by d_k shrinks the scores too much and flattens every head's weights.",
+            "dividing by d_k shrinks the scores too much and flattens every head's weights." + SCALED_TWICE,
             "Divide each head's scores by np.sqrt(W_q.shape[-1]), not by W_q.shape[-1].",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]))) @ W_o,),
         ),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, p=p: _concat(
+                    _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]) ** p)) @ W_o)
+                      for p in SPLIT_SCALE_POWERS)),
         Mistake(
             "scaled-by-dv",
             "Your heads divide their scores by sqrt(d_v), the width of the values. The scale belongs to the dot "

@@ -6,7 +6,7 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import judge
-from ._pieces import transpose_last
+from ._pieces import FIX_SPLIT_SCALE, SCALED_TWICE, SPLIT_SCALE, SPLIT_SCALE_POWERS, transpose_last
 from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
@@ -86,10 +86,12 @@ def _mistakes():
             "divide-by-dk",
             "You divided by d_k (or scaled both Q and K by 1/sqrt(d_k)). A raw score has variance d_k, so its "
             "standard deviation is sqrt(d_k); dividing by d_k leaves scores of variance 1/d_k, which squeezes "
-            "the softmax towards uniform weights as d_k grows.",
+            "the softmax towards uniform weights as d_k grows." + SCALED_TWICE,
             _FIX,
             variants=(by(lambda Q, K: Q.shape[-1]),),
         ),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                variants=tuple(by(lambda Q, K, p=p: Q.shape[-1] ** p) for p in SPLIT_SCALE_POWERS)),
         Mistake(
             "power-precedence",
             "You divided by 2 d_k: `d_k ** 1/2` reads as (d_k ** 1) / 2, because ** binds tighter than /, so "

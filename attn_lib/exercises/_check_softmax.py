@@ -181,8 +181,8 @@ def check_softmax(fn) -> Feedback:
     """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of any number of axes.
 
     Nine seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near 1000,
-    rows at very different levels (one near -1000), two batches (2, 3, 5) and (2, 2, 4), two leading axes (2, 2, 3, 4), and one
-    row of shape (5,). A naive ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback
+    rows at very different levels (one near -1000), two batches (2, 3, 5) and (2, 2, 4), two leading axes
+    (2, 2, 3, 4), and one row of shape (5,). A naive ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback
     says so. Calling attn_lib.softmax is named (``used-attn-lib``).
 
     Parameters
