@@ -47,7 +47,8 @@ for it, but gets a note.
 checker                   mistakes recognised
 ========================= ================================================================================
 check_attention(fn)       global-max, no-scaling, divide-by-dk (or 1/sqrt(d_k) on Q and on the scores),
-                          split-scale (d_k ** -0.25 on one side only), multiply-by-sqrt-dk, d-model-scaling (512 or
+                          split-scale (d_k ** -0.25 on one side only), power-precedence (d_k ** 1/2),
+                          multiply-by-sqrt-dk, d-model-scaling (512 or
                           sqrt 512), hardcoded-dk (divided by 8 = sqrt 64), dk-from-rows (another axis's
                           length), scaled-by-dv, scaled-after-softmax, transpose-batch (K.T on a batch),
                           axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
@@ -57,7 +58,8 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk (or 1/sqrt(d_k) o
                           max-before-mask's numbers, and no -inf in the code), mask-after-softmax, mask-on-values,
                           mask-zero (0 instead of -inf, or scores * mask), small-fill (-10 ... -10000),
                           inverted-mask, ignored-mask,
-                          mask-added (scores + a 0/1 mask), boolean-index-broadcast, dropped-key, uniform-weights,
+                          inf-times-zero (scores * mask + ~mask * -inf: NaN), mask-added (scores + a 0/1
+                          mask), boolean-index-broadcast, dropped-key, uniform-weights,
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
                           gives NaN
@@ -71,7 +73,8 @@ check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking)
                           (NaN when a blocked score dominates; also exp(scores - max) * mask, which gives
                           max-before-mask's numbers: the code decides, a fill value in it, -inf or -1e9,
                           meaning max-before-mask), mask-after-softmax
-                          (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
+                          (= not renormalising), inf-times-zero, mask-zero (fill 0 = scores * mask),
+                          small-fill,
                           inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
                           subtract-min (the row's minimum or mean), axis-1-on-batch, softmax-wrong-axis,
                           softmax-whole-matrix, max-wrong-axis, no-division, uniform-weights,
@@ -92,8 +95,8 @@ check_chunked_attention   global-max (one running maximum for all queries), max-
                           -745), no-rescale, rescale-sum-only, rescale-output-only,
                           no-final-division, chunk-average (each
                           chunk normalised separately), drops-last-chunk, loop-stops-short (range(0, m - 1,
-                          chunk_size): the last key), dropped-key, no-scaling, divide-by-dk, split-scale,
-                          d-model-scaling,
+                          chunk_size): the last key), dropped-key, no-scaling, divide-by-dk, power-precedence,
+                          split-scale, d-model-scaling, rescale-inverted (exp(new_max - old_max)),
                           scaled-by-dv, uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
                           large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row
@@ -116,10 +119,12 @@ check_variance(...)       std-not-variance, one-when-unscaled, dk-when-scaled, i
 check_number(...)         the author's own ids (each a value and a reason), too-few-decimals (with
                           ``decimals=``), wrong-number (says how far off, never the expected value), not-a-number
 check_choice(...)         chose-<label> (each option's own reason), not-an-option
-check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-times-queries,
+check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, queries-transposed (Q^T K),
+                          elementwise-product (Q * K), summed-over-keys, keys-times-queries,
                           scaled-too-early, no-batch
 check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
-                          no-scaling, divide-by-dk, split-scale, power-precedence (d_k ** 1/2 = d_k / 2),
+                          no-scaling, divide-by-dk, sqrt-of-shape (np.sqrt(Q.shape)), split-scale,
+                          power-precedence (d_k ** 1/2 = d_k / 2),
                           multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           rounded-sqrt (math.isqrt, int or round of sqrt(d_k)), dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
@@ -127,7 +132,8 @@ check_temperature_softmax global-max, multiplied-by-temperature, temperature-aft
                           temperature-squared, temperature-square-root, no-keepdims, softmax-wrong-axis,
                           softmax-whole-array, no-division, naive-overflow, no-batch
 check_weighted_average    returned-weights, unweighted-mean, output-transposed, v-transposed, weights-transposed,
-(fn)                      tensordot-on-batch (axes=1 pairs the keys with the batch), np-dot-on-batch,
+(fn)                      elementwise-product (weights * V), values-first (V @ weights), mean-not-sum,
+                          tensordot-on-batch (axes=1 pairs the keys with the batch), np-dot-on-batch,
                           dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
 check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missing-query-axis, masks-queries,
@@ -146,6 +152,7 @@ check_cross_attention     values-from-decoder, keys-from-decoder (only one of th
                           no-scaling, returned-weights, softmax-wrong-axis, no-batch
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
+                          row-sum-added,
                           returned-d-weights, mean-not-sum, sum-whole-array
 check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling, split-scale,
                           sign-flipped,
@@ -154,9 +161,10 @@ check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d
                           einsum-ellipsis-dropped ('...' in the inputs, not the output), batch-axes (right
                           for one sequence only: X.T or a 2-D einsum on a batch), wrong-shape, wrong-values
 check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cache (the new token's own value),
-                          cache-order-mismatch (the key prepended, its value appended),
+                          new-token-twice, cache-order-mismatch (the key prepended, its value appended),
                           masked-cache (np.tril laid as for a square matrix), scaled-by-dv, no-scaling,
-                          divide-by-dk, split-scale, d-model-scaling, queries-from-keys, softmax-wrong-axis,
+                          divide-by-dk, power-precedence, split-scale, d-model-scaling, queries-from-keys,
+                          softmax-wrong-axis,
                           returned-weights, no-batch
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option (the questions
                           q of notebook 09: duplicate-key, adam-at-512, one-head)

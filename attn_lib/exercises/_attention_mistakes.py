@@ -17,6 +17,10 @@ from ._pieces import (
     FIX_MAX_BEFORE_MASK,
     GLOBAL_MAX,
     MASK_ADDED,
+    POWER_PRECEDENCE,
+    FIX_POWER_PRECEDENCE,
+    INF_TIMES_ZERO,
+    FIX_INF_TIMES_ZERO,
     MAX_BEFORE_MASK,
     SCALED_TWICE,
     SMALL_FILL,
@@ -103,6 +107,9 @@ def attention_mistakes() -> list[Mistake]:
             "Use np.sqrt(d_k), not d_k.",
             (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=_d(Q)),),
         ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=2.0 * _d(Q)),
+                 lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=_d(Q) / 2))),
         Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
                 tuple((lambda Q, K, V, mask, p=p: attention_out(Q, K, V, mask, divide_by=_d(Q) ** p))
                       for p in SPLIT_SCALE_POWERS)),
@@ -332,6 +339,10 @@ def attention_mistakes() -> list[Mistake]:
             "Before the softmax, put -inf where the mask is False: np.where(mask, scores, -np.inf).",
             (lambda Q, K, V, mask: attention_out(Q, K, V, None),),
         ),
+        Mistake("inf-times-zero", INF_TIMES_ZERO, FIX_INF_TIMES_ZERO,
+                (lambda Q, K, V, mask: row_softmax(scaled_qk(Q, K) if mask is None else
+                                                   scaled_qk(Q, K) * mask + ~np.asarray(mask) * -np.inf) @ V,),
+                strict_nonfinite=True),
         Mistake(
             "mask-added",
             MASK_ADDED,

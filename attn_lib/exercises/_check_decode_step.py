@@ -9,8 +9,8 @@ from ..masks import causal_mask
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
-from ._pieces import (FIX_SPLIT_SCALE, SCALED_TWICE, SPLIT_SCALE, SPLIT_SCALE_POWERS, attention_out, row_softmax,
-                      scaled_qk)
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, attention_out, row_softmax, scaled_qk)
 
 _ARGS = ("q", "k", "v", "K_cache", "V_cache")
 
@@ -94,6 +94,16 @@ def _mistakes() -> list[Mistake]:
             (lambda q, k, v, K_cache, V_cache: attention_out(q, k, v),),
         ),
         Mistake(
+            "new-token-twice",
+            "Your step attends over the new key and value twice: they were appended to the cache, and then "
+            "appended again (a cache updated in place and concatenated once more, say). The new position then "
+            "counts double in the softmax, as two keys with the same score.",
+            "Append k and v once: K_all = np.concatenate([K_cache, k], axis=-2), the same for V; use K_all and "
+            "V_all from there on.",
+            (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(_appended(K_cache, k), k),
+                                                          _appended(_appended(V_cache, v), v)),),
+        ),
+        Mistake(
             "cache-order-mismatch",
             "You put the new key at one end of the cache and its value at the other (np.concatenate([k, K_cache]) "
             "but [V_cache, v], or the reverse): row j of the keys and row j of the values no longer belong to the "
@@ -135,6 +145,9 @@ def _mistakes() -> list[Mistake]:
             "Use np.sqrt(d_k).",
             (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k)),),
         ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=2.0 * d_k)),
+                 _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k / 2)))),
         Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
                 tuple(_with_all(lambda q, k, K, V, d_k, d_v, p=p: attention_out(q, K, V, divide_by=d_k ** p))
                       for p in SPLIT_SCALE_POWERS)),

@@ -19,10 +19,12 @@ from ._pieces import (
     FIX_BOOL_INDEX,
     FIX_GLOBAL_MAX,
     FIX_MAX_BEFORE_MASK,
+    FIX_INF_TIMES_ZERO,
     FIX_NO_DIVISION,
     FIX_OVERFLOW,
     FINITE_FILL_NOTE,
     GLOBAL_MAX,
+    INF_TIMES_ZERO,
     MASK_ADDED,
     MAX_BEFORE_MASK,
     NO_DIVISION,
@@ -138,6 +140,8 @@ def _mistakes() -> list[Mistake]:
             fix,
             (lambda scores, mask: row_softmax(scores) * mask,),
         ),
+        Mistake("inf-times-zero", INF_TIMES_ZERO, FIX_INF_TIMES_ZERO,
+                (lambda scores, mask: row_softmax(scores * mask + ~mask * -np.inf),), strict_nonfinite=True),
         Mistake(
             "mask-zero",
             "Your function sets blocked scores to 0 (filling 0, or multiplying the scores by the mask) instead "

@@ -6,7 +6,8 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import judge
-from ._pieces import FIX_SPLIT_SCALE, SCALED_TWICE, SPLIT_SCALE, SPLIT_SCALE_POWERS, transpose_last
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, transpose_last)
 from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
@@ -90,16 +91,19 @@ def _mistakes():
             _FIX,
             variants=(by(lambda Q, K: Q.shape[-1]),),
         ),
+        Mistake(
+            "sqrt-of-shape",
+            "You divided by np.sqrt(Q.shape), the square root of the whole shape tuple: an array of one number "
+            "per axis, which numpy then tries to broadcast against the scores. d_k is one number, the last "
+            "axis of Q: Q.shape[-1].",
+            _FIX,
+            variants=(lambda Q, K: _qkt(Q, K) / np.sqrt(Q.shape), lambda Q, K: _qkt(Q, K) / np.sqrt(K.shape)),
+            same_sizes=True,
+        ),
         Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
                 variants=tuple(by(lambda Q, K, p=p: Q.shape[-1] ** p) for p in SPLIT_SCALE_POWERS)),
-        Mistake(
-            "power-precedence",
-            "You divided by 2 d_k: `d_k ** 1/2` reads as (d_k ** 1) / 2, because ** binds tighter than /, so "
-            "`scores / d_k ** 1/2` divides by d_k and then by 2. The square root is d_k ** 0.5, with the "
-            "exponent in brackets if you write it as a fraction: d_k ** (1/2).",
-            "Write np.sqrt(d_k), or d_k ** 0.5.",
-            variants=(by(lambda Q, K: 2.0 * Q.shape[-1]), lambda Q, K: _qkt(Q, K) * Q.shape[-1] / 2),
-        ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                variants=(by(lambda Q, K: 2.0 * Q.shape[-1]), by(lambda Q, K: Q.shape[-1] / 2))),
         Mistake(
             "multiply-by-sqrt-dk",
             "You multiplied by sqrt(d_k) instead of dividing: the scores grow to variance d_k^2 instead of "

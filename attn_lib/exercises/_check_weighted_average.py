@@ -119,6 +119,32 @@ def _mistakes() -> list[Mistake]:
             (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
         ),
         Mistake(
+            "elementwise-product",
+            "You multiplied the weights and V entry by entry (weights * V), which needs the two to have the same "
+            "shape and never adds anything up. Output row i is a sum over the keys, sum_j weights[i, j] * V[j]: "
+            "a matrix product, (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
+            "Use a matrix product (np.matmul, the @ operator), which adds up the products over the keys.",
+            (lambda weights, V: weights * V,),
+            same_sizes=True,
+        ),
+        Mistake(
+            "values-first",
+            "You multiplied V by the weights, V @ weights: (m, d_v) x (n, m) only runs when d_v = n, and then it "
+            "mixes value components with queries. The weights come first, one row per query, and V second, one "
+            "row per key: (n, m) x (m, d_v).",
+            "Put the weights first (one row per query) and V second (one row per key).",
+            (lambda weights, V: V @ weights,),
+            same_sizes=True,
+        ),
+        Mistake(
+            "mean-not-sum",
+            "Your output is the weighted sum divided by m: you averaged the weighted value rows (np.mean over the "
+            "keys) instead of adding them. The weights of a row already sum to one, so their weighted sum is "
+            "already an average; dividing again shrinks every output towards 0.",
+            "Add the weighted value rows up over the keys (np.sum, or a matrix product); do not take the mean.",
+            (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).mean(axis=-2),),
+        ),
+        Mistake(
             "tensordot-on-batch",
             _TENSORDOT,
             _FIX_NP_DOT,
@@ -139,13 +165,14 @@ def _mistakes() -> list[Mistake]:
         ),
         Mistake(
             "sum-wrong-axis",
-            "You multiplied each weight by its value row and then summed over the queries instead of over the "
-            "keys. Output row i is a sum over keys j: output[i] = sum_j weights[i, j] * V[j], so the sum runs "
+            "You multiplied each weight by its value row and then summed over the wrong axis (the queries, or "
+            "the value components) instead of over the keys. Output row i is a sum over keys j: output[i] = sum_j weights[i, j] * V[j], so the sum runs "
             "along the weights' last axis (length m) and one row per query remains.",
             "Sum over the key axis, the one that weights and V share (m).",
             (
                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
+                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-1),
             ),
         ),
     ]

@@ -105,6 +105,23 @@ MASK_ADDED = (
     "boolean, True = may attend."
 )
 
+# scores * mask + ~mask * -inf: 0 x -inf is NaN on every allowed key.
+INF_TIMES_ZERO = (
+    "Your function builds the masked scores with a product, scores * mask + (~mask) * -inf (or the like): on an "
+    "allowed key that is score + 0 x (-inf), and 0 x inf is NaN in floating point, so every row with an allowed "
+    "key turns to NaN. -inf can only be put in place, never multiplied in."
+)
+FIX_INF_TIMES_ZERO = "Use np.where(mask, scores, -np.inf): it picks the score or -inf, and multiplies nothing."
+
+# d_k ** 1/2 without brackets is (d_k ** 1) / 2: written inline, the scores are divided by 2 d_k; computed first as
+# a scale (scale = d_k ** 1/2), they are divided by d_k / 2.
+POWER_PRECEDENCE = (
+    "Your scores are divided by 2 d_k (or by d_k / 2): `d_k ** 1/2` reads as (d_k ** 1) / 2, because ** binds "
+    "tighter than /. Inline, `scores / d_k ** 1/2` divides by d_k and then by 2; computed first, `scale = d_k ** "
+    "1/2` is d_k / 2. The square root is d_k ** 0.5, or d_k ** (1/2) with the exponent in brackets."
+)
+FIX_POWER_PRECEDENCE = "Write np.sqrt(d_k), or d_k ** 0.5."
+
 OVERFLOW = (
     "Exponentials of scores near 1000 overflow: exp(710) is already above the largest float64 "
     "(about 1.8e308), and inf / inf is NaN."
