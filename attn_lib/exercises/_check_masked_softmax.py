@@ -278,7 +278,7 @@ PROBLEM = FunctionProblem(
     what="weights",
     forbidden=("attention",),
     passed=(
-        "Your masked softmax matches on all {count} cases: blocked keys get weight 0, each row still sums to "
+        "Your masked softmax matches on all {count} cases: blocked keys get weight exactly 0, each row still sums to "
         "one, a blocked score of 1000 changes nothing, scores near 1000 or -30000 do not overflow or underflow, "
         "and masks that broadcast over a batch work."
     ),
