@@ -9,7 +9,7 @@ write a new one): the learner's code runs on copies of seeded inputs; an excepti
 the exception, its message and the learner's line, never as a traceback; so do ``SystemExit``, a run longer
 than 10 s, and a call of the attn_lib function the problem asks the learner to write. An answer passes when it
 matches on every case to the precision of the inputs (float32 rounding at the coarsest), whatever the dtype of
-the answer. Mistakes are recognised by
+the answer; where a problem promises exactly 0 (a blocked key's weight), the answer must be 0.0 itself. Mistakes are recognised by
 computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
 first measurable difference, printed with enough digits that the two numbers differ.
 

@@ -110,8 +110,6 @@ def sb(scores, weights, d_weights):
     return weights * (d_weights - (d_weights * weights).sum(-1, keepdims=True))
 S["bwd: sum over queries"] = (check_softmax_backward,
     lambda scores, weights, d_weights: weights * (d_weights - (d_weights * weights).sum(-2, keepdims=True)))
-S["bwd: minus instead"] = (check_softmax_backward,
-    lambda scores, weights, d_weights: weights * (d_weights + (d_weights * weights).sum(-1, keepdims=True)))
 S["bwd: weights * d_weights only"] = (check_softmax_backward, lambda scores, weights, d_weights: weights * d_weights)
 S["bwd: used scores as weights"] = (check_softmax_backward,
     lambda scores, weights, d_weights: scores * (d_weights - (d_weights * scores).sum(-1, keepdims=True)))
@@ -264,7 +262,6 @@ EXPECTED = {
     'split: d_k = heads': 'heads-dk-swapped',
     'split: d_model//heads as int float': 'low-precision',
     'bwd: sum over queries': 'sum-wrong-axis',
-    'bwd: minus instead': 'row-sum-added',
     'bwd: weights * d_weights only': 'missing-row-sum',
     'bwd: used scores as weights': 'used-scores',
     'bwd: weights squared': 'diagonal-only',

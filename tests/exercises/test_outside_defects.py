@@ -88,3 +88,15 @@ def test_a_flipped_sign_in_dW_q_is_named():
         return -np.einsum("...nd,...nk->dk", X, dQ)
 
     assert check_dW_q(flipped).mistake == "sign-flipped"
+
+
+def test_np_dot_on_one_row_at_a_time_is_not_told_np_dot_pairs_the_sentences():
+    # The batch fails in the loop's assignment, not as np.dot(weights, V) would: the habit is the 2-D loop.
+    def rows(weights, V):
+        out = np.zeros((weights.shape[0], V.shape[1]))
+        for i in range(weights.shape[0]):
+            out[i] = weights[i].dot(V)  # one query at a time
+        return out
+
+    feedback = check_weighted_average(rows)
+    assert feedback.mistake == "no-batch", feedback
