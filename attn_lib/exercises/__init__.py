@@ -142,12 +142,14 @@ check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, concat-
                           shared-projection, last-head-only, heads-summed, w-o-transposed,
                           self-attention-on-kv (queries from X_kv too), queries-from-kv, kv-from-queries,
                           values-from-queries, keys-from-queries (keys and values from different sequences),
-                          returned-weights, divide-by-dk, split-scale, scaled-by-dv, d-model-scaling,
+                          returned-weights, divide-by-dk, power-precedence, split-scale, scaled-by-dv,
+                          d-model-scaling,
                           dk-from-d-model
                           (sqrt(d_model / heads) where d_k differs), no-scaling, softmax-wrong-axis
 check_cross_attention     values-from-decoder, keys-from-decoder (only one of them from X_dec),
 (fn)                      kv-from-decoder, queries-from-encoder, shared-projection, causal-mask (top-left or
-                          bottom-right), transpose-on-batch, divide-by-dk, split-scale, scaled-by-dv,
+                          bottom-right), transpose-on-batch, divide-by-dk, power-precedence, split-scale,
+                          scaled-by-dv,
                           d-model-scaling,
                           no-scaling, returned-weights, softmax-wrong-axis, no-batch
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,

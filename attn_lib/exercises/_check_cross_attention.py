@@ -7,8 +7,8 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, Case, FunctionProblem, Mistake
-from ._pieces import (FIX_SPLIT_SCALE, SCALED_TWICE, SPLIT_SCALE, SPLIT_SCALE_POWERS, attention_out, row_softmax,
-                      scaled_qk)
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, attention_out, row_softmax, scaled_qk)
 
 _ARGS = ("X_dec", "X_enc", "W_q", "W_k", "W_v")
 
@@ -133,6 +133,10 @@ def _mistakes() -> list[Mistake]:
             (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                        divide_by=float(W_q.shape[-1])),),
         ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                tuple((lambda X_dec, X_enc, W_q, W_k, W_v, f=f: _head(X_dec, X_enc, W_q, W_k, W_v,
+                                                                     divide_by=f(W_q.shape[-1])))
+                      for f in (lambda d_k: 2.0 * d_k, lambda d_k: d_k / 2))),
         Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
                 tuple((lambda X_dec, X_enc, W_q, W_k, W_v, p=p: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                                      divide_by=W_q.shape[-1] ** p))

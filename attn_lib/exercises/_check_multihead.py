@@ -7,7 +7,8 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
-from ._pieces import FIX_SPLIT_SCALE, SCALED_TWICE, SPLIT_SCALE, SPLIT_SCALE_POWERS, row_softmax
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, row_softmax)
 
 _ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o")
 
@@ -208,6 +209,10 @@ def _mistakes() -> list[Mistake]:
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]))) @ W_o,),
         ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, f=f: _concat(
+                    _heads(X_q, X_kv, W_q, W_k, W_v, scale=f(W_q.shape[-1]))) @ W_o)
+                      for f in (lambda d_k: 2.0 * d_k, lambda d_k: d_k / 2))),
         Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
                 tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, p=p: _concat(
                     _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]) ** p)) @ W_o)

@@ -314,3 +314,29 @@ def test_a_learners_slip_is_named(name):
     assert not feedback.passed, (name, feedback)
     assert feedback.mistake == EXPECTED[name], (name, feedback)
     assert feedback.mistake not in SYMPTOMS and feedback.reason.strip(), (name, feedback)
+
+
+def _multihead_with(scale):
+    def fn(X_q, X_kv, W_q, W_k, W_v, W_o):
+        heads = []
+        for h in range(len(W_q)):
+            Q, K, V = X_q @ W_q[h], X_kv @ W_k[h], X_kv @ W_v[h]
+            heads.append(sm(Q @ sw(K) / scale(Q.shape[-1])) @ V)  # (n, m) x (m, d_v) -> (n, d_v)
+        return np.concatenate(heads, axis=-1) @ W_o
+    return fn
+
+
+def _cross_with(scale):
+    def fn(X_dec, X_enc, W_q, W_k, W_v):
+        Q, K, V = X_dec @ W_q, X_enc @ W_k, X_enc @ W_v
+        return sm(Q @ sw(K) / scale(Q.shape[-1])) @ V
+    return fn
+
+
+@pytest.mark.parametrize("checker, answer", [
+    (check_multihead, _multihead_with(lambda d_k: d_k ** 1/2)),
+    (check_multihead, _multihead_with(lambda d_k: 2 * d_k)),
+    (check_cross_attention, _cross_with(lambda d_k: d_k ** 1/2)),
+], ids=["multihead scale = d_k ** 1/2", "multihead / d_k ** 1/2 inline", "cross-attention scale = d_k ** 1/2"])
+def test_d_k_to_the_one_half_without_brackets_is_named_in_the_multi_head_problems_too(checker, answer):
+    assert checker(answer).mistake == "power-precedence"
