@@ -58,7 +58,6 @@ def _mistakes() -> list[Mistake]:
             "there are n value rows, which do not fit the m columns of the weights.",
             "Compute V = X_enc @ W_v, like K = X_enc @ W_k.",
             (lambda X_dec, X_enc, W_q, W_k, W_v: attention_out(X_dec @ W_q, X_enc @ W_k, X_dec @ W_v),),  # fails: n != m
-            same_sizes=True,
         ),
         Mistake(
             "keys-from-decoder",
@@ -68,7 +67,6 @@ def _mistakes() -> list[Mistake]:
             "so the scores are n x m.",
             "Compute K = X_enc @ W_k, like V = X_enc @ W_v.",
             (lambda X_dec, X_enc, W_q, W_k, W_v: attention_out(X_dec @ W_q, X_dec @ W_k, X_enc @ W_v),),  # fails: n != m
-            same_sizes=True,
         ),
         Mistake(
             "kv-from-decoder",

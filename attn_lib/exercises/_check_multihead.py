@@ -188,7 +188,6 @@ def _mistakes() -> list[Mistake]:
             "n = m (the self-attention case), where your answer is right.",
             "Project the values from X_kv, like the keys: V_h = X_kv @ W_v[h].",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_v=X_q)) @ W_o,),
-            same_sizes=True,
         ),
         Mistake(
             "keys-from-queries",
@@ -198,7 +197,6 @@ def _mistakes() -> list[Mistake]:
             "case, where X_q is X_kv, your answer is right.)",
             "Project the keys from X_kv, like the values: K_h = X_kv @ W_k[h].",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_k=X_q)) @ W_o,),
-            same_sizes=True,
         ),
         Mistake(
             "divide-by-dk",

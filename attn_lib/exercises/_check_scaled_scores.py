@@ -98,7 +98,6 @@ def _mistakes():
             "axis of Q: Q.shape[-1].",
             _FIX,
             variants=(lambda Q, K: _qkt(Q, K) / np.sqrt(Q.shape), lambda Q, K: _qkt(Q, K) / np.sqrt(K.shape)),
-            same_sizes=True,
         ),
         Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
                 variants=tuple(by(lambda Q, K, p=p: Q.shape[-1] ** p) for p in SPLIT_SCALE_POWERS)),

@@ -57,7 +57,6 @@ def _mistakes():
             "(d_k, m): (n, d_k) x (d_k, m) -> (n, m).",
             _BATCH_FIX,
             variants=(lambda Q, K: Q @ K, lambda Q, K: np.einsum("...ij,...jk->...ik", Q, K)),
-            same_sizes=True,
         ),
         Mistake(
             "queries-transposed",
@@ -66,7 +65,6 @@ def _mistakes():
             "rows and K is the one turned on its side: (n, d_k) x (d_k, m) -> (n, m).",
             "Transpose K, not Q: swap the last two axes of K, and keep Q as it is.",
             variants=(lambda Q, K: np.swapaxes(Q, -1, -2) @ K,),
-            same_sizes=True,
         ),
         Mistake(
             "elementwise-product",
@@ -75,7 +73,6 @@ def _mistakes():
             "matrix product, (n, d_k) x (d_k, m) -> (n, m).",
             "Use the matrix product @ with K transposed, not *.",
             variants=(lambda Q, K: Q * K, lambda Q, K: np.sum(Q * K, axis=-1)),
-            same_sizes=True,
         ),
         Mistake(
             "summed-over-keys",

@@ -125,7 +125,6 @@ def _mistakes() -> list[Mistake]:
             "a matrix product, (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
             "Use a matrix product (np.matmul, the @ operator), which adds up the products over the keys.",
             (lambda weights, V: weights * V,),
-            same_sizes=True,
         ),
         Mistake(
             "values-first",
@@ -134,7 +133,6 @@ def _mistakes() -> list[Mistake]:
             "row per key: (n, m) x (m, d_v).",
             "Put the weights first (one row per query) and V second (one row per key).",
             (lambda weights, V: V @ weights,),
-            same_sizes=True,
         ),
         Mistake(
             "mean-not-sum",

@@ -38,9 +38,9 @@ def _gist(exc: BaseException) -> str:
     return re.sub(r"\d+", "#", str(exc))
 
 
-def _agree(got, want, tol, strict: bool, same_sizes: bool = False):
+def _agree(got, want, tol, strict: bool, same_sizes: bool = True):
     """True/False: does the learner's outcome agree with a variant's? None: this case tells nothing."""
-    if isinstance(want, Raised):  # the same exception with the same message (sizes aside): the same operation
+    if isinstance(want, Raised):  # the same exception, the same message: the same operation
         gist = str if same_sizes else _gist
         return isinstance(got, Raised) and type(got.exc) is type(want.exc) and gist(got.exc) == gist(want.exc)
     if isinstance(got, (Raised, Bad)):

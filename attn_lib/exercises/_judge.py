@@ -82,12 +82,13 @@ Writing one
   input); an answer passes within about 64 float32 roundings at that scale (64 of the inputs' dtype's if coarser,
   whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute
   tolerance grows with it, so cancellation cannot make an output too small for its own rounding.
-- ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
-  keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
-  raising the same exception with the same message, numbers aside). A case where the variant is
+- ``Mistake(id, reason, hint, variants, strict_nonfinite=False, same_sizes=True)``: each variant takes the case's
+  inputs as keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches
+  when raising the same exception with the same message, sizes included: two mistakes that fail in one numpy
+  operation on different sizes, such as lengths laid along the queries or down the keys, are told apart;
+  ``same_sizes=False`` accepts the message with other numbers). A case where the variant is
   mostly NaN/inf tells nothing and is skipped, unless ``strict_nonfinite`` (a numerical mistake whose NaN/inf
-  must be reproduced; ``same_sizes=True``: a raising variant matches only a message with the same numbers,
-  for two mistakes that fail in the same operation on different sizes). A mistake only matches if on some case
+  must be reproduced). A mistake only matches if on some case
   it differs from the right answer: order the table from specific to general.
 - ``FunctionProblem``: ``params`` are passed positionally, in order; ``optional`` names (e.g. ``("mask",)``) are
   passed by keyword only when the case's value is not None; a function that cannot take them is judged on the

@@ -60,15 +60,16 @@ class Case:
 class Mistake:
     """A known mistake: functions computing the mistaken answer (``variants``), and what to tell the learner.
 
-    ``strict_nonfinite``: the mistake's NaN/inf must be reproduced (a numerical mistake); ``same_sizes``: a raising
-    variant matches only the same message with the same sizes (two mistakes failing in one operation)."""
+    ``strict_nonfinite``: the mistake's NaN/inf must be reproduced (a numerical mistake); ``same_sizes`` (the
+    default): a raising variant matches only the same message with the same sizes (two mistakes failing in one
+    operation on different sizes are told apart); False accepts the message with other numbers."""
 
     id: str
     reason: str
     hint: str
     variants: tuple = ()
     strict_nonfinite: bool = False
-    same_sizes: bool = False
+    same_sizes: bool = True
 
 
 @dataclass
