@@ -9,7 +9,7 @@ write a new one): the learner's code runs on copies of seeded inputs; an excepti
 the exception, its message and the learner's line, never as a traceback; so do ``SystemExit``, a run longer
 than 10 s, and a call of the attn_lib function the problem asks the learner to write. An answer passes when it
 matches on every case to the precision of the inputs (float32 rounding at the coarsest), whatever the dtype of
-the answer. Mistakes are recognised by
+the answer; where a problem promises exactly 0 (a blocked key's weight), the answer must be 0.0 itself. Mistakes are recognised by
 computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
 first measurable difference, printed with enough digits that the two numbers differ.
 
@@ -49,7 +49,9 @@ for it, but gets a note.
 ========================= ================================================================================
 checker                   mistakes recognised
 ========================= ================================================================================
-check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling (512 or
+check_attention(fn)       global-max, no-scaling, divide-by-dk (or 1/sqrt(d_k) on Q and on the scores),
+                          split-scale (d_k ** -0.25 on one side only), power-precedence (d_k ** 1/2),
+                          multiply-by-sqrt-dk, d-model-scaling (512 or
                           sqrt 512), hardcoded-dk (divided by 8 = sqrt 64), dk-from-rows (another axis's
                           length), scaled-by-dv, scaled-after-softmax, transpose-batch (K.T on a batch),
                           axis-1-on-batch, softmax-wrong-axis (columns sum to one), softmax-whole-matrix,
@@ -59,11 +61,13 @@ check_attention(fn)       global-max, no-scaling, divide-by-dk, multiply-by-sqrt
                           max-before-mask's numbers, and no -inf in the code), mask-after-softmax, mask-on-values,
                           mask-zero (0 instead of -inf, or scores * mask), small-fill (-10 ... -10000),
                           inverted-mask, ignored-mask,
-                          mask-added (scores + mask), boolean-index-broadcast, dropped-key, uniform-weights,
+                          inf-times-zero (scores * mask + ~mask * -inf: NaN), mask-added (scores + a 0/1
+                          mask), boolean-index-broadcast, dropped-key, uniform-weights,
                           naive-softmax-overflow, no-mask-parameter, wrong-shape, non-finite-output,
                           not-an-average, wrong-values; a note (not a failure) when a fully masked row
                           gives NaN
-check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-min (or mean),
+check_softmax(fn)         global-max (rows far below the largest score become 0/0), subtract-abs-max
+                          (np.max(np.abs(x)): NaN on a row with -inf), subtract-min (or mean),
                           axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix, no-keepdims,
                           max-wrong-axis, no-division, uniform-weights, naive-overflow (right on small
                           scores, NaN/inf on large ones), wrong-shape, negative-weights, non-finite-output,
@@ -72,7 +76,8 @@ check_masked_softmax(fn)  max-before-mask (the row maximum taken before masking)
                           (NaN when a blocked score dominates; also exp(scores - max) * mask, which gives
                           max-before-mask's numbers: the code decides, a fill value in it, -inf or -1e9,
                           meaning max-before-mask), mask-after-softmax
-                          (= not renormalising), mask-zero (fill 0 = scores * mask), small-fill,
+                          (= not renormalising), inf-times-zero, mask-zero (fill 0 = scores * mask),
+                          small-fill,
                           inverted-mask, ignored-mask, mask-added, boolean-index-broadcast, global-max,
                           subtract-min (the row's minimum or mean), axis-1-on-batch, softmax-wrong-axis,
                           softmax-whole-matrix, max-wrong-axis, no-division, uniform-weights,
@@ -93,7 +98,8 @@ check_chunked_attention   global-max (one running maximum for all queries), max-
                           -745), no-rescale, rescale-sum-only, rescale-output-only,
                           no-final-division, chunk-average (each
                           chunk normalised separately), drops-last-chunk, loop-stops-short (range(0, m - 1,
-                          chunk_size): the last key), dropped-key, no-scaling, divide-by-dk,
+                          chunk_size): the last key), dropped-key, no-scaling, divide-by-dk, power-precedence,
+                          split-scale, d-model-scaling, rescale-inverted (exp(new_max - old_max)),
                           scaled-by-dv, uniform-weights, no-running-max (overflow on large scores), wrong-combination
                           (right with one chunk, wrong with several), full-score-matrix (peak memory as
                           large as the whole (n, m) scores), keys-not-chunked (peak memory of a whole row
@@ -116,17 +122,21 @@ check_variance(...)       std-not-variance, one-when-unscaled, dk-when-scaled, i
 check_number(...)         the author's own ids (each a value and a reason), too-few-decimals (with
                           ``decimals=``), wrong-number (says how far off, never the expected value), not-a-number
 check_choice(...)         chose-<label> (each option's own reason), not-an-option
-check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, keys-times-queries,
+check_scores(fn)          transpose-on-batch, dot-on-batch, no-transpose, queries-transposed (Q^T K),
+                          elementwise-product (Q * K), summed-over-keys, keys-times-queries,
                           scaled-too-early, no-batch
 check_scaled_scores(fn)   transpose-on-batch, dk-from-wrong-axis, no-transpose, keys-times-queries,
-                          no-scaling, divide-by-dk, multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
+                          no-scaling, divide-by-dk, sqrt-of-shape (np.sqrt(Q.shape)), split-scale,
+                          power-precedence (d_k ** 1/2 = d_k / 2),
+                          multiply-by-sqrt-dk, d-model-scaling, hardcoded-dk,
                           rounded-sqrt (math.isqrt, int or round of sqrt(d_k)), dk-from-rows, no-batch
 check_temperature_softmax global-max, multiplied-by-temperature, temperature-after-softmax,
                           power-after-softmax (weights ** (1 / T), not renormalised), temperature-ignored,
                           temperature-squared, temperature-square-root, no-keepdims, softmax-wrong-axis,
                           softmax-whole-array, no-division, naive-overflow, no-batch
 check_weighted_average    returned-weights, unweighted-mean, output-transposed, v-transposed, weights-transposed,
-(fn)                      tensordot-on-batch (axes=1 pairs the keys with the batch), np-dot-on-batch,
+(fn)                      elementwise-product (weights * V), values-first (V @ weights), mean-not-sum,
+                          tensordot-on-batch (axes=1 pairs the keys with the batch), np-dot-on-batch,
                           dot-T-on-batch, einsum-2d-only, fixed-axis-on-batch,
                           sum-wrong-axis, no-batch
 check_padding_mask(fn)    inverted-mask, off-by-one, same-length-for-all, missing-query-axis, masks-queries,
@@ -135,23 +145,32 @@ check_multihead(fn)       forgot-w-o, returned-heads, concat-wrong-axis, concat-
                           shared-projection, last-head-only, heads-summed, w-o-transposed,
                           self-attention-on-kv (queries from X_kv too), queries-from-kv, kv-from-queries,
                           values-from-queries, keys-from-queries (keys and values from different sequences),
-                          returned-weights, divide-by-dk, scaled-by-dv, d-model-scaling, dk-from-d-model
+                          returned-weights, divide-by-dk, power-precedence, split-scale, scaled-by-dv,
+                          d-model-scaling,
+                          dk-from-d-model
                           (sqrt(d_model / heads) where d_k differs), no-scaling, softmax-wrong-axis
 check_cross_attention     values-from-decoder, keys-from-decoder (only one of them from X_dec),
 (fn)                      kv-from-decoder, queries-from-encoder, shared-projection, causal-mask (top-left or
-                          bottom-right), transpose-on-batch, divide-by-dk, scaled-by-dv, d-model-scaling,
+                          bottom-right), transpose-on-batch, divide-by-dk, power-precedence, split-scale,
+                          scaled-by-dv,
+                          d-model-scaling,
                           no-scaling, returned-weights, softmax-wrong-axis, no-batch
 check_softmax_backward    missing-row-sum, diagonal-only, missing-outer-weights, row-sum-without-weights,
 (fn)                      sum-wrong-axis, fixed-axis-on-batch, no-keepdims, used-scores, sign-flipped,
+                          row-sum-added,
                           returned-d-weights, mean-not-sum, sum-whole-array
-check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling,
+check_dW_q(fn)            no-scale, scaled-twice (1/d_k), multiply-by-sqrt-dk, d-model-scaling, split-scale,
+                          sign-flipped,
                           x-not-transposed,
                           result-transposed, d-scores-transposed, batch-not-summed, batch-averaged,
                           einsum-ellipsis-dropped ('...' in the inputs, not the output), batch-axes (right
                           for one sequence only: X.T or a 2-D einsum on a batch), wrong-shape, wrong-values
 check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cache (the new token's own value),
+                          new-token-twice, cache-order-mismatch (the key prepended, its value appended),
                           masked-cache (np.tril laid as for a square matrix), scaled-by-dv, no-scaling,
-                          divide-by-dk, queries-from-keys, softmax-wrong-axis, returned-weights, no-batch
+                          divide-by-dk, power-precedence, split-scale, d-model-scaling, queries-from-keys,
+                          softmax-wrong-axis,
+                          returned-weights, no-batch
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option (the questions
                           q of notebook 09: duplicate-key, adam-at-512, one-head)
 check_footnote4_variance  unit-variance (means 0), ignored-means, mean-square-not-variance, only-means-product
@@ -161,7 +180,8 @@ check_why_scores_grow     chose-a, chose-b, chose-d (each option's own reason), 
 check_weights_beyond_     rounded-down, not-the-first, one-layer, one-head-per-layer, one-head, linear-in-n,
 parameters(...)           token-limit, wrong-number, not-a-number (exact)
 check_weight_times_value  returned-output, length-over-keys, squared-length, sum-not-length, l1-length,
-(fn)                      one-length, renormalised, lengths-only, wrong-shape, wrong-values
+(fn)                      lengths-along-queries ([..., :, None]), one-length, renormalised, lengths-only,
+                          wrong-shape, wrong-values
 check_previous_token(fn)  next-token, self, wrapped-first-row, dropped-last-query, divided-by-n,
                           sum-not-mean, wrong-shape, wrong-values
 check_unscaled_row(...)   unchanged, divided-again, times-dk, equal-weights, wrong-number, not-a-number

@@ -16,9 +16,18 @@ from ._pieces import (
     FIX_GLOBAL_MAX,
     FIX_MAX_BEFORE_MASK,
     GLOBAL_MAX,
+    MASK_ADDED,
+    POWER_PRECEDENCE,
+    FIX_POWER_PRECEDENCE,
+    INF_TIMES_ZERO,
+    FIX_INF_TIMES_ZERO,
     MAX_BEFORE_MASK,
+    SCALED_TWICE,
     SMALL_FILL,
     SMALL_FILLS,
+    SPLIT_SCALE,
+    SPLIT_SCALE_POWERS,
+    FIX_SPLIT_SCALE,
     UNIFORM,
     masked_scores,
     bool_index_blocked,
@@ -93,10 +102,17 @@ def attention_mistakes() -> list[Mistake]:
             "divide-by-dk",
             "Your output matches softmax(Q K^T / d_k) V: you divided by d_k instead of sqrt(d_k). The variance "
             "of a score is d_k, so its standard deviation, the unit that makes scores comparable, is "
-            "sqrt(d_k); dividing by d_k shrinks the scores too much and flattens every row of weights.",
+            "sqrt(d_k); dividing by d_k shrinks the scores too much and flattens every row of weights."
+            + SCALED_TWICE,
             "Use np.sqrt(d_k), not d_k.",
             (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=_d(Q)),),
         ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                (lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=2.0 * _d(Q)),
+                 lambda Q, K, V, mask: attention_out(Q, K, V, mask, divide_by=_d(Q) / 2))),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple((lambda Q, K, V, mask, p=p: attention_out(Q, K, V, mask, divide_by=_d(Q) ** p))
+                      for p in SPLIT_SCALE_POWERS)),
         Mistake(
             "multiply-by-sqrt-dk",
             "Your output matches softmax(Q K^T * sqrt(d_k)) V: the scores were multiplied by sqrt(d_k) instead "
@@ -323,13 +339,16 @@ def attention_mistakes() -> list[Mistake]:
             "Before the softmax, put -inf where the mask is False: np.where(mask, scores, -np.inf).",
             (lambda Q, K, V, mask: attention_out(Q, K, V, None),),
         ),
+        Mistake("inf-times-zero", INF_TIMES_ZERO, FIX_INF_TIMES_ZERO,
+                (lambda Q, K, V, mask: row_softmax(scaled_qk(Q, K) if mask is None else
+                                                   scaled_qk(Q, K) * mask + ~np.asarray(mask) * -np.inf) @ V,),
+                strict_nonfinite=True),
         Mistake(
             "mask-added",
-            "Your function adds the boolean mask to the scores: True counts as 1, so allowed keys gain 1 and "
-            "blocked keys keep their score. An additive mask holds 0 where allowed and -inf where blocked; "
-            "the course's masks are boolean, True = may attend.",
+            MASK_ADDED,
             "Use np.where(mask, scores, -np.inf).",
-            (lambda Q, K, V, mask: row_softmax(scaled_qk(Q, K) + (0 if mask is None else mask)) @ V,),
+            (lambda Q, K, V, mask: row_softmax(scaled_qk(Q, K) + (0 if mask is None else mask)) @ V,
+             lambda Q, K, V, mask: row_softmax(scaled_qk(Q, K) + (0 if mask is None else ~np.asarray(mask))) @ V),
         ),
         Mistake(
             "boolean-index-broadcast",

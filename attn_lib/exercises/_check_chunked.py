@@ -12,11 +12,13 @@ from ._compare import allclose, first_difference
 from ._feedback import Feedback, fail
 from ._judge import judge
 from ._types import LARGE, ONE_CHUNK, Case, FunctionProblem, Mistake
-from ._pieces import OVERFLOW, UNIFORM, attention_out
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, OVERFLOW, POWER_PRECEDENCE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, UNIFORM, attention_out)
 
 
 def _online(Q, K, V, chunk_size, rescale_sum=True, rescale_out=True, divide=True, use_running_max=True,
-            drop_last=False, divide_by=None, update_max=True, shared_max=False, start_max=-np.inf, stop_short=False):
+            drop_last=False, divide_by=None, update_max=True, shared_max=False, start_max=-np.inf, stop_short=False,
+            inverted=False):
     """The online softmax over chunks of keys, with switches that turn off one piece each (mistaken variants)."""
     m = K.shape[0]
     n, d_k = Q.shape
@@ -37,7 +39,7 @@ def _online(Q, K, V, chunk_size, rescale_sum=True, rescale_out=True, divide=True
             new_max = running_max
         else:
             new_max = np.maximum(running_max, chunk_max)
-        correction = np.exp(running_max - new_max)
+        correction = np.exp(new_max - running_max) if inverted else np.exp(running_max - new_max)
         e = np.exp(scores - new_max)  # (n, c)
         running_sum = (running_sum * correction if rescale_sum else running_sum) + e.sum(axis=-1, keepdims=True)
         running_out = (running_out * correction if rescale_out else running_out) + e @ V[part]  # (n, c) x (c, d_v)
@@ -130,6 +132,16 @@ def _mistakes() -> list[Mistake]:
             strict_nonfinite=True,
         ),
         Mistake(
+            "rescale-inverted",
+            "Your correction is exp(new_max - old_max), the wrong way round: a running maximum only grows, so the "
+            "old sums must shrink by exp(old_max - new_max) <= 1 to be measured against the new maximum. Yours "
+            "grows them instead, and at the first chunk, where the old maximum is -inf, it is exp(+inf) = inf "
+            "(times a sum of 0: NaN).",
+            "correction = np.exp(running_max - new_max): the old maximum minus the new one.",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, inverted=True),),
+            strict_nonfinite=True,
+        ),
+        Mistake(
             "no-rescale",
             "When a chunk raises the running maximum, your old running sums are not multiplied by "
             "exp(old_max - new_max). They stay measured against the old maximum while the new terms use the "
@@ -214,6 +226,21 @@ def _mistakes() -> list[Mistake]:
             "comparable, is sqrt(d_k).",
             "Divide each chunk's scores by the square root of d_k, once.",
             (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),),
+        ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=2.0 * Q.shape[-1]),
+                 lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[-1] / 2))),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple((lambda Q, K, V, chunk_size, p=p: _online(Q, K, V, chunk_size, divide_by=Q.shape[-1] ** p))
+                      for p in SPLIT_SCALE_POWERS)),
+        Mistake(
+            "d-model-scaling",
+            "Your chunked output matches dividing the scores by sqrt(512) (or 512), the base model's width "
+            "d_model. Inside one head a score is a dot product of d_k = Q.shape[-1] terms, so its unit is "
+            "sqrt(d_k); the model's width plays no part in one head's scores.",
+            "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
+            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(512)),
+             lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=512.0)),
         ),
         Mistake(
             "scaled-by-dv",

@@ -7,7 +7,8 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, Case, FunctionProblem, Mistake
-from ._pieces import attention_out, row_softmax, scaled_qk
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, attention_out, row_softmax, scaled_qk)
 
 _ARGS = ("X_dec", "X_enc", "W_q", "W_k", "W_v")
 
@@ -57,7 +58,6 @@ def _mistakes() -> list[Mistake]:
             "there are n value rows, which do not fit the m columns of the weights.",
             "Compute V = X_enc @ W_v, like K = X_enc @ W_k.",
             (lambda X_dec, X_enc, W_q, W_k, W_v: attention_out(X_dec @ W_q, X_enc @ W_k, X_dec @ W_v),),  # fails: n != m
-            same_sizes=True,
         ),
         Mistake(
             "keys-from-decoder",
@@ -67,7 +67,6 @@ def _mistakes() -> list[Mistake]:
             "so the scores are n x m.",
             "Compute K = X_enc @ W_k, like V = X_enc @ W_v.",
             (lambda X_dec, X_enc, W_q, W_k, W_v: attention_out(X_dec @ W_q, X_dec @ W_k, X_enc @ W_v),),  # fails: n != m
-            same_sizes=True,
         ),
         Mistake(
             "kv-from-decoder",
@@ -127,11 +126,19 @@ def _mistakes() -> list[Mistake]:
             "divide-by-dk",
             "Your scores are divided by d_k = W_q.shape[-1] instead of sqrt(d_k). A score is a sum of d_k "
             "products, so its standard deviation, the unit that makes scores comparable, is sqrt(d_k); dividing "
-            "by d_k shrinks the scores too much and flattens every row of weights.",
+            "by d_k shrinks the scores too much and flattens every row of weights." + SCALED_TWICE,
             "Divide by np.sqrt(d_k), not by d_k (K.shape[-1] is d_k itself).",
             (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                        divide_by=float(W_q.shape[-1])),),
         ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                tuple((lambda X_dec, X_enc, W_q, W_k, W_v, f=f: _head(X_dec, X_enc, W_q, W_k, W_v,
+                                                                     divide_by=f(W_q.shape[-1])))
+                      for f in (lambda d_k: 2.0 * d_k, lambda d_k: d_k / 2))),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple((lambda X_dec, X_enc, W_q, W_k, W_v, p=p: _head(X_dec, X_enc, W_q, W_k, W_v,
+                                                                     divide_by=W_q.shape[-1] ** p))
+                      for p in SPLIT_SCALE_POWERS)),
         Mistake(
             "scaled-by-dv",
             "Your scores are divided by sqrt(d_v), the width of the values. The scale belongs to the dot products "

@@ -68,7 +68,8 @@ def _mistakes() -> list[Mistake]:
             "scaled-twice",
             "Your gradient carries 1/sqrt(d_k) twice (1/d_k in all): dQ = d_scores @ K / sqrt(d_k) already "
             "carries the forward pass's factor, so dW_q = X^T dQ must not divide again (or dQ was divided by d_k "
-            "instead of sqrt(d_k)). The chain rule carries exactly the forward pass's factor, once.",
+            "instead of sqrt(d_k), or Q was scaled by 1/sqrt(d_k) in the forward pass and the scores divided "
+            "again). The chain rule carries exactly the forward pass's factor, once.",
             "Divide by np.sqrt(d_k) once, where dQ is formed.",
             (_scaled(lambda d_k, d_model: 1.0 / d_k),),
         ),
@@ -85,6 +86,23 @@ def _mistakes() -> list[Mistake]:
             "The scores divide by the square root of the width of a query, d_k = K.shape[-1], not of the model.",
             "Take d_k from K.shape[-1].",
             (_scaled(lambda d_k, d_model: d_model**-0.5), _scaled(lambda d_k, d_model: 1.0 / d_model)),
+        ),
+        Mistake(
+            "split-scale",
+            "Your gradient carries d_k ** -0.25 or d_k ** -0.75, not 1/sqrt(d_k): the factor was split between Q "
+            "and K (d_k ** -0.25 on each, as some published code does) and the shares do not multiply back to "
+            "1/sqrt(d_k). The chain rule carries exactly the factor the forward pass put on the scores, "
+            "1/sqrt(d_k), into dQ = d_scores K / sqrt(d_k).",
+            "Divide by np.sqrt(d_k) once, where dQ is formed.",
+            tuple(_scaled(lambda d_k, d_model, p=p: d_k ** -p) for p in (0.25, 0.75)),
+        ),
+        Mistake(
+            "sign-flipped",
+            "Your gradient has the right size and the wrong sign: -X^T dQ. The chain rule through S = Q K^T / "
+            "sqrt(d_k) and Q = X W_q carries no minus sign; the minus belongs to the update, W_q -= lr * dW_q, not "
+            "to the gradient. With the sign in both places, gradient descent climbs the loss.",
+            "Return X^T dQ itself and leave the minus to the update step.",
+            (lambda X, K, d_scores: -_right(X, K, d_scores),),
         ),
         Mistake(
             "x-not-transposed",

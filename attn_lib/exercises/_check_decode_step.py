@@ -9,7 +9,8 @@ from ..masks import causal_mask
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
-from ._pieces import attention_out, row_softmax, scaled_qk
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, attention_out, row_softmax, scaled_qk)
 
 _ARGS = ("q", "k", "v", "K_cache", "V_cache")
 
@@ -93,6 +94,27 @@ def _mistakes() -> list[Mistake]:
             (lambda q, k, v, K_cache, V_cache: attention_out(q, k, v),),
         ),
         Mistake(
+            "new-token-twice",
+            "Your step attends over the new key and value twice: they were appended to the cache, and then "
+            "appended again (a cache updated in place and concatenated once more, say). The new position then "
+            "counts double in the softmax, as two keys with the same score.",
+            "Append k and v once: K_all = np.concatenate([K_cache, k], axis=-2), the same for V; use K_all and "
+            "V_all from there on.",
+            (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(_appended(K_cache, k), k),
+                                                          _appended(_appended(V_cache, v), v)),),
+        ),
+        Mistake(
+            "cache-order-mismatch",
+            "You put the new key at one end of the cache and its value at the other (np.concatenate([k, K_cache]) "
+            "but [V_cache, v], or the reverse): row j of the keys and row j of the values no longer belong to the "
+            "same position, so the weight each key earns mixes another position's value. The order itself does "
+            "not matter to attention; keys and values must share it.",
+            "Append both the same way: np.concatenate([K_cache, k], axis=-2) and np.concatenate([V_cache, v], "
+            "axis=-2).",
+            (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(k, K_cache), _appended(V_cache, v)),
+             lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(K_cache, k), _appended(v, V_cache))),
+        ),
+        Mistake(
             "masked-cache",
             "Your step masks the cache with a causal mask laid out as for a square score matrix: row 0 of "
             "np.tril lets the new query see only the first position. The new token is the latest position, so "
@@ -119,9 +141,24 @@ def _mistakes() -> list[Mistake]:
         Mistake(
             "divide-by-dk",
             "Your scores are divided by d_k; the division is by sqrt(d_k), the standard deviation of one score "
-            "when the components have unit variance.",
+            "when the components have unit variance." + SCALED_TWICE,
             "Use np.sqrt(d_k).",
             (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k)),),
+        ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=2.0 * d_k)),
+                 _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k / 2)))),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple(_with_all(lambda q, k, K, V, d_k, d_v, p=p: attention_out(q, K, V, divide_by=d_k ** p))
+                      for p in SPLIT_SCALE_POWERS)),
+        Mistake(
+            "d-model-scaling",
+            "Your scores are divided by sqrt(512) (or 512), the base model's width d_model. A decoding step is "
+            "one head's attention: its scores are dot products of d_k = q.shape[-1] terms, so they are divided "
+            "by sqrt(d_k), the per-head width.",
+            "Read d_k from the last axis of q and divide by np.sqrt(d_k).",
+            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(512))),
+             _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=512.0))),
         ),
         Mistake(
             "queries-from-keys",

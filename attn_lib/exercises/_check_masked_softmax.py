@@ -19,10 +19,13 @@ from ._pieces import (
     FIX_BOOL_INDEX,
     FIX_GLOBAL_MAX,
     FIX_MAX_BEFORE_MASK,
+    FIX_INF_TIMES_ZERO,
     FIX_NO_DIVISION,
     FIX_OVERFLOW,
     FINITE_FILL_NOTE,
     GLOBAL_MAX,
+    INF_TIMES_ZERO,
+    MASK_ADDED,
     MAX_BEFORE_MASK,
     NO_DIVISION,
     OVERFLOW,
@@ -77,7 +80,7 @@ def _cases() -> list[Case]:
          np.random.default_rng(46).normal(size=(2, 2, 3, 4)) * 2, np.tri(3, 4, dtype=bool), (BATCH, BROADCAST)),
     ]
     return [
-        Case(label, {"scores": s, "mask": mask}, expected_weights(np.where(mask, s, -np.inf)), tags)
+        Case(label, {"scores": s, "mask": mask}, expected_weights(np.where(mask, s, -np.inf)), tags, zeros=~mask)
         for label, s, mask, tags in raw
     ]
 
@@ -137,6 +140,8 @@ def _mistakes() -> list[Mistake]:
             fix,
             (lambda scores, mask: row_softmax(scores) * mask,),
         ),
+        Mistake("inf-times-zero", INF_TIMES_ZERO, FIX_INF_TIMES_ZERO,
+                (lambda scores, mask: row_softmax(scores * mask + ~mask * -np.inf),), strict_nonfinite=True),
         Mistake(
             "mask-zero",
             "Your function sets blocked scores to 0 (filling 0, or multiplying the scores by the mask) instead "
@@ -165,11 +170,9 @@ def _mistakes() -> list[Mistake]:
         ),
         Mistake(
             "mask-added",
-            "Your function adds the boolean mask to the scores: True counts as 1, so allowed keys gain 1 and "
-            "blocked keys keep their score. An additive mask holds 0 where allowed and -inf where blocked; the "
-            "course's masks are boolean, True = may attend.",
+            MASK_ADDED,
             fix,
-            (lambda scores, mask: row_softmax(scores + mask),),
+            (lambda scores, mask: row_softmax(scores + mask), lambda scores, mask: row_softmax(scores + ~mask)),
         ),
         Mistake(
             "boolean-index-broadcast",
@@ -275,7 +278,7 @@ PROBLEM = FunctionProblem(
     what="weights",
     forbidden=("attention",),
     passed=(
-        "Your masked softmax matches on all {count} cases: blocked keys get weight 0, each row still sums to "
+        "Your masked softmax matches on all {count} cases: blocked keys get weight exactly 0, each row still sums to "
         "one, a blocked score of 1000 changes nothing, scores near 1000 or -30000 do not overflow or underflow, "
         "and masks that broadcast over a batch work."
     ),

@@ -7,7 +7,8 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
-from ._pieces import row_softmax
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, row_softmax)
 
 _ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o")
 
@@ -187,7 +188,6 @@ def _mistakes() -> list[Mistake]:
             "n = m (the self-attention case), where your answer is right.",
             "Project the values from X_kv, like the keys: V_h = X_kv @ W_v[h].",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_v=X_q)) @ W_o,),
-            same_sizes=True,
         ),
         Mistake(
             "keys-from-queries",
@@ -197,17 +197,24 @@ def _mistakes() -> list[Mistake]:
             "case, where X_q is X_kv, your answer is right.)",
             "Project the keys from X_kv, like the values: K_h = X_kv @ W_k[h].",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_k=X_q)) @ W_o,),
-            same_sizes=True,
         ),
         Mistake(
             "divide-by-dk",
             "Your heads divide their scores by d_k = W_q.shape[-1] instead of sqrt(d_k). A score is a sum of "
             "d_k products, so its standard deviation, the unit that makes scores comparable, is sqrt(d_k); "
-            "dividing by d_k shrinks the scores too much and flattens every head's weights.",
+            "dividing by d_k shrinks the scores too much and flattens every head's weights." + SCALED_TWICE,
             "Divide each head's scores by np.sqrt(W_q.shape[-1]), not by W_q.shape[-1].",
             (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]))) @ W_o,),
         ),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, f=f: _concat(
+                    _heads(X_q, X_kv, W_q, W_k, W_v, scale=f(W_q.shape[-1]))) @ W_o)
+                      for f in (lambda d_k: 2.0 * d_k, lambda d_k: d_k / 2))),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, p=p: _concat(
+                    _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]) ** p)) @ W_o)
+                      for p in SPLIT_SCALE_POWERS)),
         Mistake(
             "scaled-by-dv",
             "Your heads divide their scores by sqrt(d_v), the width of the values. The scale belongs to the dot "

@@ -9,7 +9,7 @@ from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
 from ._pieces import number_mask_trouble
 
-_SIZES = [([3, 5, 1], 5), ([2], 3), ([4, 2], 6), ([1, 6, 3, 6], 6)]
+_SIZES = [([3, 5, 1], 5), ([2], 3), ([4, 2], 6), ([1, 6, 3, 6], 6), ([0, 4, 2], 4)]  # 06 P6: a length may be 0
 
 
 def _keys(lengths, m, keep):
@@ -117,7 +117,7 @@ PROBLEM = FunctionProblem(
     cases=_cases,
     mistakes=_mistakes,
     passed="Your padding mask is right in all {count} cases: shape (batch, 1, m), True for the first lengths[b] "
-    "keys of sequence b, including a sequence with no padding and one of length 1.",
+    "keys of sequence b, including a sequence with no padding, one of length 1 and one of length 0 (all padding).",
     what="mask",
     forbidden=("padding_mask",),
     tools="np.arange(m) compared with the lengths, and a new axis for the queries",
@@ -133,7 +133,8 @@ def check_padding_mask(fn) -> Feedback:
 
     ``lengths`` is a 1-D integer array (batch,). The axis of length 1 broadcasts over the n queries, so the mask
     combines with scores (batch, n, m) and with a causal mask (n, m). Cases: lengths [3, 5, 1] with m = 5 (one
-    sequence unpadded), [2] with m = 3, [4, 2] with m = 6, [1, 6, 3, 6] with m = 6.
+    sequence unpadded), [2] with m = 3, [4, 2] with m = 6, [1, 6, 3, 6] with m = 6, [0, 4, 2] with m = 4 (a
+    sentence that is all padding).
 
     Parameters
     ----------

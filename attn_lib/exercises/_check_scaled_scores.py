@@ -6,7 +6,8 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import judge
-from ._pieces import transpose_last
+from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
+                      SPLIT_SCALE_POWERS, transpose_last)
 from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
@@ -86,10 +87,22 @@ def _mistakes():
             "divide-by-dk",
             "You divided by d_k (or scaled both Q and K by 1/sqrt(d_k)). A raw score has variance d_k, so its "
             "standard deviation is sqrt(d_k); dividing by d_k leaves scores of variance 1/d_k, which squeezes "
-            "the softmax towards uniform weights as d_k grows.",
+            "the softmax towards uniform weights as d_k grows." + SCALED_TWICE,
             _FIX,
             variants=(by(lambda Q, K: Q.shape[-1]),),
         ),
+        Mistake(
+            "sqrt-of-shape",
+            "You divided by np.sqrt(Q.shape), the square root of the whole shape tuple: an array of one number "
+            "per axis, which numpy then tries to broadcast against the scores. d_k is one number, the last "
+            "axis of Q: Q.shape[-1].",
+            _FIX,
+            variants=(lambda Q, K: _qkt(Q, K) / np.sqrt(Q.shape), lambda Q, K: _qkt(Q, K) / np.sqrt(K.shape)),
+        ),
+        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+                variants=tuple(by(lambda Q, K, p=p: Q.shape[-1] ** p) for p in SPLIT_SCALE_POWERS)),
+        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                variants=(by(lambda Q, K: 2.0 * Q.shape[-1]), by(lambda Q, K: Q.shape[-1] / 2))),
         Mistake(
             "multiply-by-sqrt-dk",
             "You multiplied by sqrt(d_k) instead of dividing: the scores grow to variance d_k^2 instead of "

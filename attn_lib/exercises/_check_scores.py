@@ -59,6 +59,30 @@ def _mistakes():
             variants=(lambda Q, K: Q @ K, lambda Q, K: np.einsum("...ij,...jk->...ik", Q, K)),
         ),
         Mistake(
+            "queries-transposed",
+            "You transposed Q instead of K: Q^T K pairs the columns of Q (its d_k features) with the rows of K, "
+            "and only runs when n = m. Each score dots one query row with one key row, so the rows of Q stay "
+            "rows and K is the one turned on its side: (n, d_k) x (d_k, m) -> (n, m).",
+            "Transpose K, not Q: swap the last two axes of K, and keep Q as it is.",
+            variants=(lambda Q, K: np.swapaxes(Q, -1, -2) @ K,),
+        ),
+        Mistake(
+            "elementwise-product",
+            "You multiplied Q and K entry by entry (Q * K), which needs the two to have the same shape and pairs "
+            "query i with key i only. A score is a dot product of one query with one key, for every pair: a "
+            "matrix product, (n, d_k) x (d_k, m) -> (n, m).",
+            "Use the matrix product @ with K transposed, not *.",
+            variants=(lambda Q, K: Q * K, lambda Q, K: np.sum(Q * K, axis=-1)),
+        ),
+        Mistake(
+            "summed-over-keys",
+            "You formed every product Q[i, c] K[j, c] (a broadcast of shape (n, m, d_k)) but summed over the keys "
+            "(axis -2) instead of over the d_k features. A score adds up the d_k products of one query with "
+            "one key, so the sum runs over the last axis and leaves (n, m).",
+            "Sum the broadcast products over axis=-1, the d_k axis.",
+            variants=(lambda Q, K: (Q[..., :, None, :] * K[..., None, :, :]).sum(axis=-2),),
+        ),
+        Mistake(
             "keys-times-queries",
             "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query and one "
             "column per key, Q K^T (n, m), so that row i is query i's score for every key.",

@@ -31,20 +31,21 @@ def _cases() -> list[Case]:
     rng = np.random.default_rng(4)
     neg = rng.normal(size=(3, 4)) * 2
     neg[0, 1] = neg[1, 0] = neg[1, 3] = neg[2, 2] = -np.inf
-    levels = np.array([[0.5, -1.0, 2.0, 0.0], [800.0, 790.0, 805.0, 0.0]])
+    levels = np.array([[0.5, -1.0, 2.0, 0.0], [800.0, 790.0, 805.0, 0.0], [-1000.0, -990.0, -1005.0, -995.0]])
     batch_levels = np.stack([rng.normal(size=(2, 4)) * 2, 900 + rng.normal(size=(2, 4)) * 2])
     raw = [
         ("a 4 x 4 array of small scores", rng.normal(size=(4, 4)) * 2, ()),
         ("a 2 x 5 array of small scores", rng.normal(size=(2, 5)) * 2, ()),
         ("a 3 x 4 array with -inf entries (masked)", neg, ()),
         ("a 3 x 4 array of scores near 1000", 1000 + rng.normal(size=(3, 4)) * 2, (LARGE,)),
-        ("rows at very different levels ([0.5, -1, 2, 0] and [800, 790, 805, 0])", levels, (LARGE,)),
+        ("rows at very different levels ([0.5, -1, 2, 0], [800, 790, 805, 0] and [-1000, -990, -1005, -995])",
+         levels, (LARGE,)),
         ("a batch of shape (2, 3, 5): two 3 x 5 arrays", rng.normal(size=(2, 3, 5)) * 2, (BATCH,)),
         ("a single row of 5 scores, shape (5,)", rng.normal(size=5) * 2, (BATCH,)),
         ("a batch of shape (2, 2, 4) whose second array is near 900", batch_levels, (BATCH, LARGE)),
         ("two leading axes, shape (2, 2, 3, 4)", np.random.default_rng(41).normal(size=(2, 2, 3, 4)) * 2, (BATCH,)),
     ]
-    return [Case(label, {"x": x}, expected_weights(x), tags) for label, x, tags in raw]
+    return [Case(label, {"x": x}, expected_weights(x), tags, zeros=np.isneginf(x)) for label, x, tags in raw]
 
 
 
@@ -53,6 +54,17 @@ def _mistakes() -> list[Mistake]:
         Mistake("global-max", GLOBAL_MAX, FIX_GLOBAL_MAX,
                 (global_max_softmax, lambda x: softmax_from(x - np.max(x, axis=(-2, -1), keepdims=True))),
                 strict_nonfinite=True),
+        Mistake(
+            "subtract-abs-max",
+            "Your softmax subtracts each row's largest absolute value, np.max(np.abs(x)), instead of its largest "
+            "value. Where the two agree the weights are right, but a -inf entry (a masked score) makes |x| "
+            "infinite: the whole row becomes x - inf = -inf, exp gives 0 everywhere, and 0/0 is NaN. (A row of "
+            "large negative scores, all below about -709 after the shift, would underflow to 0/0 the same way.)",
+            "Subtract the maximum itself, np.max(x, axis=-1, keepdims=True): the largest exponent is then "
+            "exp(0) = 1, whatever the signs.",
+            (lambda x: softmax_from(x - np.max(np.abs(x), axis=-1, keepdims=True)),),
+            strict_nonfinite=True,
+        ),
         Mistake(
             "subtract-min",
             "Your softmax subtracts each row's minimum (or its mean) instead of its maximum. The result is the same "
@@ -169,8 +181,8 @@ def check_softmax(fn) -> Feedback:
     """Check a learner's softmax ``fn(x) -> weights`` along the last axis, for x of any number of axes.
 
     Nine seeded cases: small scores (square and not), -inf entries (which must get weight 0), scores near 1000,
-    rows at very different levels, two batches (2, 3, 5) and (2, 2, 4), two leading axes (2, 2, 3, 4), and one
-    row of shape (5,). A naive ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback
+    rows at very different levels (one near -1000), two batches (2, 3, 5) and (2, 2, 4), two leading axes
+    (2, 2, 3, 4), and one row of shape (5,). A naive ``exp(x) / sum`` passes the small cases and fails the large ones, and the feedback
     says so. Calling attn_lib.softmax is named (``used-attn-lib``).
 
     Parameters

@@ -125,6 +125,15 @@ def _mistakes() -> list[Mistake]:
                 np.sum(d_weights * weights, axis=-1, keepdims=True) - d_weights),),
         ),
         Mistake(
+            "row-sum-added",
+            "Your dS adds the row-sum term where it subtracts it: P * (dP + rowsum(dP * P)). Raising one score "
+            "takes weight from every other key of its row (dp_j/ds_k = -p_j p_k for j != k), so the row's "
+            "weighted average of dP comes off: dS = P * (dP - rowsum(dP * P)).",
+            "Subtract the row's weighted average of dP: dP - np.sum(dP * P, axis=-1, keepdims=True).",
+            (lambda scores, weights, d_weights: weights * (
+                d_weights + np.sum(d_weights * weights, axis=-1, keepdims=True)),),
+        ),
+        Mistake(
             "returned-d-weights",
             "Your function returns dP unchanged: it does not go back through the softmax at all. dS is what "
             "the loss's change looks like one step earlier, after the softmax's Jacobian.",

@@ -38,7 +38,8 @@ def _mistakes() -> list[Mistake]:
             "mixes positions, and its 'position 1' is really the second slice of position 0.",
             "Reshape to (n, heads, d_k) first, which cuts each row into heads pieces, then move the heads axis "
             "to the front.",
-            (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),),
+            (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),
+             lambda X, heads: np.swapaxes(X.reshape(heads, X.shape[0], dk(X, heads)), 0, 1)),
         ),
         Mistake(
             "heads-last",

@@ -41,6 +41,13 @@ def _mistakes():
                 "rows; each key's value row is a row of V, so its length runs along axis -1.",
                 "np.linalg.norm(V, axis=-1) gives one length per key, (..., m).",
                 variants=(lambda weights, V: weights * norm(V, axis=-2)[..., None, :],)),
+        Mistake("lengths-along-queries",
+                "You took each value row's length (axis -1, right), but laid the lengths down a column, "
+                "[..., :, None], one per row of the weights: the rows of the weights are the queries, and a key's "
+                "length belongs to its column, so it multiplies weights[..., i, j] for every query i. (numpy "
+                "refuses the product whenever n != m; where n = m it would multiply by the wrong key's length.)",
+                "Put the new axis in front of the keys: np.linalg.norm(V, axis=-1)[..., None, :], shape (..., 1, m).",
+                variants=(lambda weights, V: weights * norm(V, axis=-1)[..., :, None],)),
         Mistake("squared-length",
                 "You multiplied by the squared length of each value row; the length is its square root.",
                 "np.linalg.norm(V, axis=-1) is the length sqrt(sum of squares).",

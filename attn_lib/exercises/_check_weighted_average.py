@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 import re
 
 import numpy as np
@@ -10,7 +9,8 @@ import numpy as np
 from ._feedback import Feedback, fail
 from ._explain import batch_failure
 from ._judge import judge
-from ._types import BATCH, Case, FunctionProblem, Mistake
+from ._learner_code import code_text
+from ._types import BATCH, Case, FunctionProblem, Mistake, Raised
 
 
 def _rows_summing_to_one(rng, shape):
@@ -119,6 +119,30 @@ def _mistakes() -> list[Mistake]:
             (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
         ),
         Mistake(
+            "elementwise-product",
+            "You multiplied the weights and V entry by entry (weights * V), which needs the two to have the same "
+            "shape and never adds anything up. Output row i is a sum over the keys, sum_j weights[i, j] * V[j]: "
+            "a matrix product, (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
+            "Use a matrix product (np.matmul, the @ operator), which adds up the products over the keys.",
+            (lambda weights, V: weights * V,),
+        ),
+        Mistake(
+            "values-first",
+            "You multiplied V by the weights, V @ weights: (m, d_v) x (n, m) only runs when d_v = n, and then it "
+            "mixes value components with queries. The weights come first, one row per query, and V second, one "
+            "row per key: (n, m) x (m, d_v).",
+            "Put the weights first (one row per query) and V second (one row per key).",
+            (lambda weights, V: V @ weights,),
+        ),
+        Mistake(
+            "mean-not-sum",
+            "Your output is the weighted sum divided by m: you averaged the weighted value rows (np.mean over the "
+            "keys) instead of adding them. The weights of a row already sum to one, so their weighted sum is "
+            "already an average; dividing again shrinks every output towards 0.",
+            "Add the weighted value rows up over the keys (np.sum, or a matrix product); do not take the mean.",
+            (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).mean(axis=-2),),
+        ),
+        Mistake(
             "tensordot-on-batch",
             _TENSORDOT,
             _FIX_NP_DOT,
@@ -139,13 +163,14 @@ def _mistakes() -> list[Mistake]:
         ),
         Mistake(
             "sum-wrong-axis",
-            "You multiplied each weight by its value row and then summed over the queries instead of over the "
-            "keys. Output row i is a sum over keys j: output[i] = sum_j weights[i, j] * V[j], so the sum runs "
+            "You multiplied each weight by its value row and then summed over the wrong axis (the queries, or "
+            "the value components) instead of over the keys. Output row i is a sum over keys j: output[i] = sum_j weights[i, j] * V[j], so the sum runs "
             "along the weights' last axis (length m) and one row per query remains.",
             "Sum over the key axis, the one that weights and V share (m).",
             (
                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
+                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-1),
             ),
         ),
     ]
@@ -176,28 +201,32 @@ def check_weighted_average(fn) -> Feedback:
 
 def _batch_mistake(attempt, runner) -> Feedback | None:
     """A no-batch answer (right on every 2-D case, wrong on the batch ``attempt``), named after the habit the
-    learner's source points to: .T, np.dot, einsum subscripts for two axes, or an axis counted from the front."""
-    source = _source(runner.fn)
+    learner's code (comments and strings left out) points to: .T, np.dot, einsum subscripts for two axes, or an
+    axis counted from the front; np.dot only when the answer fails on the batch as np.dot does."""
+    code = code_text(runner.fn)
     also = f" (On {attempt.case.label}: it {batch_failure(attempt, runner.problem)}.)"
-    if ".T" in source:
+    if ".T" in code:
         return fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
                     "product that treats leading axes as a batch.")
-    if re.search(r"np\.dot\(|\.dot\(", source):  # np.dot or x.dot, not np.tensordot
+    if re.search(r"np\.dot\(|\.dot\(", code) and _fails_as_np_dot(attempt):  # np.dot or x.dot, not np.tensordot
         return fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
-    if "einsum" in source:
+    if "einsum" in code:
         return fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
                     "its einsum subscripts name exactly two axes per array." + also,
                     "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
-    if "axis=0" in source or "axis=1" in source:
+    if "axis=0" in code or "axis=1" in code:
         return fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
     return None
 
 
-def _source(fn) -> str:
+def _fails_as_np_dot(attempt) -> bool:
+    """Whether the answer's batch result has np.dot's shape (..., n, b, d_v), or raises as np.dot does."""
+    inputs = attempt.case.inputs
     try:
-        return inspect.getsource(fn)
-    except (OSError, TypeError):
-        return ""
+        shape = np.dot(inputs["weights"], inputs["V"]).shape
+    except ValueError:
+        return isinstance(attempt.result, Raised)
+    return attempt.array and attempt.result.shape == shape
 
 
 PROBLEM = FunctionProblem(

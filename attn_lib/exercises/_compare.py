@@ -60,12 +60,21 @@ def close(got, want, tol) -> np.ndarray:
     return isclose(got, want, rtol=rtol, atol=atol)
 
 
+def not_zero(got, case: Case) -> np.ndarray:
+    """Where ``got`` (of the expected shape) is not exactly 0 though ``case.zeros`` promises 0 there: a promise
+    of exactly 0 is compared exactly (exp(-700) is 1e-304, within any tolerance, and still not 0)."""
+    if case.zeros is None:
+        return np.zeros(np.shape(got), dtype=bool)
+    return case.zeros & (got != 0)
+
+
 def is_right(got, case: Case, tol) -> bool:
     return (
         isinstance(got, np.ndarray)
         and got.shape == case.expected.shape
         and bool(isfinite(got).all())
         and bool(close(got, case.expected, tol).all())
+        and not not_zero(got, case).any()
     )
 
 

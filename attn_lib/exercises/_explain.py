@@ -9,7 +9,7 @@ import warnings
 
 import numpy as np
 
-from ._compare import close, coarser, difference, fmt, index, isfinite, nonfinite, tolerance
+from ._compare import close, coarser, difference, fmt, index, isfinite, nonfinite, not_zero, tolerance
 from ._feedback import Feedback, fail
 from ._pieces import FIX_OVERFLOW, OVERFLOW
 from ._types import BATCH, BROADCAST, LARGE, Attempt, Bad, Case, Mistake, Raised, copy_input
@@ -38,9 +38,9 @@ def _gist(exc: BaseException) -> str:
     return re.sub(r"\d+", "#", str(exc))
 
 
-def _agree(got, want, tol, strict: bool, same_sizes: bool = False):
+def _agree(got, want, tol, strict: bool, same_sizes: bool = True):
     """True/False: does the learner's outcome agree with a variant's? None: this case tells nothing."""
-    if isinstance(want, Raised):  # the same exception with the same message (sizes aside): the same operation
+    if isinstance(want, Raised):  # the same exception, the same message: the same operation
         gist = str if same_sizes else _gist
         return isinstance(got, Raised) and type(got.exc) is type(want.exc) and gist(got.exc) == gist(want.exc)
     if isinstance(got, (Raised, Bad)):
@@ -288,6 +288,11 @@ def wrong_values(attempts: list[Attempt], runner) -> Feedback | None:
     when many agree: the runner is told, and the judge names a coarse dtype once)."""
     problem = runner.problem
     for a in attempts:
+        if not a.right and close(a.result, a.case.expected, a.tol).all():  # right but for a promised exact 0
+            at = tuple(np.argwhere(not_zero(a.result, a.case))[0])
+            return fail("wrong-values", f"For {a.case.label}, entry {index(at)} of your {problem.what} is "
+                        f"{fmt(a.result[at])} where it should be exactly 0: the problem promises 0 there, and exp "
+                        "of a finite number is never 0.", problem.hint)
         if not a.right:
             text, named = difference(a.result, a.case.expected, a.tol, problem.what, a.dtype)
             runner.named_dtype |= named

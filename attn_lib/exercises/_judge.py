@@ -15,7 +15,8 @@ In words:
    calling one of attn_lib's functions named in ``forbidden`` (under whatever name it was imported), or passing
    it as the answer (itself, a functools.partial or a wrapper of it), becomes ``used-attn-lib``; returning None,
    a tuple or a non-number becomes ``returned-none``, ``returned-tuple``, ``not-an-array``.
-4. Right when every case matches ``case.expected`` to the precision of the case's inputs (float32 rounding at
+4. Right when every case matches ``case.expected`` to the precision of the case's inputs (and is exactly 0 where
+   ``case.zeros`` promises 0) (float32 rounding at
    the coarsest: a float32 answer right to its rounding passes; an answer cast to float16 is judged at the
    inputs' precision too, and when it is right only up to float16's rounding it fails as ``low-precision``);
    the tolerance grows with ``case.scale``, the size of the numbers the computation goes through. Then
@@ -71,20 +72,23 @@ Not answered yet
 
 Writing one
 -----------
-- ``Case(label, inputs, expected, tags=(), scale=None, averaged=None)``: ``inputs`` maps each parameter name to its
-  value (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is computed by
-  you (attn_lib or plain numpy, before the learner's code runs). Tags are the constants of ``_types`` (``BATCH``,
+- ``Case(label, inputs, expected, tags=(), scale=None, averaged=None, zeros=None)``: ``inputs`` maps each parameter
+  name to its value (arrays are copied before each call); ``label`` completes "when called on ..."; ``expected`` is
+  computed by you (attn_lib or plain numpy, before the learner's code runs); ``zeros`` (a boolean array) marks the
+  entries the problem promises are exactly 0, compared with == 0, not within the tolerance (the blocked keys'
+  weights: exp(-700) is within any tolerance of 0, and still a weight). Tags are the constants of ``_types`` (``BATCH``,
   ``BROADCAST``, ``LARGE``, ...; an unknown one is refused): ``LARGE`` when its scores are near 1000 (the overflow
   rule uses it). ``scale`` is the size of the numbers the exponent sees (default: the largest finite
   input); an answer passes within about 64 float32 roundings at that scale (64 of the inputs' dtype's if coarser,
   whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute
   tolerance grows with it, so cancellation cannot make an output too small for its own rounding.
-- ``Mistake(id, reason, hint, variants, strict_nonfinite=False)``: each variant takes the case's inputs as
-  keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches when
-  raising the same exception with the same message, numbers aside). A case where the variant is
+- ``Mistake(id, reason, hint, variants, strict_nonfinite=False, same_sizes=True)``: each variant takes the case's
+  inputs as keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches
+  when raising the same exception with the same message, sizes included: two mistakes that fail in one numpy
+  operation on different sizes, such as lengths laid along the queries or down the keys, are told apart;
+  ``same_sizes=False`` accepts the message with other numbers). A case where the variant is
   mostly NaN/inf tells nothing and is skipped, unless ``strict_nonfinite`` (a numerical mistake whose NaN/inf
-  must be reproduced; ``same_sizes=True``: a raising variant matches only a message with the same numbers,
-  for two mistakes that fail in the same operation on different sizes). A mistake only matches if on some case
+  must be reproduced). A mistake only matches if on some case
   it differs from the right answer: order the table from specific to general.
 - ``FunctionProblem``: ``params`` are passed positionally, in order; ``optional`` names (e.g. ``("mask",)``) are
   passed by keyword only when the case's value is not None; a function that cannot take them is judged on the

@@ -67,6 +67,23 @@ def signature_text(fn) -> str:
         return "your function"
 
 
+def code_text(fn) -> str:
+    """The learner's code with its comments and strings left out ("" when it cannot be read): a rule that reads
+    the code for a habit (np.dot, .T) must not find it in a comment such as "# the same as np.dot(w, V)"."""
+    try:
+        source = textwrap.dedent(inspect.getsource(fn))
+    except Exception:  # a builtin, a partial, a callable object, code typed where no source is kept
+        return ""
+    kept = []
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type not in (tokenize.COMMENT, tokenize.STRING):
+                kept.append(tok.string)
+    except (tokenize.TokenError, SyntaxError):  # a lambda's line cut mid-expression: the tokens read so far
+        pass
+    return "".join(kept)
+
+
 _FILL_NAMES = {"inf", "NINF", "finfo", "iinfo"}
 
 

@@ -81,6 +81,47 @@ def keys_allowed(mask, shape):
     return np.broadcast_to(mask, shape).all(axis=-2)
 
 
+# Published code sometimes splits the scale between Q and K, d_k ** -0.25 on each (their product is 1/sqrt(d_k)).
+# Kept on one side only, or the whole factor on Q and a share on K too, the scores end up divided by d_k ** 0.25
+# or d_k ** 0.75: the powers a learner's scores are then divided by.
+SPLIT_SCALE_POWERS = (0.25, 0.75)
+SPLIT_SCALE = (
+    "Your scores are divided by d_k ** 0.25 or d_k ** 0.75, not by d_k ** 0.5: the factor 1/sqrt(d_k) was split "
+    "between Q and K (d_k ** -0.25 on each, as some published code does), and the shares do not multiply back "
+    "to 1/sqrt(d_k): only one side got its share, or Q got the whole factor and K a share too. Scaling Q alone "
+    "by 1/sqrt(d_k) is fine; what counts is that the scores Q K^T end up divided by sqrt(d_k), exactly once."
+)
+FIX_SPLIT_SCALE = ("Scale in one place: divide Q K^T by np.sqrt(d_k), or Q alone by np.sqrt(d_k), or both Q and "
+                   "K by d_k ** 0.25.")
+# Said of a division by d_k: the same numbers come from scaling Q (or the scores) by 1/sqrt(d_k) twice.
+SCALED_TWICE = (" The same numbers come from scaling twice: Q multiplied by 1/sqrt(d_k) (a scale applied to q, "
+                "as in much published code) and then the scores divided by sqrt(d_k) again.")
+
+# A 0/1 mask added to the scores (the boolean mask itself, or its inverse, 1 where blocked): what it does.
+MASK_ADDED = (
+    "Your function adds the boolean mask to the scores (True counts as 1), or its inverse (1 where blocked): a "
+    "0/1 mask added moves every score by at most 1, so blocked keys keep nearly the weight they had. An "
+    "additive mask holds 0 where allowed and -inf where blocked, so that exp(-inf) = 0; the course's masks are "
+    "boolean, True = may attend."
+)
+
+# scores * mask + ~mask * -inf: 0 x -inf is NaN on every allowed key.
+INF_TIMES_ZERO = (
+    "Your function builds the masked scores with a product, scores * mask + (~mask) * -inf (or the like): on an "
+    "allowed key that is score + 0 x (-inf), and 0 x inf is NaN in floating point, so every row with an allowed "
+    "key turns to NaN. -inf can only be put in place, never multiplied in."
+)
+FIX_INF_TIMES_ZERO = "Use np.where(mask, scores, -np.inf): it picks the score or -inf, and multiplies nothing."
+
+# d_k ** 1/2 without brackets is (d_k ** 1) / 2: written inline, the scores are divided by 2 d_k; computed first as
+# a scale (scale = d_k ** 1/2), they are divided by d_k / 2.
+POWER_PRECEDENCE = (
+    "Your scores are divided by 2 d_k (or by d_k / 2): `d_k ** 1/2` reads as (d_k ** 1) / 2, because ** binds "
+    "tighter than /. Inline, `scores / d_k ** 1/2` divides by d_k and then by 2; computed first, `scale = d_k ** "
+    "1/2` is d_k / 2. The square root is d_k ** 0.5, or d_k ** (1/2) with the exponent in brackets."
+)
+FIX_POWER_PRECEDENCE = "Write np.sqrt(d_k), or d_k ** 0.5."
+
 OVERFLOW = (
     "Exponentials of scores near 1000 overflow: exp(710) is already above the largest float64 "
     "(about 1.8e308), and inf / inf is NaN."
@@ -153,8 +194,10 @@ FIX_BOOL_INDEX = "Use np.where instead of boolean indexing: it broadcasts the ma
 
 def number_mask_trouble(dtype) -> str:
     """What goes wrong with a mask of numbers of ``dtype`` where a boolean one is expected."""
+    added = ("; and 0s and 1s added to the scores, as if they were an additive mask, move each score by at most 1, "
+             "so blocked keys keep their weight (an additive mask holds 0 and -inf)")
     if np.dtype(dtype).kind == "f":
         return ("~mask on floats raises TypeError (invert is defined for integers and booleans only), and a float "
-                "array used as an index raises IndexError")
+                "array used as an index raises IndexError" + added)
     return "~ of an integer 1 is -2, and an array of 0s and 1s used as an index picks rows 0 and 1 instead of " \
-           "selecting entries"
+           "selecting entries" + added

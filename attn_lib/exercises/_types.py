@@ -28,7 +28,9 @@ class Case:
 
     ``inputs`` maps each parameter name to its value (arrays are copied before each call); ``label`` completes
     "when called on ..."; ``scale`` is the size of the numbers the computation goes through (default: the largest
-    finite input); ``averaged`` is |V|.max() for an output that averages rows of V (see ``_compare.tolerance``).
+    finite input); ``averaged`` is |V|.max() for an output that averages rows of V (see ``_compare.tolerance``);
+    ``zeros`` marks the entries the problem promises are exactly 0 (a boolean array that broadcasts to
+    ``expected``, e.g. the blocked keys' weights): there the answer must be 0.0 itself, not within a tolerance.
     """
 
     label: str
@@ -37,6 +39,7 @@ class Case:
     tags: frozenset = frozenset()
     scale: float | None = None
     averaged: float | None = None
+    zeros: np.ndarray | None = None
 
     def __post_init__(self):
         self.tags = frozenset(self.tags)
@@ -44,6 +47,8 @@ class Case:
         if unknown:
             raise ValueError(f"tags: expected some of {sorted(TAGS)}, got {sorted(unknown)} (case {self.label!r})")
         self.expected = np.asarray(self.expected)
+        if self.zeros is not None:
+            self.zeros = np.broadcast_to(np.asarray(self.zeros, dtype=bool), self.expected.shape)
         if self.scale is None:
             sizes = [np.abs(v[np.isfinite(v)]).max(initial=0.0) for v in self.inputs.values()
                      if isinstance(v, np.ndarray) and v.dtype.kind == "f"]
@@ -55,15 +60,16 @@ class Case:
 class Mistake:
     """A known mistake: functions computing the mistaken answer (``variants``), and what to tell the learner.
 
-    ``strict_nonfinite``: the mistake's NaN/inf must be reproduced (a numerical mistake); ``same_sizes``: a raising
-    variant matches only the same message with the same sizes (two mistakes failing in one operation)."""
+    ``strict_nonfinite``: the mistake's NaN/inf must be reproduced (a numerical mistake); ``same_sizes`` (the
+    default): a raising variant matches only the same message with the same sizes (two mistakes failing in one
+    operation on different sizes are told apart); False accepts the message with other numbers."""
 
     id: str
     reason: str
     hint: str
     variants: tuple = ()
     strict_nonfinite: bool = False
-    same_sizes: bool = False
+    same_sizes: bool = True
 
 
 @dataclass

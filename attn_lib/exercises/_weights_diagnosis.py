@@ -67,14 +67,20 @@ def diagnose_weights(attempts, runner, mask_key=None) -> Feedback | None:
             blocked = ~np.broadcast_to(case.inputs[mask_key], got.shape)
         else:
             blocked = np.isneginf(case.inputs["x"])
-        wrong = blocked & ~close(got, 0.0, tol)
+        wrong = blocked & (got != 0)  # the problem promises exactly 0: compared exactly, not within a tolerance
         if wrong.any():
             at = np.argwhere(wrong)[0]
             what = "a blocked key" if mask_key else "an entry of -inf"
+            tiny = close(got[tuple(at)], 0.0, tol)  # 1e-304: a finite floor or fill, not -inf
             return fail(
                 "blocked-not-zero" if mask_key else "neg-inf-not-zero",
                 f"For {case.label}, weight {index(at)} belongs to {what} but is {fmt(got[tuple(at)])}: "
-                "exp(-inf) = 0, so it must be exactly 0.",
-                "Put -inf in the blocked scores before np.exp, and do not replace it afterwards.",
+                "exp(-inf) = 0, so it must be exactly 0."
+                + (" Yours is tiny but not 0: somewhere a blocked score became a finite number (a floor such as "
+                   "np.maximum(scores - max, -700), or a fill a fixed distance below the row's maximum), and exp "
+                   "of any finite number is above 0. The key still takes a share of the row, and a later step "
+                   "that tests weight == 0 (or divides by it) sees a key that was never blocked." if tiny else ""),
+                "Put -inf in the blocked scores before np.exp, and do not replace it afterwards"
+                + (" (no floor, no clip: exp(-inf) = 0 needs no protection)." if tiny else "."),
             )
     return None
