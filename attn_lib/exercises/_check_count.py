@@ -35,7 +35,7 @@ def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
         return right, [
             ("all-heads", d_model * d_model, "d_model x d_model is every head's W_q side by side (or one full "
              "width projection); one head's W_q maps a d_model-wide row to d_k: d_model x d_k."),
-            ("all-heads", H * d_model * d_k, f"that counts all {H} heads; the question asks for one head's W_q, "
+            ("all-heads", H * d_model * d_k, "that counts the W_q of every head; the question asks for one head's W_q, "
              "d_model x d_k."),
             ("three-projections", 3 * d_model * d_k, "that counts W_q, W_k and W_v together; the question asks "
              "for W_q alone."),

@@ -47,7 +47,7 @@ def _projections(answer, p):
          "with each other, so both need a projection of their own, d_k wide; only W_v follows d_v."),
         (d_model * d_k, "w_q-only", "That is W_q alone; the question counts W_q, W_k and W_v."),
         (d_model * d_k * 2, "forgot-w_v", "That counts W_q and W_k; W_v is a projection of its own."),
-        (p.heads * right, "all-heads", f"That counts all {p.heads} heads; the question asks for one."),
+        (p.heads * right, "all-heads", "That counts the projections of every head; the question asks for one head's."),
         (d_k * d_k * 2 + d_k * d_v, "dk-rows",
          f"Each projection reads a whole input row, d_model = {d_model} numbers: it has d_model rows, not d_k."),
     ], explain=f"{right:,} = {d_model} x {d_k} (W_q) + {d_model} x {d_k} (W_k) + {d_model} x {d_v} (W_v): queries "

@@ -69,7 +69,8 @@ def _unscaled(answer, p):
          f"That holds two mistakes: d_k = {base} is Problem 1's width (this head has {d_k}), and a product of two "
          f"components of variance {show(var)} does not have variance {show(var)}: the two variances multiply."),
         (math.sqrt(right), "std-not-variance",
-         "That is a standard deviation; the question asks for the variance, its square."),
+         "That is a standard deviation, a spread in the score's own units; the question asks for the variance, "
+         "the spread that adds up over independent terms."),
         (var * var, "forgot-to-add",
          "That is the variance of one product q_t k_t; the score is a sum of d_k such products, and the variances "
          "of independent terms add."),
@@ -98,7 +99,8 @@ def _scaled(answer, p):
          "product of two independent components has the product of their variances, and Var(x / c) = "
          "Var(x) / c^2."),
         (unscaled, "not-divided",
-         "That is the variance before the division; this score is divided by sqrt(d_k) first."),
+         "That is the variance before the division. This score is divided by sqrt(d_k) first, and dividing a "
+         "number by a constant changes its variance too: by how much follows from Var(c x)."),
         (base * var * var / d_k, "mixed-widths",
          f"That starts from the unscaled variance at Problem 1's width, {base} products; this head adds {d_k} "
          "products before the division."),
