@@ -258,3 +258,20 @@ def test_every_function_problem_says_what_may_be_called():
         missing += [f"{rel} {p.heading!r}: does not name attn_lib.{name}, which its checker refuses"
                     for name in problem.forbidden if f"attn_lib.{name}" not in text]
     assert not missing, "\n".join(missing)
+
+
+@pytest.mark.parametrize("folder", ["", "solutions"])
+def test_a_notebook_whose_problems_have_variants_imports_another_in_its_setup_cell(folder):
+    """A verdict says 'Meet it again with other numbers: another("NN-PK")': that call must work as written."""
+    from attn_lib.exercises._problem_book import PREDICTIONS
+
+    missing = []
+    for name in problems.numbered_notebooks():
+        if not any(p.has_variants for pid, p in PREDICTIONS.items() if pid.startswith(name[:2])):
+            continue
+        rel = f"solutions/{name}-solutions.ipynb" if folder else f"{name}.ipynb"
+        nb = nbformat.read(problems.NOTEBOOKS / rel, as_version=4)
+        setup = next(c for c in nb.cells if c.cell_type == "code" and "from attn_lib.exercises import" in c.source)
+        if not re.search(r"from attn_lib\.exercises import \(?[^)]*\banother\b", setup.source):
+            missing.append(rel)
+    assert not missing, f"these notebooks' setup cells do not import another: {missing}"
