@@ -1,7 +1,7 @@
 """The nbgrader course written by tools/nbgrader_course.py, run through nbgrader's own command line.
 
-Every notebook is generated and released (``generate_assignment``); notebook 06 (three functions to write, three
-predictions) is also handed in by three learners, autograded and given feedback: the solutions, the released copy
+Every notebook is generated and released (``generate_assignment``); notebook 06 (its three functions to write and
+its first three predictions, found by role) is also handed in by three learners, autograded and given feedback: the solutions, the released copy
 untouched, and a submission with a classic mistake, a call of attn_lib's own function, rebound checkers, a
 prediction's answer cell that raises and an emptied test cell; a fourth hands in the untouched copy with an inserted
 cell that patches attn_lib.exercises, and one right function that writes to stderr.
@@ -36,6 +36,24 @@ from attn_lib.exercises import CheckFailed, check_causal_mask, check_masked_soft
 
 NAMES = course.course_notebooks()
 GRADED = "06-masking"
+
+
+def _roles() -> dict[str, str]:
+    """06's graded problems by the role the hand-in below gives them ("problem-N"), read off the notebook: a problem
+    added to 06 renumbers nothing here."""
+    _, graded = course.assignment(GRADED, set(course.course_notebooks()))
+    label = {g.checker: g.grade_id.removesuffix("-check") for g in graded if g.checker != "check"}
+    predictions = [g.grade_id.removesuffix("-check") for g in graded if g.checker == "check"]
+    assert len(predictions) >= 3, f"{GRADED} needs three predictions for this round; it has {predictions}"
+    return dict(MASKED=label["check_masked_softmax"], CAUSAL=label["check_causal_mask"],
+                PADDING=label["check_padding_mask"], FIRST_PREDICTION=predictions[0],
+                RIGHT_PREDICTION=predictions[1], RAISING_PREDICTION=predictions[2])
+
+
+ROLES = _roles()
+MASKED, CAUSAL, PADDING = ROLES["MASKED"], ROLES["CAUSAL"], ROLES["PADDING"]
+FIRST_PREDICTION, RIGHT_PREDICTION, RAISING_PREDICTION = (ROLES["FIRST_PREDICTION"], ROLES["RIGHT_PREDICTION"],
+                                                          ROLES["RAISING_PREDICTION"])
 
 
 def cell_grading(cell) -> dict:
@@ -73,7 +91,6 @@ def _notebook_with_problems(*problems):
 
 
 def test_a_new_problem_is_graded_without_changing_the_generator():
-    learner = nbformat.read(course.NOTEBOOKS / f"{GRADED}.ipynb", as_version=4)
     solved = nbformat.read(course.SOLUTIONS / f"{GRADED}-solutions.ipynb", as_version=4)
     _, before = course.assignment(GRADED, set(NAMES), copy.deepcopy(learner), copy.deepcopy(solved))
     problem = ("### Problem 7: a new one", "answer = None  # your answer here", 'check("02-P3", answer)')
@@ -264,18 +281,18 @@ def graded_06(released):
     mistaken learner's answers)."""
     root, _ = released
     right = solutions(read(root, "source", GRADED))
-    wrong = {"problem-1-answer": MASK_AFTER_SOFTMAX, "problem-2-answer": REBINDS_PREDICTION_CHECKER,
-             "problem-4-answer": RAISES_BEFORE_ANSWERING, "problem-5-answer": CALLS_ATTN_LIB,
-             "problem-6-answer": REBINDS_FUNCTION_CHECKER}
-    emptied_test = {"problem-4-check": "pass"}  # a locked cell edited outside JupyterLab: nbgrader restores it
+    wrong = {MASKED + "-answer": MASK_AFTER_SOFTMAX, FIRST_PREDICTION + "-answer": REBINDS_PREDICTION_CHECKER,
+             RAISING_PREDICTION + "-answer": RAISES_BEFORE_ANSWERING, CAUSAL + "-answer": CALLS_ATTN_LIB,
+             PADDING + "-answer": REBINDS_FUNCTION_CHECKER}
+    emptied_test = {RAISING_PREDICTION + "-check": "pass"}  # a locked cell edited outside JupyterLab: restored
     hand_in(root, "solved", GRADED, right)
     hand_in(root, "untouched", GRADED, {})
     hand_in(root, "mistaken", GRADED, {**right, **wrong, **emptied_test})
     # The inserted learner also deletes the check of the one problem they answered rightly (nbgrader must put it
     # back, and score it), and their first prediction's answer cell raises before anything assigned `answer`.
-    hand_in(root, "inserted", GRADED, {"problem-1-answer": right["problem-1-answer"] + WRITES_TO_STDERR,
-                                       "problem-2-answer": RAISES_BEFORE_ANSWERING},
-            inserted={"cell-000": PATCHES_THE_CHECKERS}, deleted=frozenset({"problem-1-check"}))
+    hand_in(root, "inserted", GRADED, {MASKED + "-answer": right[MASKED + "-answer"] + WRITES_TO_STDERR,
+                                       FIRST_PREDICTION + "-answer": RAISES_BEFORE_ANSWERING},
+            inserted={"cell-000": PATCHES_THE_CHECKERS}, deleted=frozenset({MASKED + "-check"}))
     run_nbgrader(root, "autograde", GRADED, "--force")
     run_nbgrader(root, "generate_feedback", GRADED, "--force")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
@@ -304,9 +321,9 @@ def test_an_inserted_cell_that_patches_the_checkers_earns_nothing_and_stderr_cos
         graded_06):
     root, scores, _ = graded_06
     earned = {grade_id for grade_id, (score, _) in scores["inserted"].items() if score > 0}
-    assert earned == {"problem-1-check"}, scores["inserted"]
+    assert earned == {MASKED + "-check"}, scores["inserted"]
     cells = read(root, "autograded/inserted", GRADED).cells
-    check = next(c for c in cells if cell_grading(c).get("grade_id") == "problem-1-check")
+    check = next(c for c in cells if cell_grading(c).get("grade_id") == MASKED + "-check")
     streams = {o.name: o.text for o in check.outputs if o.output_type == "stream"}
     assert "masked_softmax: called on" in streams.get("stdout", "") and "stderr" not in streams
 
@@ -320,8 +337,8 @@ def test_a_mistake_loses_exactly_its_own_problems_points(graded_06):
 
 def test_feedback_shows_the_checkers_reason_for_the_mistake_and_for_calling_attn_lib(graded_06):
     root, _, wrong = graded_06
-    mask_after = check_masked_softmax(_run(wrong["problem-1-answer"], "masked_softmax"))
-    borrowed = check_causal_mask(_run(wrong["problem-5-answer"], "causal"))
+    mask_after = check_masked_softmax(_run(wrong[MASKED + "-answer"], "masked_softmax"))
+    borrowed = check_causal_mask(_run(wrong[CAUSAL + "-answer"], "causal"))
     assert (mask_after.mistake, borrowed.mistake) == ("mask-after-softmax", "used-attn-lib")
     page = plain_text((root / "feedback" / "mistaken" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8"))
     for feedback in (mask_after, borrowed):
@@ -332,11 +349,11 @@ def test_feedback_shows_the_checkers_reason_for_the_mistake_and_for_calling_attn
 
 def test_a_failed_test_cell_scores_nothing_and_shows_only_the_checkers_words(graded_06):
     root, scores, wrong = graded_06
-    assert scores["mistaken"]["problem-1-check"][0] == 0
+    assert scores["mistaken"][MASKED + "-check"][0] == 0
     cells = {cell_grading(c).get("grade_id"): c for c in read(root, "autograded/mistaken", GRADED).cells}
-    errors = [o for o in cells["problem-1-check"].outputs if o.output_type == "error"]
+    errors = [o for o in cells[MASKED + "-check"].outputs if o.output_type == "error"]
     assert len(errors) == 1 and errors[0].ename == "CheckFailed"
-    expected = CheckFailed(check_masked_softmax(_run(wrong["problem-1-answer"], "masked_softmax")))
+    expected = CheckFailed(check_masked_softmax(_run(wrong[MASKED + "-answer"], "masked_softmax")))
     assert errors[0].traceback == expected._render_traceback_()  # no test source, no frame of _grading.py
     page = (root / "feedback" / "mistaken" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8")
     assert "_grading.py" not in page and "HIDDEN TESTS" not in page
@@ -359,9 +376,9 @@ def test_feedback_writes_the_formulas_as_mathml_drawn_offline(graded_06):
 
 def test_a_prediction_whose_answer_cell_fails_is_not_judged_on_the_previous_answer(graded_06):
     root, scores, _ = graded_06
-    assert scores["mistaken"]["problem-3-check"][0] > 0  # the previous problem's answer was right (and is 1 / 6)
+    assert scores["mistaken"][RIGHT_PREDICTION + "-check"][0] > 0  # the previous problem's answer was right
     check = next(c for c in read(root, "autograded/mistaken", GRADED).cells
-                 if cell_grading(c).get("grade_id") == "problem-4-check")
+                 if cell_grading(c).get("grade_id") == RAISING_PREDICTION + "-check")
     error = next(o for o in check.outputs if o.output_type == "error")
     assert error.traceback[0].startswith("Not answered yet:"), error.traceback
 
@@ -381,7 +398,7 @@ def test_a_first_prediction_whose_answer_cell_fails_reads_as_not_answered_not_as
 def test_a_deleted_test_cell_is_put_back_and_scored(graded_06):
     root, scores, _ = graded_06
     assert "c.OverwriteCells.add_missing_cells = True" in (root / course.CONFIG_FILE).read_text(encoding="utf-8")
-    assert scores["inserted"]["problem-1-check"][0] == scores["inserted"]["problem-1-check"][1] > 0
+    assert scores["inserted"][MASKED + "-check"][0] == scores["inserted"][MASKED + "-check"][1] > 0
 
 
 def test_the_audit_names_the_learners_cells_that_touch_the_checkers_inserted_ones_too_and_nothing_else(graded_06):
@@ -390,9 +407,9 @@ def test_the_audit_names_the_learners_cells_that_touch_the_checkers_inserted_one
     assert nbgrader_audit.audit(root) == [
         f"inserted {GRADED} inserted cell {inserted_at}: Feedback, assert_correct, check, exercises, "
         "setattr, sets e.assert_correct, sets e.check",
-        f"inserted {GRADED} problem-1-answer: sys",
-        f"mistaken {GRADED} problem-2-answer: Feedback, check, exercises",
-        f"mistaken {GRADED} problem-6-answer: Feedback, check_padding_mask, exercises"]
+        f"inserted {GRADED} {MASKED}-answer: sys",
+        f"mistaken {GRADED} {FIRST_PREDICTION}-answer: Feedback, check, exercises",
+        f"mistaken {GRADED} {PADDING}-answer: Feedback, check_padding_mask, exercises"]
 
 
 def test_a_learner_reaching_into_the_grading_machinery_is_listed():

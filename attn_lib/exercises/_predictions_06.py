@@ -79,9 +79,8 @@ PROBLEMS = [
         "06-P2", "when a blocked score dominates",
         first=dict(),
         draw=None,
-        why_one="The problem exists for one edge case, a blocked score far enough above the kept ones that their "
-                "weights underflow to 0 before the mask comes in, where the answer is NaN whatever the numbers; other "
-                "scores would change the options' texts, never the right option.",
+        why_one="The problem is one kind of row, a blocked score far above the kept ones in float64: other such rows "
+                "would change the options' texts, never which option is right.",
         kind="choice",
         statement="One row of scores in float64, $s = (0, 1, 800)$, with key 2 blocked. Softmax of the full row, "
                   "zero the blocked weight, divide by the new row sum: what comes out?\n\n"

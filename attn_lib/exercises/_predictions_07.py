@@ -124,8 +124,8 @@ PROBLEMS = [
         "07-P4", "sixteen narrower heads",
         first=dict(),
         draw=None,
-        why_one="Whatever the sizes, more and narrower heads at the same d_model change the scores alive and nothing "
-                "else; other numbers would change the options' words, never the right option.",
+        why_one="The right option is the same for every split of d_model into more, narrower heads: other sizes "
+                "would change the options' words, never which option is right.",
         kind="choice",
         statement="A table counts, for one layer of 8 heads of $d_k = d_v = 64$ at $d_{{\\text{{model}}}} = 512$ and "
                   "$n = m = 1000$: the projection parameters and multiply-adds, the score multiply-adds "
