@@ -91,6 +91,7 @@ def _notebook_with_problems(*problems):
 
 
 def test_a_new_problem_is_graded_without_changing_the_generator():
+    learner = nbformat.read(course.NOTEBOOKS / f"{GRADED}.ipynb", as_version=4)
     solved = nbformat.read(course.SOLUTIONS / f"{GRADED}-solutions.ipynb", as_version=4)
     _, before = course.assignment(GRADED, set(NAMES), copy.deepcopy(learner), copy.deepcopy(solved))
     problem = ("### Problem 7: a new one", "answer = None  # your answer here", 'check("02-P3", answer)')

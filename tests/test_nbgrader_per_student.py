@@ -57,10 +57,10 @@ def ids_of(nb) -> dict[str, str]:
 @pytest.fixture(scope="module")
 def per_student(tmp_path_factory):
     root = tmp_path_factory.mktemp("per-student")
-    course.write_course(root, [NAME])
+    course.write_course(root, [NAME], student_numbers=True)
     run_nbgrader(root, "generate_assignment", NAME, "--force")
     command = [sys.executable, str(ROOT / "tools" / "nbgrader_course.py"), str(root), "--only", "02",
-               "--per-student", *STUDENTS]
+               "--per-student", *STUDENTS]  # the course above was written as --student-numbers writes it
     printed = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     released = {s: nbformat.read(root / course.PER_STUDENT_FOLDER / s / NAME / f"{NAME}.ipynb", as_version=4)
                 for s in STUDENTS}
@@ -117,6 +117,17 @@ def test_no_students_expected_answer_is_in_anothers_feedback(per_student):
                 # (the notebook's own answer is printed by the cell that measures it, in every copy)
                 if theirs not in (own, expected(pid, 0)) and float(theirs).is_integer() and theirs > 100:
                     assert f"{int(theirs):,}" not in page and str(int(theirs)) not in page, (student, other, pid)
+
+
+def test_a_course_written_without_student_numbers_grades_everyone_on_the_notebooks(tmp_path):
+    """The per-student step refuses a release that would grade on the notebook's numbers; the shared course's
+    autograde (tests/test_nbgrader_course.py) grades the solutions full marks whatever the student's folder."""
+    course.write_course(tmp_path, [NAME])
+    release = tmp_path / "release" / NAME
+    release.mkdir(parents=True)
+    (release / f"{NAME}.ipynb").write_text((tmp_path / "source" / NAME / f"{NAME}.ipynb").read_text())
+    with pytest.raises(course.CourseError, match="write the course with --student-numbers"):
+        course.write_per_student(tmp_path, [NAME], ["ada"])
 
 
 def test_a_student_id_that_cannot_name_a_folder_is_refused(tmp_path):

@@ -5,6 +5,7 @@ Usage::
     python tools/nbgrader_course.py DIR [--only 06 ...] [--force]
     python tools/nbgrader_course.py --summary
     python tools/nbgrader_course.py DIR --audit
+    python tools/nbgrader_course.py DIR --student-numbers [--only 05 ...] [--force]
     python tools/nbgrader_course.py DIR --per-student S1 S2 ... [--only 05 ...]
 
 writes ``DIR/nbgrader_config.py`` and one assignment per learner notebook, ``DIR/source/<name>/<name>.ipynb``
@@ -35,10 +36,11 @@ problem is graded without changing this file:
   problem's numbers, by its id), so nothing needs hiding, and the feedback shows reasons, never an expected answer.
   A checker cell that is not one checker call is refused.
 
-Per-student numbers (``--per-student S1 S2 ...``): each student's numbers follow from their id and the assignment
-(``attn_lib.exercises._problem_book.student_seed``). The source notebook's setup cell ends with
-``use_student_numbers()``, which, while nbgrader autogrades, reads the student from the folder it runs in
-(``autograded/<student>/<assignment>``); each student's own released notebook is written to
+Per-student numbers: written with ``--student-numbers``, the course gives each student their own numbers, which
+follow from their id and the assignment (``attn_lib.exercises._problem_book.student_seed``). The source notebook's
+setup cell then ends with ``use_student_numbers()``, which, while nbgrader autogrades, reads the student from the
+folder it runs in (``autograded/<student>/<assignment>``). After ``nbgrader generate_assignment``,
+``--per-student S1 S2 ...`` writes each student's own released notebook to
 ``DIR/release-per-student/<student>/<name>/<name>.ipynb``, its setup cell naming the student and the statement of
 every prediction with variants showing the student's numbers (those statement cells are left unlocked, so that the
 student's copy, and the feedback made from it, keep the student's numbers). The teacher hands each student their
@@ -291,9 +293,11 @@ def local_files(nb, where: str) -> list[Path]:
     return found
 
 
-def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[nbformat.NotebookNode, list[Graded]]:
+def assignment(name: str, stems: set[str], learner=None, solved=None, student_numbers: bool = False
+               ) -> tuple[nbformat.NotebookNode, list[Graded]]:
     """The source notebook of one assignment, and its graded problems; ``learner`` and ``solved`` default to
-    notebooks/NAME.ipynb and notebooks/solutions/NAME-solutions.ipynb."""
+    notebooks/NAME.ipynb and notebooks/solutions/NAME-solutions.ipynb. With ``student_numbers``, its setup cell
+    makes every check use the numbers of the student being graded."""
     learner = learner or nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
     solution_path = SOLUTIONS / f"{name}-solutions.ipynb"
     found = problems(learner, f"notebooks/{name}.ipynb")
@@ -330,7 +334,7 @@ def assignment(name: str, stems: set[str], learner=None, solved=None) -> tuple[n
         metadata = {k: v for k, v in cell.metadata.items() if k not in ("jupyter", "collapsed", "execution")}
         if role is None:
             source = relink(cell.source, stems) if cell.cell_type == "markdown" else cell.source
-            if i == setup and any(g.problem_id for g in graded):
+            if i == setup and student_numbers and any(g.problem_id for g in graded):
                 source = f"{source.rstrip()}\n{STUDENT_NUMBERS.format(args='')}"
             metadata["nbgrader"] = nbgrader_meta(f"cell-{i:03d}")
             if i in statements:
@@ -390,6 +394,9 @@ def write_per_student(directory: Path, names: list[str], students: list[str]) ->
         if not released.is_file():
             raise CourseError(f"{released} is missing: run `nbgrader generate_assignment {name}` in {directory} first")
         source = nbformat.read(released, as_version=4)
+        if not any(STUDENT_NUMBERS.format(args="") in c.source for c in source.cells if c.cell_type == "code"):
+            raise CourseError(f"{released} sets everyone the notebook's numbers: write the course with "
+                              "--student-numbers (and --force), generate the assignment again, then --per-student")
         for student in students:
             folder = directory / PER_STUDENT_FOLDER / student / name
             folder.mkdir(parents=True, exist_ok=True)
@@ -425,7 +432,8 @@ def stale_assignments(directory: Path, stems: set[str]) -> list[str]:
     return sorted(p.name for p in source.iterdir() if p.is_dir() and p.name not in stems) if source.is_dir() else []
 
 
-def write_course(directory: Path, names: list[str] | None = None, force: bool = False) -> dict[str, list[Graded]]:
+def write_course(directory: Path, names: list[str] | None = None, force: bool = False,
+                 student_numbers: bool = False) -> dict[str, list[Graded]]:
     """Write the course at ``directory`` (its config and source/<name>/<name>.ipynb); return the graded problems.
 
     Raises
@@ -436,7 +444,7 @@ def write_course(directory: Path, names: list[str] | None = None, force: bool = 
     check_folder(directory, force)
     stems = set(course_notebooks())
     names = names or sorted(stems)
-    built = {name: assignment(name, stems) for name in names}  # every check before anything is written
+    built = {name: assignment(name, stems, student_numbers=student_numbers) for name in names}  # checked first
     directory.mkdir(parents=True, exist_ok=True)
     tools = str(Path(__file__).resolve().parent)  # the course's config imports build_html from here
     config, config_text = directory / CONFIG_FILE, CONFIG.format(course_id=COURSE_ID, tools=tools)
@@ -483,6 +491,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true",
                         help="write into a folder that already holds the course (keeps gradebook and submissions)")
     parser.add_argument("--summary", action="store_true", help="print the points per notebook; write nothing")
+    parser.add_argument("--student-numbers", action="store_true",
+                        help="write the course so that each student is set and graded on numbers of their own")
     parser.add_argument("--per-student", nargs="+", metavar="STUDENT",
                         help="write each student's released notebooks with their own numbers under "
                              f"DIR/{PER_STUDENT_FOLDER}/ (after nbgrader generate_assignment); write nothing else")
@@ -510,7 +520,7 @@ def main(argv: list[str] | None = None) -> int:
         else:
             config = args.directory / CONFIG_FILE
             old_config = config.read_text(encoding="utf-8") if config.is_file() else None
-            course = write_course(args.directory, names, force=args.force)
+            course = write_course(args.directory, names, force=args.force, student_numbers=args.student_numbers)
             if old_config is not None and old_config != config.read_text(encoding="utf-8"):
                 print(f"your edited {CONFIG_FILE} is now {args.directory / BACKUP_FILE} and no longer in effect: "
                       f"copy the settings you need back into {config}")

@@ -19,6 +19,7 @@ def run_nbgrader(course: Path, *args: str, env: dict | None = None) -> str:
     """Run ``python -m nbgrader ARGS`` in the course folder, with this repository's attn_lib importable by the
     kernels; return its log, or raise RuntimeError with it when nbgrader fails."""
     env = {**os.environ, **(env or {})}
+    env.pop("ATTN_COURSE_STUDENT", None)  # a student chosen in this process is not the graded kernels' business
     # nbgrader calls alembic by name: this interpreter's scripts first, activated environment or not.
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(ROOT), env.get("PYTHONPATH", "")) if p)

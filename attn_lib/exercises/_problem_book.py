@@ -7,11 +7,12 @@ tells a learner who wants to meet the problem again to call ``another("02-P3")``
 with its numbers and its seed, an answer box (ipywidgets, where a front end shows them) and ``.check(answer)``,
 judged by the same judge with the same reasons.
 
-Per-student numbers (the nbgrader edition, ``tools/nbgrader_course.py --per-student``): a student's seed follows from
-their id and the assignment (:func:`student_seed`). Their released notebook's setup cell calls
-``use_student_numbers("<id>", "<assignment>")``; when nbgrader autogrades, that cell is the source's, without an id,
-and the id is read from the folder nbgrader runs the notebook in (``autograded/<student>/<assignment>``), so every
-student is graded on the numbers they saw.
+Per-student numbers (the nbgrader edition written with ``tools/nbgrader_course.py DIR --student-numbers``): a
+student's seed follows from their id and the assignment (:func:`student_seed`). Their released notebook's setup cell
+calls ``use_student_numbers("<id>", "<assignment>")``; when nbgrader autogrades, that cell is the source's,
+``use_student_numbers()``, and the id is read from the folder nbgrader runs the notebook in
+(``autograded/<student>/<assignment>``), so every student is graded on the numbers they saw. A course written
+without it calls nothing, and everyone is graded on the notebook's numbers.
 """
 
 from __future__ import annotations
@@ -60,13 +61,20 @@ def student_seed(student: str, assignment: str) -> int:
     return int(digest[:12], 16) % (FRESH_SEEDS[1] - FRESH_SEEDS[0] + 1) + FRESH_SEEDS[0]
 
 
+# What use_student_numbers() without a student sets: "while nbgrader autogrades, the student of the folder".
+FROM_FOLDER = "@autograde-folder"
+
+
 def use_student_numbers(student: str | None = None, assignment: str | None = None) -> str | None:
     """Make this kernel's ``check`` calls use ``student``'s numbers for ``assignment``; returns the student used.
 
-    Without a student (the nbgrader source's setup cell), nothing is set: while nbgrader autogrades, the student is
-    read from the folder it runs the notebook in (``autograded/<student>/<assignment>``), whatever a cell set.
+    Without a student (the setup cell of a course written with per-student numbers), the student is the one whose
+    folder nbgrader autogrades (``autograded/<student>/<assignment>``), and outside autograding nobody (the
+    notebook's own numbers). While nbgrader autogrades, the folder decides whatever a cell named: a learner's cell
+    cannot take another student's numbers.
     """
     if student is None:
+        os.environ[STUDENT_VARIABLE] = FROM_FOLDER
         return current_student()[0]
     if not (isinstance(student, str) and student and isinstance(assignment, str) and assignment):
         raise TypeError(f"student and assignment must be non-empty strings; got {student!r}, {assignment!r}")
@@ -75,13 +83,18 @@ def use_student_numbers(student: str | None = None, assignment: str | None = Non
 
 
 def current_student() -> tuple[str | None, str | None]:
-    """(student, assignment) whose numbers ``check`` uses here: nbgrader's autograde folder while it autogrades,
-    else what use_student_numbers set, else (None, None): the notebook's own numbers."""
+    """(student, assignment) whose numbers ``check`` uses here, or (None, None): the notebook's own numbers.
+
+    Nobody unless use_student_numbers was called; while nbgrader autogrades, the folder it grades in; elsewhere the
+    student named."""
+    chosen = os.environ.get(STUDENT_VARIABLE, "")
+    if not chosen:
+        return None, None
     if os.environ.get("NBGRADER_EXECUTION") == "autograde":
         here = Path.cwd()
         return here.parent.name, here.name
-    student, _, assignment = os.environ.get(STUDENT_VARIABLE, "").partition("/")
-    return (student, assignment) if student and assignment else (None, None)
+    student, _, assignment = chosen.partition("/")
+    return (student, assignment) if chosen != FROM_FOLDER and student and assignment else (None, None)
 
 
 def current_seed(prediction: Prediction) -> int:

@@ -114,7 +114,7 @@ def test_a_students_seed_is_a_five_digit_variant_fixed_by_id_and_assignment(stud
 
 
 def test_students_get_different_numbers_and_check_uses_the_students_own(monkeypatch):
-    monkeypatch.delenv(STUDENT_VARIABLE, raising=False)
+    monkeypatch.setenv(STUDENT_VARIABLE, "")  # set through monkeypatch, so that what the test sets is undone
     monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
     seeds = {student_seed(s, "02-scores") for s in ("ada", "bo", "cy", "di", "ed")}
     assert len(seeds) == 5
@@ -132,6 +132,15 @@ def test_while_nbgrader_autogrades_the_student_is_the_folder_it_grades_in(monkey
     monkeypatch.setenv(STUDENT_VARIABLE, "ada/02-scores")  # what a cell set is ignored
     assert use_student_numbers() == "bo"
     assert current_seed(PREDICTIONS["02-P3"]) == student_seed("bo", "02-scores")
+
+
+def test_a_course_that_never_asked_for_student_numbers_grades_everyone_on_the_notebooks(monkeypatch, tmp_path):
+    folder = tmp_path / "autograded" / "bo" / "02-scores"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    monkeypatch.setenv(STUDENT_VARIABLE, "")
+    assert current_seed(PREDICTIONS["02-P3"]) == 0
 
 
 @pytest.mark.parametrize("call, error, words", [
