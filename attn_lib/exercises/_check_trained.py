@@ -158,10 +158,10 @@ def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.
 
 WHY_REASONS = {
     "a": "The components' variances are what the prediction already used (the table printed them, within a factor "
-         "of 1.8 of 1): a prediction that uses them cannot be off by a factor of 2 to 8 because of them.",
-    "b": "Alignment leaves the mean out. It is most of layer 0, but in layers 2 to 5 the part of a row's spread "
-         "that depends on the query is, once q and k are centred, between about one and two and a half times "
-         "footnote 4's prediction; most of the spread does not depend on the query at all.",
+         "of 2 of 1): a prediction that uses them cannot be off by a factor of 2 to 8 because of them.",
+    "b": "Shared directions leave the mean out. They are most of layer 0, but in layers 2 to 5 the part of a row's "
+         "spread that depends on the query is between about one and two and a half times footnote 4's prediction, "
+         "and they cannot see which key a query looks for.",
     "c": "Right: about half to two thirds of each query component's mean square is a constant of its head, so every "
          "query shares a mean query, and that mean query prefers the same keys in every row. Those differences between "
          "keys come from the keys alone, and footnote 4's mean-0 assumption has no room for them.",

@@ -141,7 +141,7 @@ PROBLEMS = [
         judge=_footnote4,
     ),
     Prediction(
-        "10-P3", "what widens a row in layers 2 to 5?",
+        "10-P3", "what widens a row in layers 2 to 5 of a short sentence?",
         first={},
         why_one="It asks which assumption of footnote 4 the trained model breaks, measured on its fixed weights: "
                 "the answer is a fact of this model, and no other numbers pose it again.",
@@ -149,10 +149,11 @@ PROBLEMS = [
         statement="In all-MiniLM-L6-v2, layers 2 to 5, the scores spread wider within a row than footnote 4 "
                   "predicts from the measured variances of the components of $q$ and $k$, "
                   "$d_k \\operatorname{{Var}}(q) \\operatorname{{Var}}(k)$. Choose the explanation that accounts "
-                  "for most of the variance of the scores within a row in layers 2 to 5.\n\n"
+                  "for most of the variance of the scores within a row in layers 2 to 5, for sentences of about a "
+                  "dozen tokens.\n\n"
                   "- a) The components' variances are not 1, and the prediction does not allow for that.\n"
-                  "- b) Alignment: each query and the keys it looks for point the same way, so the products add "
-                  "up.\n"
+                  "- b) Shared directions: queries and keys vary most along the same few directions, so their "
+                  "products add up.\n"
                   "- c) A head's mean query: every query shares it, and it prefers the same keys in every row.\n"
                   "- d) Noise: twelve keys a row are too few to measure a variance, so the excess is chance.\n\n"
                   "Answer with the letter, as a string.",
