@@ -107,6 +107,16 @@ def test_autograde_grades_each_student_on_the_numbers_they_saw(per_student):
     assert differs and {g for g in checks if scores["bo"][g] == 0} == differs
 
 
+def test_each_students_feedback_gives_the_reason_for_their_own_numbers(per_student):
+    root, problems, seeds = per_student["root"], per_student["problems"], per_student["seeds"]
+    wrong = per_student["wrong_one"]
+    pid = problems[wrong]
+    reason = PREDICTIONS[pid].variant(seeds["cy"]).check(expected(pid, seeds["cy"]) + 1).reason
+    page = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", (root / "feedback" / "cy" / NAME / f"{NAME}.html")
+                                         .read_text(encoding="utf-8"))).split())
+    assert " ".join(reason.split()[:8]) in page, reason
+
+
 def test_no_students_expected_answer_is_in_anothers_feedback(per_student):
     root, problems, seeds = per_student["root"], per_student["problems"], per_student["seeds"]
     for student in ("ada", "cy"):
