@@ -1,0 +1,82 @@
+"""Every registered claim holds on held-out seeds; every claim is anchored in its notebook, and every cell tagged
+``claim-*`` is registered.
+
+The claims run under the ``claims`` marker (in the default run, as in CI); ``python -m pytest -q -m claims`` runs
+only them, ``-m "not claims"`` leaves them out.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+
+import pytest
+
+from .ledger import CLAIMS, HELD_OUT_SEEDS
+
+HERE = Path(__file__).resolve().parent
+NOTEBOOKS = HERE.parent.parent / "notebooks"
+MODULES = sorted(p.stem for p in HERE.glob("claims_*.py"))
+for _stem in MODULES:
+    importlib.import_module(f"{__package__}.{_stem}")
+
+
+def _cells(stem):
+    return json.loads((NOTEBOOKS / f"{stem}.ipynb").read_text(encoding="utf-8"))["cells"]
+
+
+def _source(cell):
+    return "".join(cell["source"]) if isinstance(cell["source"], list) else cell["source"]
+
+
+def _tags(cell):
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def _ids(claim):
+    return claim.id
+
+
+@pytest.mark.claims
+@pytest.mark.parametrize("claim", CLAIMS, ids=_ids)
+def test_claim_holds_on_held_out_seeds(claim):
+    claim.check(HELD_OUT_SEEDS)
+
+
+def test_held_out_seeds_are_at_least_ten_and_distinct():
+    assert len(set(HELD_OUT_SEEDS)) == len(HELD_OUT_SEEDS) >= 10, HELD_OUT_SEEDS
+
+
+def test_every_claims_module_registers_a_claim():
+    registered = {getattr(c.check, "__module__", "").rsplit(".", 1)[-1] for c in CLAIMS}
+    assert set(MODULES) <= registered, f"claims modules that register nothing: {sorted(set(MODULES) - registered)}"
+
+
+def test_claim_ids_are_unique():
+    ids = [c.id for c in CLAIMS]
+    assert len(ids) == len(set(ids)), f"ids registered twice: {sorted({i for i in ids if ids.count(i) > 1})}"
+
+
+@pytest.mark.parametrize("claim", CLAIMS, ids=_ids)
+def test_claim_is_anchored_in_its_notebook(claim):
+    assert claim.id.startswith(claim.notebook[:3]), f"{claim.id}: the id should start with the notebook's number"
+    assert claim.condition.strip(), f"{claim.id}: state the sentence's conditions"
+    for stem in (claim.notebook, f"solutions/{claim.notebook}-solutions"):
+        cells = _cells(stem)
+        prose = [_source(c) for c in cells if c["cell_type"] == "markdown"]
+        assert any(claim.sentence in text for text in prose), (
+            f"{claim.id}: its sentence is not in the markdown of {stem}: {claim.sentence!r}")
+        tagged = [c for c in cells if f"claim-{claim.id}" in _tags(c)]
+        assert len(tagged) == 1 and tagged[0]["cell_type"] == "code", (
+            f"{claim.id}: {stem} should have one code cell tagged claim-{claim.id}; found {len(tagged)}")
+
+
+@pytest.mark.parametrize("stem", sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")))
+def test_every_tagged_cell_is_registered(stem):
+    registered = {f"claim-{c.id}" for c in CLAIMS}
+    for where in (stem, f"solutions/{stem}-solutions"):
+        if not (NOTEBOOKS / f"{where}.ipynb").exists():
+            continue
+        tags = {t for c in _cells(where) for t in _tags(c) if t.startswith("claim-")}
+        assert tags <= registered, f"{where}: cells tagged {sorted(tags - registered)} have no registered claim"
