@@ -1,5 +1,5 @@
-"""Every registered claim holds on held-out seeds; every claim is anchored in its notebook, and every cell tagged
-``claim-*`` is registered.
+"""Every registered claim holds on held-out seeds; every claim is anchored in its notebook (its sentence in the
+learner notebook's markdown, its code cell tagged ``claim-<id>``), and every cell tagged ``claim-*`` is registered.
 
 The claims run under the ``claims`` marker (in the default run, as in CI); ``python -m pytest -q -m claims`` runs
 only them, ``-m "not claims"`` leaves them out.
@@ -62,14 +62,13 @@ def test_claim_ids_are_unique():
 def test_claim_is_anchored_in_its_notebook(claim):
     assert claim.id.startswith(claim.notebook[:3]), f"{claim.id}: the id should start with the notebook's number"
     assert claim.condition.strip(), f"{claim.id}: state the sentence's conditions"
-    for stem in (claim.notebook, f"solutions/{claim.notebook}-solutions"):
-        cells = _cells(stem)
-        prose = [_source(c) for c in cells if c["cell_type"] == "markdown"]
-        assert any(claim.sentence in text for text in prose), (
-            f"{claim.id}: its sentence is not in the markdown of {stem}: {claim.sentence!r}")
-        tagged = [c for c in cells if f"claim-{claim.id}" in _tags(c)]
-        assert len(tagged) == 1 and tagged[0]["cell_type"] == "code", (
-            f"{claim.id}: {stem} should have one code cell tagged claim-{claim.id}; found {len(tagged)}")
+    cells = _cells(claim.notebook)  # the learner's notebook: the solutions notebooks hold only the problems
+    prose = [_source(c) for c in cells if c["cell_type"] == "markdown"]
+    assert any(claim.sentence in text for text in prose), (
+        f"{claim.id}: its sentence is not in the markdown of {claim.notebook}: {claim.sentence!r}")
+    tagged = [c for c in cells if f"claim-{claim.id}" in _tags(c)]
+    assert len(tagged) == 1 and tagged[0]["cell_type"] == "code", (
+        f"{claim.id}: {claim.notebook} should have one code cell tagged claim-{claim.id}; found {len(tagged)}")
 
 
 @pytest.mark.parametrize("stem", sorted(p.stem for p in NOTEBOOKS.glob("[0-9][0-9]-*.ipynb")))
