@@ -11,6 +11,7 @@ import importlib
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from .ledger import CLAIMS, HELD_OUT_SEEDS
@@ -79,3 +80,15 @@ def test_every_tagged_cell_is_registered(stem):
             continue
         tags = {t for c in _cells(where) for t in _tags(c) if t.startswith("claim-")}
         assert tags <= registered, f"{where}: cells tagged {sorted(tags - registered)} have no registered claim"
+
+
+def test_the_jacobian_size_of_03_is_the_size_of_the_table():
+    from .claims_03 import jacobian_size
+
+    rng = np.random.default_rng(0)
+    for spread in (1.0, 30.0):  # soft rows, and rows saturated to a few digits
+        weights = np.exp(spread * rng.standard_normal((50, 7)))
+        weights /= weights.sum(axis=1, keepdims=True)
+        table = weights[:, :, None] * np.eye(7) - weights[:, :, None] * weights[:, None, :]  # (n, m, m)
+        exact = np.sqrt(np.sum(table**2, axis=(1, 2)))
+        assert np.allclose(jacobian_size(weights), exact, rtol=1e-6, atol=1e-7)
