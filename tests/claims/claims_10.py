@@ -130,9 +130,10 @@ def check_wider_than_predicted(seeds):
 
 def check_layer0_shared(seeds):
     for kind, text in _sentences(seeds):
-        keys_alone, _, shared = _shares(text)[0]
+        keys_alone, footnote, shared = _shares(text)[0]
         assert keys_alone <= 0.12, (kind, text[:30], keys_alone)  # "about a tenth of the spread at most"
         assert shared > 0.5, (kind, text[:30], shared)  # "shared directions are most of it"
+        assert (footnote + shared) / footnote > 3.5, (kind, text[:30])  # query by key "about four times" footnote 4
 
 
 def check_keys_alone_short(seeds):
@@ -140,6 +141,9 @@ def check_keys_alone_short(seeds):
         keys_alone = _shares(text)[:, 0]
         assert (keys_alone[2:] > 0.5).all(), (text[:30], keys_alone)  # from layer 2 on, more than half
         assert keys_alone[5] > 0.8, (text[:30], keys_alone)  # over four fifths in layer 5
+        shares = _shares(text)
+        query_part = (shares[2:, 1] + shares[2:, 2]) / shares[2:, 1]  # what depends on the query, over footnote 4
+        assert (0.75 < query_part).all() and (query_part < 2.75).all(), (text[:30], query_part)
 
 
 def check_keys_alone_long(seeds):
@@ -244,15 +248,41 @@ def check_unscaled_collapse(seeds):
         assert cosine < 0.95, (kind, text[:30], cosine)  # the vector turns away
 
 
+def _mean_query_share(record):
+    Q = record.Q[0].astype(float)
+    return (Q.mean(axis=-2, keepdims=True) ** 2).mean() / (Q ** 2).mean()
+
+
+def check_variance_factor(seeds):
+    for kind, text in _sentences(seeds):
+        for record in _run(text).layers:
+            for var in _qk(record)[0].var(), _qk(record)[1].var():
+                assert 0.5 < var < 2, (kind, text[:30], var)  # within a factor of 2 of 1
+
+
+def check_mean_query_share(seeds):
+    for _, text in _sentences(seeds, ("short",)):
+        held = [_mean_query_share(record) for record in _run(text).layers[2:]]
+        assert 0.45 < min(held) and max(held) < 0.7, (text[:30], held)  # about half to two thirds
+
+
 EVERY_LENGTH = "held-out sentences of 9-12 and 30-35 tokens (one of each per seed)"
 for claim_id, sentence, condition, check, over in [
     ("wider-than-predicted", "the scores are wider\nthan predicted in every layer of all five sentences",
      "every layer; measured var(q . k) over d_k var(q) var(k) above 1.2", check_wider_than_predicted, EVERY_LENGTH),
     ("layer0-shared", "In layer 0 the mean does little (about a tenth of the spread at most):\nshared directions are "
-     "most of it", "layer 0: keys alone at most 0.12 of a row's variance, shared directions above half",
+     "most of it", "layer 0: keys alone at most 0.12 of a row's variance, shared directions above half, the "
+     "query-by-key part over 3.5 times footnote 4's prediction",
      check_layer0_shared, EVERY_LENGTH),
+    ("variance-factor", "Here the variances are within a factor of 2 of 1",
+     "var(q) and var(k) of every layer, pooled over heads, tokens and components, between 0.5 and 2",
+     check_variance_factor, EVERY_LENGTH),
+    ("mean-query-share", "in layers 2 to 5 of these sentences about half to two thirds of each query component's mean",
+     "sentences of 9 to 14 tokens, layers 2 to 5: the head's mean query holds 0.45 to 0.7 of each query component's "
+     "mean square", check_mean_query_share, "held-out sentences of 9-12 tokens"),
     ("keys-alone-short", "from layer 2 on the mean takes over: the keys alone give more than\nhalf of each row's "
-     "spread, rising to over four fifths in layer 5", "sentences of 9 to 14 tokens; layers 2 to 5",
+     "spread, rising to over four fifths in layer 5",
+     "sentences of 9 to 14 tokens; layers 2 to 5; what depends on the query 0.75 to 2.75 times footnote 4's prediction",
      check_keys_alone_short, "held-out sentences of 9-12 tokens"),
     ("keys-alone-long", "What depends on length is when the mean takes over, not whether.",
      "sentences of about thirty tokens: keys alone below half in layer 2 in every one, above half in layer 5 in "
