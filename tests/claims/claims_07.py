@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from attn_lib import MultiHeadAttention, causal_mask
+from attn_lib import MultiHeadAttention, attention_cost, causal_mask
 
 from .ledger import Claim, register
 
@@ -109,7 +109,47 @@ def check_causal_carries_position(seeds):
         assert (np.diff(weights[:, 1:, 0], axis=1) < 0).all(), seed
 
 
+def check_bare_reshape(seeds):
+    """A bare reshape of (n, d_model) to (heads, n, d_k) has the right shape and the wrong heads."""
+    for seed in seeds:
+        mha, d_model = _sublayer(seed)
+        heads = mha.W_q.shape[0]
+        d_k = d_model // heads
+        n = int(np.random.default_rng(seed).integers(2, 20))
+        X = np.random.default_rng(seed).normal(size=(n, d_model))
+        Q_wide = X @ np.concatenate(list(mha.W_q), axis=1)  # (n, heads * d_k)
+        right = Q_wide.reshape(n, heads, d_k).transpose(1, 0, 2)
+        wrong = Q_wide.reshape(heads, n, d_k)
+        assert wrong.shape == right.shape
+        assert not np.allclose(wrong, right), (seed, n, heads)
+        assert all(np.abs(right[h] - X @ mha.W_q[h]).max() < 1e-9 for h in range(heads)), seed
+
+
+def check_heads_same_work(seeds):
+    """h heads of width d_model / h: the multiply-adds and projection parameters of one head of width d_model, and
+    h times its scores; counted from the arrays a MultiHeadAttention makes."""
+    for seed in seeds:
+        draw = np.random.default_rng(seed)
+        heads = int(2 ** draw.integers(1, 5))
+        d_model = heads * int(draw.integers(1, 9)) * 4
+        n, m = (int(x) for x in draw.integers(1, 40, size=2))
+        d_k = d_model // heads
+        split, wide = attention_cost(n, m, d_k=d_k, heads=heads), attention_cost(n, m, d_k=d_model, heads=1)
+        assert split.score_macs == wide.score_macs == n * m * d_model, (seed, heads, d_model)
+        assert split.mix_macs == wide.mix_macs, (seed, heads, d_model)
+        mha = MultiHeadAttention(d_model=d_model, heads=heads, rng=seed)
+        weights = mha(draw.normal(size=(n, d_model)), draw.normal(size=(m, d_model)), return_weights=True)[1]
+        assert weights.size == split.scores == heads * wide.scores, (seed, heads, weights.shape)
+        assert mha.W_q.size + mha.W_k.size + mha.W_v.size == 3 * d_model * d_model, (seed, heads)
+
+
 for claim_id, sentence, condition, check, over in [
+    ("bare-reshape", "Shapes do not catch it;\ncomparing numbers does.",
+     "a reshape of (n, heads * d_k) to (heads, n, d_k) without the transpose: the right shape, other numbers",
+     check_bare_reshape, "n 2-19, d_model 64-512 with 2-16 heads"),
+    ("heads-same-work", "Every parameter count and every multiply-add is the same",
+     "h heads of d_k = d_model / h against one head of width d_model: equal multiply-adds and projection parameters, "
+     "h times the scores", check_heads_same_work, "2-16 heads, d_model 8-512, n and m 1-39"),
     ("cross-own-projections", "Borrowing the self-attention's projections would give another layer",
      "the base model's sublayer (d_model 512, 8 heads): some weight moves by more than 0.5 with another sublayer's "
      "projections", check_cross_own_projections, "n, m from 2 to 8; projections drawn from the held-out seeds"),
