@@ -347,3 +347,21 @@ def check_gradients_match(seeds):
 _claim("gradients-match", "each entry agrees with its finite difference to within $10^{-7}$",
        "central differences with eps 1e-6, five entries of each parameter, a batch of four, d_k = d_v = 16",
        check_gradients_match, over="with and without the division")
+
+
+def check_spread_before(seeds):
+    for seed in seeds:
+        params = init_parameters(np.random.default_rng(seed), D_MODEL, 1, 16, 16)
+        sequences = TASK.batch(np.random.default_rng(1000 + seed), size=256)
+        Q, K = project(sequences.X_q, params["W_q"]), project(sequences.X_kv, params["W_k"])
+        scores_ = Q @ np.swapaxes(K, -1, -2) / 4  # 1 / sqrt(16)
+        weights = np.exp(scores_ - scores_.max(axis=-1, keepdims=True))
+        weights /= weights.sum(axis=-1, keepdims=True)
+        largest = weights.max(axis=-1)  # (B, 1, n)
+        assert np.mean(largest > 0.9) < 0.01, seed  # almost no row near one-hot
+        assert np.median(largest.max(axis=(-1, -2))) < 0.6, seed  # a typical sequence's largest weight
+
+
+_claim("spread-before", "spread over all keys, no cell near 1", "one untrained head, d_k = d_v = 16, the division; "
+       "fewer than 1 % of rows above 0.9 over 256 sequences, the median sequence's largest weight below 0.6",
+       check_spread_before)
