@@ -338,13 +338,18 @@ _PINNED = one_blas_thread()
 
 class _Optimizer:
     """Plain gradient descent (``W -= lr * dW``) or Adam (beta1 0.9, beta2 0.999, eps 1e-8) on a dict of
-    parameters, in place. With ``rows`` (indices along the leading seeds axis), only those models move, by
-    gradients given for those rows alone."""
+    parameters, in place. ``lr`` is one number, or a dict giving each parameter its own. With ``rows`` (indices
+    along the leading seeds axis), only those models move, by gradients given for those rows alone."""
 
     def __init__(self, params, lr, optimizer):
         if optimizer not in ("sgd", "adam"):
             raise InputValueError(f"optimizer must be 'sgd' or 'adam'; got {optimizer!r}")
-        self.params, self.lr, self.adam, self.t = params, lr, optimizer == "adam", 0
+        if isinstance(lr, dict) and set(lr) != set(params):
+            raise InputValueError(f"lr as a dict must give a learning rate for each of {sorted(params)}; got "
+                                  f"{sorted(lr)}")
+        lrs = lr if isinstance(lr, dict) else dict.fromkeys(params, lr)
+        self.params, self.adam, self.t = params, optimizer == "adam", 0
+        self.lr = {name: float(rate) for name, rate in lrs.items()}
         self.moments = {name: (np.zeros_like(w), np.zeros_like(w)) for name, w in params.items()}
 
     def step(self, grads, rows=slice(None)):
@@ -355,7 +360,7 @@ class _Optimizer:
                 first[rows] = 0.9 * first[rows] + 0.1 * grad
                 second[rows] = 0.999 * second[rows] + 0.001 * grad**2
                 grad = (first[rows] / (1 - 0.9**self.t)) / (np.sqrt(second[rows] / (1 - 0.999**self.t)) + 1e-8)
-            self.params[name][rows] -= self.lr * grad
+            self.params[name][rows] -= self.lr[name] * grad
 
 
 @dataclass
@@ -398,7 +403,8 @@ def train(task, params, steps, lr, *, scale=None, targets=("recall",), seed=0, b
     params : dict
         As from :func:`init_parameters`; updated in place.
     steps : int
-    lr : float
+    lr : float or dict
+        The learning rate, or a dict of one per parameter (``{"W_q": ..., "W_k": ..., "W_v": ..., "W_o": ...}``).
     scale : float, optional
         The factor on Q K^T (default 1/sqrt(d_k)).
     targets : tuple of str
@@ -458,6 +464,8 @@ class SeedsHistory:
         Each model's first step whose batch accuracy reached ``stop_at`` on every target; -1 if never.
     kept : dict
         For each step s of ``keep_at``, a copy of the parameters after s updates.
+    diverged : numpy.ndarray of bool, shape (S,)
+        True for a model stopped because its loss was no longer finite (a learning rate too large for it).
     """
 
     losses: np.ndarray
@@ -465,6 +473,7 @@ class SeedsHistory:
     parameters: dict
     reached: np.ndarray
     kept: dict
+    diverged: np.ndarray
 
 
 def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall",), batch_size=128,
@@ -484,6 +493,7 @@ def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall"
     stop_at : float, optional
         A model whose batch accuracy reaches this on every target stops there (its parameters are no longer
         updated); training ends when every model has stopped, or after ``steps``.
+        A model whose loss is no longer finite stops too, marked in ``diverged`` (whatever ``stop_at``).
     keep_at : sequence of int
         Keep a copy of the parameters after each of these numbers of updates (at most ``steps``).
 
@@ -506,6 +516,7 @@ def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall"
     accuracy = np.full((steps, len(seeds), len(targets)), np.nan)
     kept = {}
     reached = np.full(len(seeds), -1)
+    diverged = np.zeros(len(seeds), dtype=bool)
     active = np.arange(len(seeds))  # the models still training: only they are computed
     for step in range(steps):
         if step in keep_at:
@@ -515,11 +526,15 @@ def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall"
         some = params if everyone else {name: w[active] for name, w in params.items()}
         drawn = [task.draw(rngs[s], batch_size) for s in active]  # each seed's own draws, encoded at once
         batch = task.encode(*(np.stack(symbols) for symbols in zip(*drawn)))
-        loss, acc, _, grads = loss_and_gradients(some, batch, scale, targets)
+        with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # a diverging model: caught below
+            loss, acc, _, grads = loss_and_gradients(some, batch, scale, targets)
         losses[step, active], accuracy[step, active] = loss, acc
-        if stop_at is not None:
-            now = np.all(acc >= stop_at, axis=-1)
+        blown = ~np.isfinite(loss)
+        diverged[active[blown]] = True
+        if stop_at is not None or blown.any():
+            now = np.all(acc >= stop_at, axis=-1) & ~blown if stop_at is not None else np.zeros_like(blown)
             reached[active[now]] = step
+            now |= blown
             if now.any():
                 active, grads = active[~now], {name: g[~now] for name, g in grads.items()}
                 rows = active
@@ -529,4 +544,4 @@ def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall"
         update.step(grads, rows)
     if steps in keep_at:
         kept[steps] = {name: w.copy() for name, w in params.items()}
-    return SeedsHistory(np.array(losses), np.array(accuracy), params, reached, kept)
+    return SeedsHistory(np.array(losses), np.array(accuracy), params, reached, kept, diverged)

@@ -172,6 +172,30 @@ def test_train_seeds_keeps_the_parameters_after_the_asked_numbers_of_updates():
     assert longer.kept[12]["W_q"] is not longer.parameters["W_q"]
 
 
+def test_a_learning_rate_per_parameter_moves_each_parameter_by_its_own():
+    seeds = (0, 1)
+    rates = {"W_q": 0.01, "W_k": 0.5, "W_v": 0.0, "W_o": 2.0}
+    before = stack_parameters(models(seeds))
+    grads = loss_and_gradients(before, stack_batches(LEARNABLE.batch(np.random.default_rng(s), 8) for s in seeds))[3]
+    after = train_seeds(LEARNABLE, {k: w.copy() for k, w in before.items()}, seeds, 1, rates, batch_size=8).parameters
+    for name, rate in rates.items():
+        np.testing.assert_allclose(after[name], before[name] - rate * grads[name], rtol=1e-12, atol=1e-15)
+    with pytest.raises(ValueError, match="a learning rate for each of"):
+        train_seeds(LEARNABLE, before, seeds, 1, {"W_q": 0.1}, batch_size=8)
+
+
+def test_a_model_whose_loss_blows_up_stops_as_diverged_and_the_others_train_on():
+    seeds = (3, 0, 5)
+    params = stack_parameters(models(seeds))
+    params["W_o"][1] *= 1e300  # seed 0's logits overflow at once
+    run = train_seeds(LEARNABLE, params, seeds, 50, 0.5, batch_size=16, stop_at=0.7)
+    assert run.diverged.tolist() == [False, True, False] and run.reached[1] == -1
+    assert np.all(np.isnan(run.losses[1:, 1])) and not np.isfinite(run.losses[0, 1])
+    others = train_seeds(LEARNABLE, stack_parameters(models((3, 5))), (3, 5), 50, 0.5, batch_size=16, stop_at=0.7)
+    assert run.reached[[0, 2]].tolist() == others.reached.tolist() and not others.diverged.any()
+    np.testing.assert_allclose(run.losses[:, [0, 2]], others.losses[: len(run.losses)], rtol=1e-10)
+
+
 def test_the_replay_explorer_replays_notebook_09s_first_run():
     """09's first run, written out in the notebook as a loop of loss_and_gradients and W -= lr dW: 150 steps of
     one head (d_k = d_v = 16) from default_rng(100), batches of seed 0. The explorer's run must be it."""

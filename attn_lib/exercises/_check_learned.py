@@ -30,10 +30,12 @@ _QUESTIONS = {
             "a": "The scaled run starts with soft rows (none above 0.99), so the gradient reaches every score. Its "
                  "steps under Adam do not depend on the size of its gradients either, so nothing slows it.",
             "b": "The unscaled rows start nearly one-hot, and a one-hot softmax row passes back almost no gradient "
-                 "(notebook 03). Under plain gradient descent the missing division also made each step move the "
-                 "scores further (d_k times for the same gradient at the scores), which hid this. Adam divides "
+                 "at the scores (notebook 03). Under plain gradient descent the missing division also made each "
+                 "step move the scores further (d_k times for the same gradient at the scores: a factor sqrt(d_k) "
+                 "in the gradient at W_q, another on the way back to the scores), which hid this. Adam divides "
                  "each gradient by its own running size, so a larger gradient no longer makes a larger step: that "
-                 "advantage is gone, and the saturation remains.",
+                 "removes the first factor, not the second. Adam's steps still move the unscaled scores about "
+                 "sqrt(d_k) times as far, and the rows still start saturated; the unscaled run is the slower one.",
             "c": "At d_k = 512 the two runs start very differently: most unscaled rows are above 0.99 at step 0, "
                  "none of the scaled ones. Adam rescales gradients, but it cannot give a saturated row back the "
                  "gradient its softmax does not pass on.",

@@ -56,3 +56,5 @@ def test_the_adam_reason_says_d_k_times_only_for_the_same_gradient_at_the_scores
     reasons = _QUESTIONS["adam-at-512"][1]
     assert "d_k times larger" not in reasons["b"]
     assert "d_k times for the same gradient at the scores" in reasons["b"]
+    # issue 25: Adam takes out the factor sqrt(d_k) of the gradient at W_q, not the one on the way back to the scores
+    assert "removes the first factor, not the second" in reasons["b"] and "advantage is gone" not in reasons["b"]
