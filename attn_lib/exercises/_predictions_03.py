@@ -168,7 +168,8 @@ def _through_division(answer, p):
          "This row is split between two keys, not one-hot: its Jacobian is not zero."),
     ], explain=f"{right:.4g} = {show(w0)} x (1 - {show(w0)}) / {show(r)}: at the scores the entry is w_0 (1 - w_0) "
                f"= {show(at_scores)}, and d s / d z = 1 / sqrt({d_k}) = 1/{show(r)} multiplies it. This is the "
-               "further 1 / sqrt(d_k) that the gradient reaching Q carries in the scaled model, measured above.",
+               "further 1 / sqrt(d_k) that the gradient reaching Q carries in the scaled model (notebook 09 measures "
+               "it at W_q, on a task).",
         hint="s = z / sqrt(d_k), so d w / d z = (d w / d s) (d s / d z).")
 
 
