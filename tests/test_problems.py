@@ -131,7 +131,8 @@ def _checker_call(problem):
             return None
         name, args, kwargs = recorded[-1]
         answer_at = 1 if name == "check_count" else 0
-        return name, tuple(repr(a) for k, a in enumerate(args) if k != answer_at), tuple(sorted(
+        named = tuple(m[1] for m in kwargs.get("mistakes", ()))  # what the problem asks shows in what it names
+        return name, tuple(repr(a) for k, a in enumerate(args) if k != answer_at), named, tuple(sorted(
             (k, repr(v)) for k, v in kwargs.items() if k in ("rel", "abs_tol", "decimals")))
     args = [ast.dump(a) for a in call.args]
     kwargs = sorted((k.arg, ast.dump(k.value)) for k in call.keywords if k.arg not in {"mistakes", "explain", "hint"})

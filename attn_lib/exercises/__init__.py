@@ -173,9 +173,10 @@ check_decode_step(fn)     forgot-append (attends to the cache alone), forgot-cac
                           returned-weights, no-batch
 check_learned(q, answer)  chose-<letter> (each option has its own reason), not-an-option (the questions
                           q of notebook 09: duplicate-key, adam-at-512, one-head)
-check_footnote4_variance  unit-variance (means 0), ignored-means, mean-square-not-variance, only-means-product
-(...)                     (means given), forgot-dk, sqrt-dk, added-variances, standard-deviations,
-                          wrong-number, not-a-number (answers within 5 % pass)
+check_footnote4_variance  unit-variance (means 0), ignored-means, mean-square-not-variance, means-not-squared,
+(...)                     only-means-product (means given), forgot-dk, sqrt-dk, added-variances,
+                          standard-deviations, wrong-number, not-a-number (answers within ``rel`` pass, 5 %
+                          by default)
 check_why_scores_grow     chose-a, chose-b, chose-d (each option's own reason), not-an-option
 check_weights_beyond_     rounded-down, not-the-first, one-layer, one-head-per-layer, one-head, linear-in-n,
 parameters(...)           token-limit, wrong-number, not-a-number (exact)

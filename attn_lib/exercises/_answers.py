@@ -81,8 +81,8 @@ def how_far(value: float, expected: float, step: float | None = None) -> str:
     shown = _number_text(value)
     if not value.is_integer():  # enough digits to differ visibly from the expected value
         shown = max(shown, two_numbers(value, expected)[0], key=len)
-    if expected == 0:
-        return f"Your answer, {shown}, is not it: think about what makes the quantity vanish or not."
+    if expected == 0:  # no side, no size: a word about either would say the answer is 0
+        return f"Your answer, {shown}, is not it."
     if value == 0:
         return "Your answer is 0, which is not it."
     if (value > 0) != (expected > 0):  # its size is not shown: it may be the answer's, one step from it
@@ -130,6 +130,29 @@ DISTINCT_MISTAKES = contextvars.ContextVar("distinct_mistakes", default=False)
 # A list while a test records the calls a prediction's judge makes (the checker, its arguments): the tests drive each
 # recorded call with wrong answers and read every reason for the expected value (tests/exercises/test_no_giveaways.py).
 CALLS = contextvars.ContextVar("calls", default=None)
+
+
+# A list while a prediction's variant is drawn or shown: each judging checker notes the answer it expects and how
+# closely it judges (``note_answer``), so that a draw whose answer is the notebook's own is drawn again, and a variant
+# can say how precise a number must be.
+ANSWERS = contextvars.ContextVar("answers", default=None)
+
+
+def note_answer(expected, precision: str | None = None) -> None:
+    """Note the answer a checker expects, and in words how closely it judges a number (None for a choice or shapes)."""
+    answers = ANSWERS.get()
+    if answers is not None:
+        answers.append((expected, precision))
+
+
+def precision_words(rel: float, abs_tol: float, decimals=None) -> str:
+    """How closely a number is judged, as a statement says it: "exactly", "to within 1 %", "to 2 decimals"."""
+    if decimals is not None:
+        return f"to {decimals} decimal{'' if decimals == 1 else 's'}"
+    if rel == 0 and abs_tol == 0:
+        return "exactly"
+    parts = ([f"{rel * 100:g} %"] if rel else []) + ([f"{abs_tol:g}"] if abs_tol else [])
+    return "to within " + " or ".join(parts)
 
 
 def record_call(name: str, args: tuple, kwargs: dict) -> None:
@@ -231,6 +254,7 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     hint = _check_text(hint, "hint")
     what = _check_text(what, "what")
     table = named_mistakes(mistakes, expected, rel, abs_tol)
+    note_answer(expected, precision_words(rel, abs_tol, decimals))
     if is_blank(answer):
         return not_answered(what)
     value = as_number(answer)
@@ -314,6 +338,7 @@ def check_choice(answer, right, reasons, *, hint="") -> Feedback:
     if right not in reasons:
         raise ValueError(f"right must be one of the options {list(reasons)}; got {right!r}")
     hint = _check_text(hint, "hint")
+    note_answer(right)
     options = ", ".join(str(label) for label in reasons)
     if is_blank(answer) or (isinstance(answer, str) and not answer.strip()):
         return not_answered(f"your choice among the options {options}")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 
 from .._checks import check_size
-from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes, record_call
+from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes, note_answer, record_call
 from ._compare import isclose
 from ._feedback import Feedback, is_blank, fail, not_answered
 
@@ -177,6 +177,7 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     d_model = None if d_model is None else check_size(d_model, "d_model", minimum=1)
     right, candidates = _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model)
     own = named_mistakes(mistakes, right, 1e-9, 0.0)
+    note_answer(right, "exactly")
     if is_blank(answer):
         return not_answered(f"your count of {_WHAT[quantity]}")
     value = as_number(answer, finite=True)

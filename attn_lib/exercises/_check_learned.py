@@ -11,10 +11,10 @@ _QUESTIONS = {
     "duplicate-key": (
         "c",
         {
-            "a": "Attention has no 'first match': every key is scored at once, and a score depends only on the query "
-                 "and that key's vector, not on where the key sits.",
-            "b": "Attention has no 'latest match': every key is scored at once, and a score depends only on the query "
-                 "and that key's vector, not on where the key sits.",
+            "a": "Attention has no 'first match': every key is scored at once, each by the query and that key's "
+                 "vector alone, and this trained head's keys carry their place without the head using it.",
+            "b": "Attention has no 'latest match': every key is scored at once, each by the query and that key's "
+                 "vector alone, and this trained head's keys carry their place without the head using it.",
             "c": "The trained head scores a key by its key symbol and has learned to ignore the value and place "
                  "stored with it. Two positions with the same key get about the same score, so the softmax splits "
                  "the weight between them, and the output is about the average of their two value rows.",

@@ -8,6 +8,7 @@ import numbers
 import numpy as np
 
 from .._checks import InputValueError, check_size
+from ._answers import note_answer
 from ._feedback import Feedback, NOT_ANSWERED, is_blank, fail, not_answered
 
 
@@ -148,6 +149,7 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
     """
     sizes = {"n": check_size(n, "n"), "m": check_size(m, "m"), "d_k": check_size(d_k, "d_k"),
              "d_v": check_size(d_v, "d_v")}
+    note_answer(tuple(sizes.values()))  # the sizes decide every shape
     if is_blank(answers) or (isinstance(answers, dict) and all(is_blank(v) for v in answers.values())):
         names = [k for k in _SHAPE_NAMES if isinstance(answers, dict) and k in answers] or list(_SHAPE_NAMES)
         return not_answered(f"your predicted shapes of {', '.join(names)}")  # None, ..., {} or a dict of blanks

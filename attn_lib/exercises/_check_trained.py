@@ -45,9 +45,9 @@ def check_weights_beyond_parameters(answer, parameters, layers=6, heads=12) -> F
     mistakes = [
         # Neither reason says on which side the answer lies: one step from an integer answer, that would be it.
         (expected - 1, "rounded-down",
-         "That is the square root of parameters / (layers x heads) rounded down. Rounding either way is a guess "
-         "at the edge: the question asks for the first length whose weights outnumber the parameters, which only "
-         "the count itself can settle.",
+         "A square root of parameters / (layers x heads), rounded either way, is a guess at the edge: the question "
+         "asks for the first length whose weights outnumber the parameters, which only the count itself can "
+         "settle.",
          "Put your n into the count of weights, compare it with the parameters, and do the same for its "
          "neighbours."),
         (expected + 1, "not-the-first",
@@ -84,11 +84,12 @@ def check_weights_beyond_parameters(answer, parameters, layers=6, heads=12) -> F
     )
 
 
-def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.0) -> Feedback:
+def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.0, *, rel=0.05) -> Feedback:
     """Footnote 4 with independent components of variances var_q, var_k and means mean_q, mean_k: var(q . k).
 
     Each product q_t k_t has variance E[q_t^2] E[k_t^2] - (E[q_t] E[k_t])^2, with E[x^2] = var + mean^2, and the
-    d_k independent products add: with both means 0 this is footnote 4's d_k var_q var_k.
+    d_k independent products add: with both means 0 this is footnote 4's d_k var_q var_k. ``rel``: the relative
+    tolerance (5 % where the variances are measured; a problem that gives exact numbers passes less).
 
     Examples
     --------
@@ -104,7 +105,6 @@ def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.
     square_q, square_k = var_q + mean_q ** 2, var_k + mean_k ** 2  # E[q_t^2], E[k_t^2]
     one = square_q * square_k - (mean_q * mean_k) ** 2  # the variance of one product q_t k_t
     expected = d_k * one
-    rel = 0.05
     with_means = bool(mean_q or mean_k)
     mistakes = []
     if with_means:
@@ -116,6 +116,11 @@ def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.
             (d_k * square_q * square_k, "mean-square-not-variance",
              "That is the mean square of q . k's products, E[q_t^2] E[k_t^2] added d_k times; a variance subtracts "
              "the square of each product's mean, E[q_t] E[k_t].", "var(x) = E[x^2] - (E[x])^2, for each product."),
+            (d_k * (var_q * var_k + mean_q * mean_k), "means-not-squared",
+             "You added the product of the means to var_q var_k. A mean enters a product's variance through the "
+             "mean squares E[x^2] = var(x) + mean(x)^2, so the means come in squared, and in cross terms with the "
+             "other factor's variance.", "Expand (var_q + mean_q^2)(var_k + mean_k^2), then subtract "
+             "(mean_q mean_k)^2."),
             (d_k * (var_q * var_k + (mean_q * mean_k) ** 2), "only-means-product",
              "You added the product of the squared means to var_q var_k; expanding E[q_t^2] E[k_t^2] also gives the "
              "cross terms var_q mean_k^2 and var_k mean_q^2, and the squared means cancel.",
@@ -182,8 +187,8 @@ def check_why_scores_grow(answer) -> Feedback:
     """
     return check_choice(answer, "c", WHY_REASONS,
                         hint="Footnote 4 assumes three things of the components: independence, mean 0 and variance 1, "
-                             "and the prediction above already uses the measured variances. Of the other two, which "
-                             "could make the same keys score high in every row, whatever the query?")
+                             "and the prediction above already uses the measured variances. Read the split of a row's "
+                             "variance above: which of its parts is largest in layers 2 to 5?")
 
 
 # An answer named times-dk lies within this fraction of the times-dk weight's distance from the right one.
@@ -206,7 +211,8 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
         (sigmoid(gap), "unchanged",
          f"{sigmoid(gap):.3f} is the weight with the division. Removing it multiplies every score, so the gap "
          f"between the two scores, by sqrt(d_k) = {math.sqrt(d_k):.2f}.",
-         "Softmax of two scores depends only on their gap: the larger weight is 1 / (1 + exp(-gap))."),
+         "A two-key row's weights depend only on the gap between its two scores: what does removing the division "
+         "do to that gap?"),
         (sigmoid(gap / math.sqrt(d_k)), "divided-again",
          f"You divided the gap by sqrt(d_k) once more; removing the division does the opposite: the unscaled gap "
          f"is {gap:g} x sqrt(d_k).", "Scaled score = unscaled / sqrt(d_k), so unscaled = scaled x sqrt(d_k)."),
@@ -231,5 +237,6 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
         explain=(f"Without the division the gap is {gap:g} x sqrt({d_k}) = {gap * math.sqrt(d_k):.2f}, and the "
                  f"larger weight is 1 / (1 + exp(-{gap * math.sqrt(d_k):.2f})) = {expected:.4f}: a row that was "
                  f"{sigmoid(gap):.2f} / {1 - sigmoid(gap):.2f} becomes nearly one-hot."),
-        hint="Softmax of two scores depends only on their gap: the larger weight is 1 / (1 + exp(-gap)).",
+        hint="A two-key row's weights depend only on the gap between its two scores: what does removing the "
+             "division do to that gap?",
     )

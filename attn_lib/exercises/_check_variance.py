@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_size
-from ._answers import as_number, how_far, record_call
+from ._answers import as_number, how_far, note_answer, record_call
 from ._compare import fmt
 from ._feedback import Feedback, is_blank, fail, not_answered
 
@@ -39,6 +39,7 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     d_k = check_size(d_k, "d_k", minimum=1)
     if not isinstance(scaled, (bool, np.bool_)):
         raise TypeError(f"scaled must be True or False; got {type(scaled).__name__} {scaled!r}")
+    note_answer(1.0 if scaled else float(d_k), "to within 10 %")
     if is_blank(answer):
         return not_answered("your predicted variance of one score" + (" divided by sqrt(d_k)" if scaled else
                                                                         ", before any division"))

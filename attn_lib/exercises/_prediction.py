@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, Callable
 
-from ._answers import CALLS, DISTINCT_MISTAKES
+from ._answers import ANSWERS, CALLS, DISTINCT_MISTAKES
 from ._feedback import Feedback
 
 ID = re.compile(r"^(\d\d)-P(\d+)$")  # "02-P3": notebook 02, problem 3
@@ -57,6 +57,10 @@ class Prediction:
         Why a problem without ``draw`` has no variants.
     kind : str
         What the answer is: "number", "choice" or "shapes" (how a typed answer is read).
+    same_answer : str
+        For a problem whose answer is the same in every variant by its idea (a ratio that is always 1), why: its
+        draws are then not refused for having the notebook's answer. Otherwise a draw whose answer is the
+        notebook's own is drawn again, since copying the notebook would pass it.
     asks : tuple of str
         For "shapes": the names whose shapes are asked.
     """
@@ -70,6 +74,7 @@ class Prediction:
     why_one: str = ""
     kind: str = "number"
     asks: tuple = ()
+    same_answer: str = ""
 
     def __post_init__(self):
         if not ID.match(self.id):
@@ -113,11 +118,26 @@ class Prediction:
             finally:
                 DISTINCT_MISTAKES.reset(strict)
                 CALLS.reset(quiet)
+            if (self.kind != "choice" and not self.same_answer
+                    and same_answer(self.expected(params), self.expected(self.first))):
+                continue  # the notebook's own answer would pass: a learner could copy it from the notebook
             return params
-        raise RuntimeError(f"{self.id}: {DRAW_TRIES} draws of seed {seed} all made a named mistake equal the answer")
+        raise RuntimeError(f"{self.id}: none of {DRAW_TRIES} draws of seed {seed} kept its named mistakes apart from "
+                           "the answer and from each other, with an answer other than the notebook's")
 
     def variant(self, seed: int = 0) -> "Variant":
         return Variant(self, checked_seed(seed), self.numbers(seed))
+
+    def expected(self, params: dict) -> tuple:
+        """(the answer the judge expects for ``params``, how closely it judges a number in words, or None)."""
+        token, quiet = ANSWERS.set([]), CALLS.set(None)
+        try:
+            self.judge(None, SimpleNamespace(**params))
+            noted = ANSWERS.get()
+        finally:
+            ANSWERS.reset(token)
+            CALLS.reset(quiet)
+        return noted[-1] if noted else (None, None)
 
 
 @dataclass(frozen=True)
@@ -130,8 +150,19 @@ class Variant:
 
     @property
     def text(self) -> str:
-        """The statement with this variant's numbers (markdown)."""
-        return self.problem.statement.format(**{name: show(value) for name, value in self.params.items()})
+        """The statement with this variant's numbers (markdown), and how the answer is given and judged."""
+        text = self.problem.statement.format(**{name: show(value) for name, value in self.params.items()})
+        if self.problem.kind == "shapes":
+            names = ", ".join(f'"{name}": (rows, columns)' for name in self.problem.asks)
+            text += f"\n\nAnswer with a dict of tuples: `{{{names}}}`."
+        elif self.problem.kind == "number" and self.precision:
+            text += f"\n\nYour number is judged {self.precision}."
+        return text
+
+    @property
+    def precision(self) -> str | None:
+        """How closely this variant's number is judged, in words ("exactly", "to within 1 %"), or None."""
+        return self.problem.expected(self.params)[1]
 
     @property
     def label(self) -> str:
@@ -152,6 +183,14 @@ class Variant:
 
     def __repr__(self) -> str:
         return self._repr_markdown_().replace("**", "").replace("`", "")
+
+
+def same_answer(a: tuple, b: tuple) -> bool:
+    """Whether two noted answers are the same (numbers to 1e-9 relative; anything else by equality)."""
+    x, y = a[0], b[0]
+    if isinstance(x, (int, float)) and isinstance(y, (int, float)) and not isinstance(x, bool):
+        return math.isclose(x, y, rel_tol=1e-9, abs_tol=1e-12)
+    return x is not None and x == y
 
 
 def checked_seed(seed) -> int:

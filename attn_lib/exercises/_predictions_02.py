@@ -56,6 +56,8 @@ PROBLEMS = [
     Prediction(
         "02-P4", "more, narrower heads",
         first=dict(d_model=512, heads=16, d_k=32, base_heads=8, base_d_k=64, n=1000),
+        same_answer="Heads that split d_model between them cost what one full-width head would, whatever the "
+                    "sizes: the answer is the idea, and the variants ask for it again with other numbers.",
         draw=lambda rng: _narrower(rng),
         statement="A designer keeps $d_{{\\text{{model}}}} = {d_model}$ but splits it into {heads} heads of width "
                   "$d_k = {d_model} / {heads} = {d_k}$ instead of {base_heads} heads of {base_d_k}. At "
@@ -102,8 +104,10 @@ PROBLEMS = [
     Prediction(
         "02-P6", "the memory",
         first=dict(layers=6, heads=8, n=1000),
-        draw=lambda rng: dict(layers=rng.choice([2, 4, 12]), heads=rng.choice([4, 12, 16]),
-                              n=rng.choice([500, 2000, 4000])),
+        # layers and heads never 2 or 4 and never equal: each named mistake is then a number of its own (with 4
+        # layers, counting numbers instead of bytes would equal leaving the layers out)
+        draw=lambda rng: dict(layers=rng.choice([3, 5, 12, 24]), heads=rng.choice([6, 16, 32]),
+                              n=rng.choice([500, 1500, 2000, 4000])),
         statement="How many bytes do the attention weights of {layers} layers of {heads} heads take at "
                   "$n = m = {n}$, stored in float32 (4 bytes per number)? Count the weights alone (the softmax of "
                   "the scores, $n \\times m$ per head), not the scores as well.",

@@ -53,7 +53,7 @@ def _components(rng):
 def _unscaled(answer, p):
     base, var, d_k = PROBLEM_1_D_K, p.var, p.d_k
     right = d_k * var * var
-    return check_number(answer, right, rel=0.1, mistakes=[
+    return check_number(answer, right, rel=0.01, mistakes=[
         (d_k * var, "product-variance-not-multiplied",
          f"That gives each product q_t k_t the components' variance, {show(var)}. A product of two independent "
          "components of mean 0 has variance Var(q_t) Var(k_t): the two variances multiply."),
@@ -85,7 +85,7 @@ def _unscaled(answer, p):
 def _scaled(answer, p):
     base, var, d_k = PROBLEM_1_D_K, p.var, p.d_k
     unscaled = d_k * var * var
-    return check_number(answer, var * var, rel=0.1, mistakes=[
+    return check_number(answer, var * var, rel=0.01, mistakes=[
         (1, "assumed-unit-variance",
          "The division gives variance 1 only under footnote 4's assumption, components of variance 1. Here the "
          f"components have variance {show(var)}, so the unscaled variance is not d_k, and the division shrinks it "

@@ -98,7 +98,7 @@ def _shifted_or_stretched(answer, p):
                f"exp(c) exp(s), in every term and in the sum. {stretched} is A times {factor}, which widens the gaps "
                f"between the scores {fold}, so its weights are sharper.",
         other: f"{stretched} multiplies every score by {factor}: the gaps between the scores grow {fold}, and the "
-               f"weights depend on the gaps. Look at what {shifted} does to A instead.",
+               f"weights depend on the gaps, so {stretched}'s weights differ from A's.",
         "c": f"{stretched} = {factor} A widens the gaps between the scores {fold} (a temperature of "
              f"{show(1 / factor)}), so its largest weight takes more than A's: stretching a row is not shifting it.",
         "d": "Softmax depends only on the differences between a row's scores, not on the scores themselves: compare "

@@ -8,7 +8,7 @@ from ._prediction import Prediction, show
 
 # The sentence's value rows (notebooks 00 and 05): columns animal, location. Their hull is the triangle with corners
 # (0, 0) ("the" and "a"), (1, 0) ("cat") and (0, 1) ("mat"); "sat" (0, 0.2) and "on" (0, 0.5) lie on its left edge.
-SENTENCE_VALUES = ("the (0, 0), cat (1, 0), sat (0, 0.2), on (0, 0.5), a (0, 0), mat (0, 1)")
+SENTENCE_VALUES = ("'the' (0, 0), 'cat' (1, 0), 'sat' (0, 0.2), 'on' (0, 0.5), 'a' (0, 0), 'mat' (0, 1)")
 LETTERS = ("A", "B", "C", "D")
 
 

@@ -40,7 +40,7 @@ def _dominant(answer, p):
 # Problem 3: a -1e9 fill on a row whose keys are all blocked.
 
 def _filled_row(answer, p):
-    return check_number(answer, 1 / p.m, mistakes=[
+    return check_number(answer, 1 / p.m, rel=0.01, mistakes=[  # 1 %: a weight truncated to two decimals is not it
         (0, "like-inf", "0 is what -inf would suggest, but -1e9 is an ordinary (very negative) score, and a stable "
          "softmax first subtracts the row's maximum: in a row where every key is blocked, that maximum is -1e9 "
          "itself. Subtract it and look at what the row's scores become."),

@@ -106,7 +106,7 @@ def _swap(answer, p):
 
 def _draw_swap(rng):
     n = rng.randint(5, 10)  # n - 2 (the answer) stays apart from 2 (the tokens that moved)
-    first_row = rng.randint(0, n - 2)  # two neighbours anywhere in the sequence
+    first_row = rng.randint(0, n - 3)  # two neighbours, with at least one later token (a later query sees both)
     return dict(n=n, first_row=first_row, second_row=first_row + 1)
 
 

@@ -16,7 +16,9 @@ FORMATS = {"bfloat16": (8, "to_bfloat16"), "float16": (11, "np.float16")}
 
 def _growth(answer, p):
     factor = p.n_after // p.n
-    return check_number(answer, factor ** 2, mistakes=[
+    return check_number(answer, factor ** 2, rel=0, mistakes=[
+        (factor ** 2 - 1, "increase-not-factor", f"That is how many times the count grew on top of what it was: the "
+         f"question asks for the factor, the new count over the old, which counts the old count too."),
         (factor, "linear", f"{factor} is how a cost linear in n grows. Here the queries and the keys both grow, and "
          "every query meets every key: the count has two factors that grow."),
         (factor * factor / 2, "half-quadratic", f"{factor * factor / 2:g} would have one of n and m grow by {factor} "

@@ -73,14 +73,18 @@ def footnote4_mistakes(p) -> list:
     sq, sk = p.var_q + p.mean_q ** 2, p.var_k + p.mean_k ** 2
     one = sq * sk - (p.mean_q * p.mean_k) ** 2
     return [(p.d_k * p.var_q * p.var_k, "ignored-means"), (p.d_k * sq * sk, "mean-square-not-variance"),
+            (p.d_k * (p.var_q * p.var_k + p.mean_q * p.mean_k), "means-not-squared"),
             (p.d_k * (p.var_q * p.var_k + (p.mean_q * p.mean_k) ** 2), "only-means-product"),
             (one, "forgot-dk"), (math.sqrt(p.d_k) * one, "sqrt-dk"), (p.d_k * (p.var_q + p.var_k), "added-variances"),
             (p.d_k * math.sqrt(p.var_q * p.var_k), "standard-deviations")]
 
 
+FOOTNOTE4_REL = 0.01  # the numbers are given, not measured: 1 %, so that a truncated answer or a near formula fails
+
+
 def _footnote4(answer, p):
     return check_footnote4_variance(answer, var_q=p.var_q, var_k=p.var_k, d_k=p.d_k, mean_q=p.mean_q,
-                                    mean_k=p.mean_k)
+                                    mean_k=p.mean_k, rel=FOOTNOTE4_REL)
 
 
 def _sigmoid(x: float) -> float:
@@ -137,7 +141,7 @@ PROBLEMS = [
         statement="Keep footnote 4's independence but drop its mean 0: the components of $q$ and $k$ are "
                   "independent, every component of $q$ with variance {var_q} and mean {mean_q}, every component of "
                   "$k$ with variance {var_k} and mean {mean_k}. At $d_k = {d_k}$, what is the variance of "
-                  "$q \\cdot k$? Answer with a number.",
+                  "$q \\cdot k$? Answer with a number (it is judged to within 1 %).",
         judge=_footnote4,
     ),
     Prediction(

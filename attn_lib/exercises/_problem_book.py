@@ -24,7 +24,7 @@ from pathlib import Path
 
 from . import (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04, _predictions_05,
                _predictions_06, _predictions_07, _predictions_08, _predictions_09, _predictions_10)
-from ._feedback import Feedback
+from ._feedback import NOT_ANSWERED, Feedback
 from ._prediction import Prediction, Variant, checked_seed, read_answer
 
 MODULES = (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04, _predictions_05,
@@ -139,8 +139,12 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
     """
     prediction = problem(problem_id)
     chosen = current_seed(prediction) if seed is None else checked_seed(seed)
-    feedback = prediction.variant(chosen).check(answer)
-    return Feedback(feedback.passed, feedback.reason, feedback.hint, feedback.mistake, again=_again(prediction))
+    variant = prediction.variant(chosen)
+    feedback = variant.check(answer)
+    reason = feedback.reason
+    if feedback.mistake == NOT_ANSWERED and prediction.kind == "number" and variant.precision:
+        reason = f"{reason.rstrip('.')}: a number, judged {variant.precision}."  # what a right answer must meet
+    return Feedback(feedback.passed, reason, feedback.hint, feedback.mistake, again=_again(prediction))
 
 
 def another(problem_id: str, seed: int | None = None) -> "VariantBox":

@@ -3,7 +3,6 @@ and every variant's right answer (computed here, from its numbers) passes while 
 
 from __future__ import annotations
 
-import random
 
 import pytest
 
@@ -39,11 +38,11 @@ def one_instance(problem_id):
 
 
 def same_numbers_twice(problem_id, seeds=SEEDS, at_least=5):
-    """A seed gives the same numbers (and statement) twice; the variants do differ. The draw's first try is the
-    variant: a draw never relies on the judge refusing colliding mistakes."""
+    """A seed gives the same numbers (and statement) twice; the variants do differ. (A draw may be taken again: when
+    its named mistakes collide, or when its answer is the notebook's own.)"""
     problem = PREDICTIONS[problem_id]
     for seed in seeds:
-        assert problem.numbers(seed) == problem.numbers(seed) == problem.draw(random.Random(f"{problem_id}/{seed}"))
+        assert problem.numbers(seed) == problem.numbers(seed)
         assert problem.variant(seed).text == problem.variant(seed).text
     assert len({repr(problem.numbers(seed)) for seed in seeds}) > at_least
 
@@ -52,7 +51,7 @@ def first_is_notebooks(problem_id, tex=()):
     """Variant 0 is the notebook's numbers, and its statement has every name filled in (``tex``: braces of TeX)."""
     problem = PREDICTIONS[problem_id]
     assert problem.numbers(0) == problem.first
-    text = problem.variant(0).text
+    text = problem.variant(0).text.split("\n\nAnswer with a dict")[0]  # the answer's form, written for shapes
     for braces in tex:
         text = text.replace(braces, "")
     assert "{" not in text

@@ -23,7 +23,9 @@ def verdict(feedback):
 
 
 def same(new, old):
-    return (new.passed, new.mistake, new.reason, new.hint) == (old.passed, old.mistake, old.reason, old.hint)
+    """The same verdict, reason and hint; a blank answer's prompt may add how closely the number is judged."""
+    reason = new.reason.replace(": a number, judged exactly.", ".") if new.mistake == "not-answered" else new.reason
+    return (new.passed, new.mistake, reason, new.hint) == (old.passed, old.mistake, old.reason, old.hint)
 
 
 # --- variant 0: the old checker cells, by hand ---------------------------------------------------------------------
@@ -31,7 +33,8 @@ def same(new, old):
 OLD = {
     # check_weights_beyond_parameters(answer, parameters=model.parameter_count, layers=minilm.LAYERS, heads=minilm.HEADS)
     "10-P1": lambda a: check_weights_beyond_parameters(a, parameters=22_713_216, layers=6, heads=12),
-    "10-P2": lambda a: check_footnote4_variance(a, var_q=1.0, var_k=1.0, d_k=32, mean_q=0.7, mean_k=0.5),
+    # Within 1 % since the learner review (5 % let a truncated answer and the means-not-squared formula pass).
+    "10-P2": lambda a: check_footnote4_variance(a, var_q=1.0, var_k=1.0, d_k=32, mean_q=0.7, mean_k=0.5, rel=0.01),
     "10-P3": lambda a: check_why_scores_grow(a),
     "10-P6": lambda a: check_unscaled_row(a, gap=1.0, d_k=32),  # d_k = minilm.D_K
 }
@@ -41,7 +44,8 @@ CONTRACT = {
               (1376, False, "one-layer"), (1946, False, "one-head-per-layer"), (4766, False, "one-head"),
               (315_462, False, "linear-in-n"), (256, False, "token-limit"), (600, False, "wrong-number"),
               (None, False, "not-answered")],
-    "10-P2": [(55.68, True, None), (53, True, None), (58, True, None), (32, False, "ignored-means"),
+    "10-P2": [(55.68, True, None), (55.5, True, None), (56, True, None), (55, False, "wrong-number"),
+              (43.2, False, "means-not-squared"), (32, False, "ignored-means"),
               (59.6, False, "mean-square-not-variance"), (35.92, False, "only-means-product"),
               (1.74, False, "forgot-dk"), (9.84, False, "sqrt-dk"), (64, False, "added-variances"),
               (50, False, "wrong-number")],
@@ -139,6 +143,7 @@ def right_and_mistakes(pid, p):
         one = (vq + mq ** 2) * (vk + mk ** 2) - (mq * mk) ** 2
         return d_k * one, [(d_k * vq * vk, "ignored-means"), (d_k * (vq + mq ** 2) * (vk + mk ** 2),
                                                               "mean-square-not-variance"),
+                           (d_k * (vq * vk + mq * mk), "means-not-squared"),
                            (d_k * (vq * vk + (mq * mk) ** 2), "only-means-product"), (one, "forgot-dk"),
                            (math.sqrt(d_k) * one, "sqrt-dk"), (d_k * (vq + vk), "added-variances"),
                            (d_k * math.sqrt(vq * vk), "standard-deviations")]
