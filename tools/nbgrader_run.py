@@ -14,6 +14,13 @@ import nbformat
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from nbgrader_course import BEGIN_SOLUTION, END_SOLUTION, ROOT  # noqa: E402
 
+# nbgrader calls `alembic` (its database migrations) by name, in its command line and when a Gradebook creates a
+# database in this process: the running interpreter's scripts go first on PATH, so that a suite run as
+# `.venv/bin/python -m pytest`, without an activated environment, finds it.
+_SCRIPTS = str(Path(sys.executable).parent)
+if _SCRIPTS not in os.environ.get("PATH", "").split(os.pathsep):
+    os.environ["PATH"] = os.pathsep.join([_SCRIPTS, os.environ.get("PATH", "")])
+
 
 def run_nbgrader(course: Path, *args: str, env: dict | None = None) -> str:
     """Run ``python -m nbgrader ARGS`` in the course folder, with this repository's attn_lib importable by the
