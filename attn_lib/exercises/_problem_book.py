@@ -135,7 +135,7 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
     >>> check("02-P2", 64_000_000).passed
     True
     >>> check("02-P2", 1_000_000).mistake
-    'counted-scores'
+    'forgot-dk'
     """
     prediction = problem(problem_id)
     chosen = current_seed(prediction) if seed is None else checked_seed(seed)
