@@ -26,48 +26,12 @@ def _pattern(rule):
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake(
-            "inverted-mask",
-            "Your mask is inverted: True where key j > query i, that is, where attending is forbidden. In this "
-            "course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
-            "Return the complement: True where the key comes no later than the query (j <= i).",
-            (_pattern(lambda i, j: j > i),),
-        ),
-        Mistake(
-            "diagonal-blocked",
-            "Your mask blocks the diagonal: query i may not see key i. Causal means no looking ahead, j <= i; "
-            "a position may attend to itself (and query 0 would have nothing left to attend to).",
-            "Use j <= i (np.tri with k=0), not j < i.",
-            (_pattern(lambda i, j: j < i),),
-        ),
-        Mistake(
-            "upper-triangle",
-            "Your mask keeps the upper triangle (j >= i): query i sees itself and the future, which is what the "
-            "causal mask must block. Rows are queries, columns keys.",
-            "Keep the lower triangle, diagonal included: True where j <= i.",
-            (_pattern(lambda i, j: j >= i),),
-        ),
-        Mistake(
-            "bottom-right-aligned",
-            "Your mask is aligned to the bottom-right corner (query i sees keys up to i + m - n). The course "
-            "aligns it top-left, like PyTorch's is_causal and attn_lib.causal_mask: query i sees keys 0..i "
-            "whatever m is. Both conventions exist (bottom-right suits a decoder whose first m - n keys are "
-            "cached), so when n != m you must know which one your library uses: they let different keys through.",
-            "Compare each key index j with the query's own index i, counted from the first query: j <= i.",
-            (lambda n, m: np.tri(n, m, k=m - n, dtype=bool),),
-        ),
-        Mistake(
-            "shape-transposed",
-            "Your mask has shape (m, n); it should be (n, m): one row per query, one column per key.",
-            "Rows are queries: shape (n, m).",
-            (lambda n, m: np.tri(m, n, dtype=bool), lambda n, m: np.tri(n, m, dtype=bool).T),
-        ),
-        Mistake(
-            "ignores-m",
-            "Your mask has shape (n, n): it ignores m. In cross-attention there are m keys, so the mask is n x m.",
-            "Build it with both sizes: n rows (queries) and m columns (keys).",
-            (lambda n, m: np.tri(n, n, dtype=bool),),
-        ),
+        Mistake("inverted-mask", (_pattern(lambda i, j: j > i),), allowed='j <= i, the key no later than the query'),
+        Mistake("diagonal-blocked", (_pattern(lambda i, j: j < i),)),
+        Mistake("upper-triangle", (_pattern(lambda i, j: j >= i),)),
+        Mistake("bottom-right-aligned", (lambda n, m: np.tri(n, m, k=m - n, dtype=bool),)),
+        Mistake("shape-transposed", (lambda n, m: np.tri(m, n, dtype=bool), lambda n, m: np.tri(n, m, dtype=bool).T)),
+        Mistake("ignores-m", (lambda n, m: np.tri(n, n, dtype=bool),)),
     ]
 
 

@@ -33,53 +33,14 @@ def _pattern(keep):
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake(
-            "inverted-mask",
-            "Your mask is inverted: True on the padding keys and False on the real ones. In this course (as in "
-            "PyTorch's scaled_dot_product_attention) True means 'may attend', so the real keys are True.",
-            "Return the complement: True for the real keys, j < lengths[b], False for the padding.",
-            (_pattern(lambda j, n: j >= n),),
-        ),
-        Mistake(
-            "off-by-one",
-            "Your mask is off by one key: sequence b owns keys 0 to lengths[b] - 1 (keys are counted from 0), so "
-            "key lengths[b] is the first padding position. A sequence of length 3 owns keys 0, 1 and 2.",
-            "Keep key j exactly when j < lengths[b] (a strict comparison).",
-            (_pattern(lambda j, n: j <= n), _pattern(lambda j, n: j < n - 1)),
-        ),
-        Mistake(
-            "same-length-for-all",
-            "Your mask uses one length for every sequence of the batch (the first, or the longest). Each sequence "
-            "b was padded by its own amount, so row b of the mask must keep its own lengths[b] keys.",
-            "Compare the key positions with every sequence's own length at once: one row per sequence, (batch, m).",
-            (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
+        Mistake("inverted-mask", (_pattern(lambda j, n: j >= n),), allowed='j < lengths[b], the real keys'),
+        Mistake("off-by-one", (_pattern(lambda j, n: j <= n), _pattern(lambda j, n: j < n - 1))),
+        Mistake("same-length-for-all", (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
              lambda lengths, m: _right([max(lengths)] * len(lengths), m),
-             lambda lengths, m: _right([min(lengths)] * len(lengths), m)),
-        ),
-        Mistake(
-            "missing-query-axis",
-            "Your pattern is right, but the mask is (batch, m), with no axis for the queries. Against scores "
-            "(batch, n, m), numpy lines up the last axes: your batch axis meets the n queries, so sequence b's "
-            "mask would be used for query b (or the shapes fail to broadcast).",
-            "Add an axis of length 1 for the queries, between the batch and the keys: shape (batch, 1, m).",
-            (lambda lengths, m: _right(lengths, m)[:, 0, :],),
-        ),
-        Mistake(
-            "masks-queries",
-            "Your pattern is right, but the mask is (batch, m, 1): it runs along the query axis. Against scores "
-            "(batch, n, m) it would block query rows, not key columns, and a padding position would still be "
-            "attended to.",
-            "Put the axis of length 1 in the middle, where the queries go: shape (batch, 1, m).",
-            (lambda lengths, m: _right(lengths, m)[:, 0, :, None],),
-        ),
-        Mistake(
-            "additive-mask",
-            "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The "
-            "course's masks are boolean, True = may attend; the -inf goes in with np.where(mask, scores, -np.inf).",
-            "Return the boolean pattern (True = may attend), not 0 and -inf.",
-            (lambda lengths, m: np.where(_right(lengths, m), 0.0, -np.inf),),
-            strict_nonfinite=True,
-        ),
+             lambda lengths, m: _right([min(lengths)] * len(lengths), m))),
+        Mistake("missing-query-axis", (lambda lengths, m: _right(lengths, m)[:, 0, :],)),
+        Mistake("masks-queries", (lambda lengths, m: _right(lengths, m)[:, 0, :, None],)),
+        Mistake("additive-mask", (lambda lengths, m: np.where(_right(lengths, m), 0.0, -np.inf),), strict_nonfinite=True),
     ]
 
 

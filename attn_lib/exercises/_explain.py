@@ -10,17 +10,12 @@ import warnings
 import numpy as np
 
 from ._compare import close, coarser, difference, fmt, index, isfinite, nonfinite, not_zero, tolerance
+from ._catalogue import OVERFLOW, entry, failure
 from ._feedback import Feedback, fail
-from ._pieces import FIX_OVERFLOW, OVERFLOW
 from ._types import BATCH, BROADCAST, LARGE, Attempt, Bad, Case, Mistake, Raised, copy_input
 
 # What a problem's overflow step says by default: right on small scores, NaN/inf on scores near 1000.
-NAIVE_OVERFLOW = (
-    "naive-overflow",
-    "Your function is right on small scores, but on {label} it gives NaN or inf: it does not subtract each "
-    "row's maximum before np.exp. " + OVERFLOW,
-    FIX_OVERFLOW,
-)
+NAIVE_OVERFLOW = ("naive-overflow", {"what": "function", "when": ""})
 
 
 def variant_outcome(variant, case: Case):
@@ -190,8 +185,8 @@ def overflow(attempts: list[Attempt], runner) -> Feedback | None:
     large = overflowed(attempts)
     if not large or not all(a.right for a in attempts if a not in large):
         return None
-    mid, reason, hint = runner.problem.overflow or NAIVE_OVERFLOW
-    return fail(mid, reason.format(label=large[0].case.label), hint)
+    mid, fields = runner.problem.overflow or NAIVE_OVERFLOW
+    return failure(mid, label=large[0].case.label, **fields)
 
 
 def no_batch(attempts: list[Attempt], runner) -> Feedback | None:
@@ -208,7 +203,8 @@ def no_batch(attempts: list[Attempt], runner) -> Feedback | None:
             return named
     if problem.no_batch is not None and not any(a.right for a in batch):
         # right on no batch at all: the problem's own words for a 2-D-only answer
-        mid, reason, hint = problem.no_batch
+        mid, fields = problem.no_batch
+        reason, hint = entry(mid, **fields)
         return fail(mid, reason + f" (On {wrong.case.label} it {what}.)", hint)
     return fail(
         "no-batch",
@@ -358,8 +354,6 @@ def went_wrong(got, problem) -> str:
     if isinstance(got, Bad):
         return got.text.rstrip(".")
     return f"gives wrong {problem.what}"
-
-
 
 
 def batch_failure(attempt: Attempt, problem) -> str:

@@ -26,7 +26,7 @@ In words:
    When none matches and the answer fails on cases tagged ``BATCH`` or ``BROADCAST`` (a 2-D-only answer with
    a second mistake), steps 5-7 run on the other cases and a note about the batch is added
    (none when the batch answer is the batch's axes in front of the answer's 2-D shape: one mistake on every sequence).
-6. Otherwise: right except NaN/inf on cases tagged ``LARGE`` -> ``overflow`` (id, reason, hint).
+6. Otherwise: right except NaN/inf on cases tagged ``LARGE`` -> ``overflow`` (id, fields: a catalogue entry).
 7. Otherwise ``no-batch`` (right on every case without the tag ``BATCH``, wrong on one with it; the problem's
    ``batch_mistake`` may name the habit), an exception or odd return value on some case, ``diagnose(attempts,
    runner)`` (the problem's own
@@ -44,30 +44,29 @@ Example: a complete checker
 ...     cases = []
 ...     for shape in [(3, 4), (2, 3, 5)]:  # a batch case too, when the problem promises (..., n, m)
 ...         x = rng.normal(size=shape)
-...         cases.append(Case(f"x of shape {shape}", {"x": x}, expected=x - x.mean(axis=-1, keepdims=True)))
+...         e = np.exp(x - x.max(axis=-1, keepdims=True))
+...         cases.append(Case(f"x of shape {shape}", {"x": x}, expected=e / e.sum(axis=-1, keepdims=True)))
 ...     return cases
->>> def _mistakes():
+>>> def _mistakes():  # ids of the catalogue (_catalogue.py), which holds their reasons and hints
 ...     return [
-...         Mistake("mean-wrong-axis", "You subtracted each column's mean, not each row's.",
-...                 "Use axis=-1 with keepdims=True.",
-...                 variants=(lambda x: x - x.mean(axis=-2, keepdims=True),)),
-...         Mistake("whole-mean", "You subtracted the mean of the whole array.", "Give np.mean an axis.",
-...                 variants=(lambda x: x - x.mean(),)),
+...         Mistake("softmax-wrong-axis",
+...                 variants=(lambda x: np.exp(x) / np.exp(x).sum(axis=-2, keepdims=True),)),
+...         Mistake("softmax-whole-matrix", variants=(lambda x: np.exp(x) / np.exp(x).sum(),)),
 ...     ]
->>> CENTRE = FunctionProblem(
-...     checker="check_centre", params=("x",), cases=_cases, mistakes=_mistakes, what="centred rows",
-...     passed="Your rows are centred on all {count} cases.", forbidden=())
->>> def check_centre(fn):
-...     return judge(fn, CENTRE)
->>> check_centre(lambda x: x - x.mean(axis=-1, keepdims=True)).passed
+>>> ROWS = FunctionProblem(
+...     checker="check_rows", params=("x",), cases=_cases, mistakes=_mistakes, what="weights",
+...     passed="Your rows are weights on all {count} cases.", forbidden=())
+>>> def check_rows(fn):
+...     return judge(fn, ROWS)
+>>> check_rows(lambda x: np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)).passed
 True
->>> check_centre(lambda x: (x - x.mean(axis=-1, keepdims=True)).astype(np.float32)).passed
+>>> check_rows(lambda x: (np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)).astype(np.float32)).passed
 True
->>> check_centre(lambda x: x - x.mean()).mistake
-'whole-mean'
->>> print(check_centre(None).verdict)
+>>> check_rows(lambda x: np.exp(x) / np.exp(x).sum()).mistake
+'softmax-whole-matrix'
+>>> print(check_rows(None).verdict)
 Not answered yet
->>> check_centre(lambda x: x - np.median(x, axis=-1, keepdims=True)).mistake
+>>> check_rows(lambda x: x ** 2 / (x ** 2).sum(axis=-1, keepdims=True)).mistake
 'wrong-values'
 
 Writing one
@@ -82,7 +81,9 @@ Writing one
   input); an answer passes within about 64 float32 roundings at that scale (64 of the inputs' dtype's if coarser,
   whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute
   tolerance grows with it, so cancellation cannot make an output too small for its own rounding.
-- ``Mistake(id, reason, hint, variants, strict_nonfinite=False, same_sizes=True)``: each variant takes the case's
+- ``Mistake(id, variants, strict_nonfinite=False, same_sizes=True, **fields)``: ``id`` names an entry of the
+  catalogue (``_catalogue.CATALOGUE``), which holds the reason and hint, ``fields`` fill in its template (a new
+  mistake gets its entry there first: an unknown id is refused). Each variant takes the case's
   inputs as keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches
   when raising the same exception with the same message, sizes included: two mistakes that fail in one numpy
   operation on different sizes, such as lengths laid along the queries or down the keys, are told apart;
@@ -109,13 +110,14 @@ Writing one
   whose text says "an array"; elsewhere a list of the right numbers is one more style) refuses a list as
   ``returned-list``.
   ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments' shapes in the hint of an exception that names
-  shapes; ``no_batch=(id, reason, hint)`` replaces the generic ``no-batch`` for an answer right on 2-D inputs and
+  shapes; ``no_batch=(id, fields)`` (an id of the catalogue and its template fields) replaces the generic ``no-batch`` for an answer right on 2-D inputs and
   on no batch.
 - Helpers in
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
-  ``row_softmax``, ``scaled_qk``, ``attention_out``, ``masked_scores`` and the texts several checkers share (``AXIS_1``,
-  ``UNIFORM``, ``SMALL_FILL``, ``GLOBAL_MAX``, ``NO_DIVISION``, ...). ``time_limit`` defaults to 10 s.
+  ``row_softmax``, ``scaled_qk``, ``attention_out``, ``masked_scores``; in ``_catalogue``: every mistake's reason
+  and hint, ``entry(id, **fields)`` and ``failure(id, **fields)`` for a hook's verdict. ``time_limit`` defaults
+  to 10 s.
 - In ``_check_x.py`` the roles have one name each: ``PROBLEM``, ``_cases``, ``_mistakes``, ``_diagnose``,
   ``_after_pass``, ``_batch_mistake``, and ``check_x`` itself (tests/exercises/test_layout.py holds every module to
   it). What two checkers share goes in a shared module (``_pieces``, ``_answers``, ``_weights_diagnosis``,

@@ -7,7 +7,9 @@ import numpy as np
 
 from ._compare import close, fmt, index, two_numbers
 from ._feedback import Feedback, fail
-from ._pieces import FIX_NO_DIVISION, FIX_OVERFLOW, NO_DIVISION, row_softmax
+from ._catalogue import FIX_OVERFLOW, failure
+from ._pieces import row_softmax
+
 
 def expected_weights(x):
     """The softmax of each row of x, warnings silenced (an all -inf row gives NaN)."""
@@ -49,7 +51,7 @@ def diagnose_weights(attempts, runner, mask_key=None) -> Feedback | None:
         (s > 0).all() and close(got, case.expected * s[..., None], tol).all()
         for got, case, tol, s in ((a.result, a.case, a.tol, s) for a, s in zip(attempts, sums))
     ) and np.ptp(np.concatenate([s.ravel() for s in sums])) > 1e-3 * np.max(np.concatenate([s.ravel() for s in sums])):
-        return fail("no-division", NO_DIVISION, FIX_NO_DIVISION)
+        return failure("no-division", what="weights")
     for got, case, tol in ((a.result, a.case, a.tol) for a in attempts):
         sums = got.sum(axis=-1)
         off = ~close(sums, 1.0, tol)

@@ -110,6 +110,7 @@ def test_a_function_checker_module_names_each_role_once(name, module, problems):
 # only from the layers below its own.
 LAYERS = [
     {"_feedback"},
+    {"_catalogue"},
     {"_types"},
     {"_compare", "_pieces", "_learner_code"},
     {"_running"},
