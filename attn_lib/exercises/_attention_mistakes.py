@@ -7,7 +7,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import fmt, two_numbers
-from ._feedback import Feedback, fail
+from ._feedback import Feedback
+from ._catalogue import failure
 from ._types import Mistake
 from ._pieces import (
     SMALL_FILLS,
@@ -160,13 +161,9 @@ def diagnose_output(attempts, runner) -> Feedback | None:
                 extra = " That is the shape of the weights, one entry per key; the output mixes value rows."
             elif got.shape[-2:] == (n, d_k) and d_k != d_v:
                 extra = " An output row is a mix of value rows, so it has width d_v, not d_k."
-            return fail(
-                "wrong-shape",
-                f"For {case.label}, the output should have shape (..., n, d_v) = {case.expected.shape}; yours has "
-                f"shape {got.shape}.{extra}",
-                "Follow the shapes: scores (..., n, m), weights (..., n, m), output = weights @ V: "
-                "(..., n, m) x (..., m, d_v).",
-            )
+            return failure("wrong-shape", label=case.label, what="output", expected=f"(..., n, d_v) = {case.expected.shape}",
+                           got=got.shape, extra=extra, hint="Follow the shapes: scores (..., n, m), weights (..., n, m), "
+                           "output = weights @ V: (..., n, m) x (..., m, d_v).")
     for got in (a.result for a in attempts):
         if got.size and not np.isfinite(got).all():
             return None  # the generic non-finite reason
@@ -183,11 +180,6 @@ def diagnose_output(attempts, runner) -> Feedback | None:
             c = at[-1]
             bound = low[at] if got[at] < low[at] else high[at]
             shown, _ = two_numbers(got[at], bound)
-            return fail(
-                "not-an-average",
-                f"For {case.label}, entry {list(map(int, at))} of your output is {shown}, outside the range "
-                f"of column {c} of V ({fmt(low[at])} to {fmt(high[at])}). Each output row is a weighted average "
-                "of value rows (weights >= 0 summing to one), so it must lie inside them.",
-                "Check that each row of your weights is non-negative and sums to one.",
-            )
+            return failure("not-an-average", label=case.label, at=list(map(int, at)), value=shown, column=c,
+                           low=fmt(low[at]), high=fmt(high[at]))
     return None

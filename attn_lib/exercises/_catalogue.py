@@ -78,6 +78,16 @@ SPLIT_SCALE = (
     "to 1/sqrt(d_k): only one side got its share, or Q got the whole factor and K a share too. Scaling Q alone "
     "by 1/sqrt(d_k) is fine; what counts is that the scores Q K^T end up divided by sqrt(d_k), exactly once."
 )
+# wrong-values when an entry the problem promises is exactly 0 is only close to 0.
+EXACT_ZERO = ("entry {at} of your {what} is {value} where it should be exactly 0: the problem promises 0 there, and "
+              "exp of a finite number is never 0")
+# blocked-not-zero / neg-inf-not-zero when the weight is tiny but not 0.
+FINITE_FLOOR = (
+    " Yours is tiny but not 0: somewhere a blocked score became a finite number (a floor such as "
+    "np.maximum(scores - max, -700), or a fill a fixed distance below the row's maximum), and exp of any finite "
+    "number is above 0. The key still takes a share of the row, and a later step that tests weight == 0 (or "
+    "divides by it) sees a key that was never blocked."
+)
 
 
 CATALOGUE: dict[str, Entry] = {
@@ -114,6 +124,11 @@ CATALOGUE: dict[str, Entry] = {
         'Sum the per-sequence gradients over the leading (batch) axes, or fold the batch into the '
         'rows first.',
         "backward"),  # check_dW_q
+    "blocked-not-zero": Entry(
+        "For {label}, weight {at} belongs to a blocked key but is {value}: exp(-inf) = 0, so it must be exactly "
+        "0.{tiny}",
+        "Put -inf in the blocked scores before np.exp, and do not replace it afterwards{no_floor}",
+        "mask"),
     "boolean-index-broadcast": Entry(
         'Your function sets blocked scores with boolean indexing (scores[~mask] = -np.inf). That '
         "needs the mask to have exactly the scores' shape, so it fails on a mask that only "
@@ -267,6 +282,15 @@ CATALOGUE: dict[str, Entry] = {
         "{product}.",
         "Use a matrix product (the @ operator, np.matmul), not *: it adds up the products, {product}.",
         "shapes"),
+    "exception": Entry(
+        "Your function raised {raised} when called on {label}.",
+        "{hint}",
+        "generic"),
+    "exit": Entry(
+        "Your function called exit (SystemExit{code}), which would stop the whole program. A function hands "
+        "back its answer with `return`.",
+        "Remove the exit() / sys.exit() call and return the array instead.",
+        "generic"),
     "fixed-axis-on-batch": Entry(
         "Your function is right on 2-D inputs but not with a batch axis in front: an axis counted from the "
         "front (axis=0 or axis=1) moves when a batch axis is added. On a (b, n, m) array axis=1 is the query "
@@ -432,6 +456,14 @@ CATALOGUE: dict[str, Entry] = {
         ' keys must take part.',
         'Loop over range(0, m, chunk_size): range stops before m by itself.',
         "cost"),  # check_chunked_attention
+    "low-precision": Entry(
+        "Your {what} on {label} is {dtype}: it is the right answer up to the rounding of {dtype}, which keeps "
+        "about {digits} significant digits. The inputs are {inputs}, and the problem is judged at their "
+        "precision (to float32 rounding at the coarsest), so a result cast to half precision is not the "
+        "formula's answer: it could hide a mistake of 1 %.",
+        "Leave out the cast (.astype(np.float16), np.half, or float16 arrays): compute and return in float32 or "
+        "float64.",
+        "generic"),
     "mask-added": Entry(MASK_ADDED, MASK_FIX, "mask"),
     "mask-after-softmax": Entry(
         "Your function applies the mask after the softmax (and does not renormalise): blocked weights are 0, "
@@ -450,6 +482,11 @@ CATALOGUE: dict[str, Entry] = {
         "-inf. exp(0) = 1, so blocked keys still get weight; only -inf gives exp(-inf) = 0 exactly.",
         MASK_FIX,
         "mask"),
+    "masked-array": Entry(
+        "You returned a numpy masked array; its blocked entries print as -- but hold other numbers, which any "
+        "plain numpy code that uses your {what} gets: return a plain array {blocked}, e.g. by filling.",
+        "Fill the masked entries and return a plain array: np.ma.filled(result, 0.0).",
+        "generic"),
     "masked-cache": Entry(
         'Your step masks the cache with a causal mask laid out as for a square score matrix: row 0 '
         'of np.tril lets the new query see only the first position. The new token is the latest '
@@ -561,6 +598,16 @@ CATALOGUE: dict[str, Entry] = {
         ' constant to a row does not change its softmax, and the largest exponent becomes exp(0) = '
         '1.',
         "attention"),  # check_attention
+    "neg-inf-not-zero": Entry(
+        "For {label}, weight {at} belongs to an entry of -inf but is {value}: exp(-inf) = 0, so it must be "
+        "exactly 0.{tiny}",
+        "Put -inf in the blocked scores before np.exp, and do not replace it afterwards{no_floor}",
+        "softmax"),
+    "negative-weights": Entry(
+        "For {label}, weight {at} is {value}: weights are exponentials divided by a positive sum, so none can "
+        "be negative.",
+        "Apply np.exp before dividing by the row sum.",
+        "softmax"),
     "new-token-twice": Entry(
         'Your step attends over the new key and value twice: they were appended to the cache, and '
         'then appended again (a cache updated in place and concatenated once more, say). The new '
@@ -574,6 +621,18 @@ CATALOGUE: dict[str, Entry] = {
         'np.diagonal(weights, offset=-1, axis1=-2, axis2=-1) holds weights[i, i-1] for i = 1 .. '
         'n-1.',
         "positions"),  # check_previous_token
+    "no-<name>-parameter": Entry(
+        "Without {name} your function is right on all {count} cases, but it cannot take {name}: it is defined "
+        "as {defined}, and {checker} also calls fn({params}, {name}=...).",
+        "Add a parameter {name}=None, and use it when it is given.",
+        "generic"),
+    "no-batch": Entry(
+        "Your function is right on every 2-D input, but not on {label}: it {what}. The problem asks for any "
+        "number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
+        "x.shape[0], a loop over rows) goes wrong on other shapes.",
+        "Count axes from the end: axis=-1 for the keys, np.swapaxes({x}, -1, -2) instead of {x}.T{d_k}; @ "
+        "(np.matmul) multiplies the last two axes and broadcasts the rest.",
+        "shapes"),
     "no-division": Entry(
         "In your {what}, the exponentials are used without dividing each row by its sum (never divided): the "
         "rows do not sum to one, so they are not weights yet (each row is the right weights times a constant), and an output "
@@ -630,6 +689,27 @@ CATALOGUE: dict[str, Entry] = {
         "Swap only the axes that must swap: K^T is np.swapaxes(K, -1, -2); heads are cut as (n, heads, d_k) "
         "first, and then the heads axis moves to the front.",
         "shapes"),
+    "non-finite-output": Entry(
+        "For {label}, your {what} has NaN or inf ({where}); the right {what} is finite.{extra}",
+        "Look for 0/0: a mean or a division over nothing (an empty range or slice, at the smallest size the "
+        "problem allows), or a row whose exponentials all underflow to 0; then for exp of large numbers, or -inf "
+        "reaching a product.",
+        "generic"),
+    "not-an-array": Entry(
+        "Your function returned {returned}, not an array of {numbers}.",
+        "Return a numpy array of the {what}{kind}, built with numpy operations on the inputs.",
+        "generic"),
+    "not-an-average": Entry(
+        "For {label}, entry {at} of your output is {value}, outside the range of column {column} of V ({low} to "
+        "{high}). Each output row is a weighted average of value rows (weights >= 0 summing to one), so it must "
+        "lie inside them.",
+        "Check that each row of your weights is non-negative and sums to one.",
+        "average"),
+    "not-callable": Entry(
+        "{checker} needs your function itself, but it got {got}. Pass the name without calling it: "
+        "{checker}(my_function), not {checker}(my_function(...)).",
+        "",
+        "generic"),
     "np-dot-on-batch": Entry(
         'Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like '
         'np.tensordot) does not treat leading axes as a batch. On weights (b, n, m) and V (b, m, '
@@ -738,6 +818,16 @@ CATALOGUE: dict[str, Entry] = {
         'position, (n, heads * d_v), and maps that with W^O to (n, d_model).',
         'Concatenate along the last axis, then multiply by W_o.',
         "heads"),  # check_multihead
+    "returned-list": Entry(
+        "Your function returned a Python list of {count} items; the problem asks for an array of the {what}. A "
+        "list has no .shape, no dtype and no batch axes to broadcast over: np.stack(...) or np.array(...) turns "
+        "it into one.",
+        "Return np.stack(pieces) (or np.array(...)) instead of the list of pieces, and check its shape.",
+        "generic"),
+    "returned-none": Entry(
+        "Your function returned None instead of the {what}: is a `return` missing?",
+        "End the function with `return` and the {what}; a function without one returns None.",
+        "generic"),
     "returned-output": Entry(
         "You returned weights @ V, the head's output (n, d_v). The problem asks for one number per "
         "(query, key) pair: each weight times the length of that key's value row, (..., n, m).",
@@ -749,6 +839,11 @@ CATALOGUE: dict[str, Entry] = {
         'V.',
         'Take the softmax of each row of the scores, then multiply by V.',
         "attention"),  # check_attention
+    "returned-tuple": Entry(
+        "Your function returned a tuple of {count} items; return the {what} alone, as one array.",
+        "Return only the {what}: `return a, b` makes a tuple, so keep anything else you computed (the weights, "
+        "say) out of the return statement.",
+        "generic"),
     "returned-weights": Entry(
         "Your function returns the weights {shape}, not the output. The weights say how much each "
         "query listens to each key, who is listened to; the output is what is heard: the weights times the "
@@ -775,6 +870,11 @@ CATALOGUE: dict[str, Entry] = {
         'The row term is the weighted average of dP: weigh each entry by its P before summing the '
         'row.',
         "backward"),  # check_softmax_backward
+    "rows-not-one": Entry(
+        "For {label}, row {row} of your weights sums to {total}, not 1. Each row is one query's distribution "
+        "over the keys.",
+        "Divide each row by its own sum: e / np.sum(e, axis=-1, keepdims=True).",
+        "softmax"),
     "same-length-for-all": Entry(
         'Your mask uses one length for every sequence of the batch (the first, or the longest). '
         'Each sequence b was padded by its own amount, so row b of the mask must keep its own '
@@ -964,6 +1064,12 @@ CATALOGUE: dict[str, Entry] = {
         'Use np.matmul (the @ operator), which multiplies the last two axes and treats the others '
         'as a batch.',
         "average"),  # check_weighted_average
+    "too-slow": Entry(
+        "Your function was still running after {seconds} s, {where}: a loop that never ends, or one that runs "
+        "far more often than you meant.",
+        "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
+        "(Kernel > Interrupt stops a cell that runs forever).",
+        "generic"),
     "transpose-batch": Entry(
         'Your function transposes K with .T (or np.transpose(K)), which reverses every axis: on a '
         'batch K (b, m, d_k) it gives (d_k, m, b), not (b, d_k, m), so Q @ K.T fails (or pairs the '
@@ -998,6 +1104,10 @@ CATALOGUE: dict[str, Entry] = {
         'what the causal mask must block. Rows are queries, columns keys.',
         'Keep the lower triangle, diagonal included: True where j <= i.',
         "mask"),  # check_causal_mask
+    "used-attn-lib": Entry(
+        "{reason} {rule}",
+        "Replace the call to {name} with numpy code of your own ({tools}).",
+        "generic"),
     "used-scores": Entry(
         "Your formula uses the scores S where it needs the weights P = softmax(S). The softmax's "
         'Jacobian is written in its outputs, dp_j/ds_k = p_j (delta_jk - p_k): that is why the '
@@ -1049,6 +1159,18 @@ CATALOGUE: dict[str, Entry] = {
         'The first token has no previous token: average over queries 1 .. n-1 only.',
         'Start at i = 1; np.diagonal with offset=-1 does that for you.',
         "positions"),  # check_previous_token
+    "wrong-shape": Entry(
+        "For {label}, the {what} should have shape {expected}; yours has shape {got}.{extra}",
+        "{hint}",
+        "shapes"),
+    "wrong-signature": Entry(
+        "{checker} calls your function as fn({params}), but it is defined as {defined}.",
+        "Define it to take these arguments: def my_function({signature}).",
+        "generic"),
+    "wrong-values": Entry(
+        "For {label}, {difference}.",
+        "{hint}",
+        "generic"),
     "x-not-transposed": Entry(
         'You multiplied X by dQ without transposing X. dW_q has one row per input feature and one '
         'column per query feature, (d_model, d_k): each entry sums, over the positions, X[i, a] '

@@ -130,6 +130,7 @@ import numpy as np
 
 from ._compare import coarser, inputs_dtype, rounded_right
 from ._explain import WRONG_ANSWER_STEPS, coarse_note, first_verdict
+from ._catalogue import entry, failure
 from ._feedback import Feedback, fail, is_blank, not_answered
 from ._learner_code import signature_text
 from ._running import Runner, accepts, forbidden_original, used_attn_lib, wanted
@@ -154,22 +155,14 @@ def not_callable(fn, problem: FunctionProblem) -> Feedback | None:
     if callable(fn):
         return None
     checker = problem.checker
-    return fail(
-        "not-callable",
-        f"{checker} needs your function itself, but it got {type(fn).__name__}. Pass the name without "
-        f"calling it: {checker}(my_function), not {checker}(my_function(...)).",
-    )
+    return failure("not-callable", checker=checker, got=type(fn).__name__)
 
 
 def wrong_signature(fn, problem: FunctionProblem) -> Feedback | None:
     if accepts(fn, *problem.params) is not False:
         return None
-    return fail(
-        "wrong-signature",
-        f"{problem.checker} calls your function as fn({', '.join(problem.params)}), but it is defined as "
-        f"{signature_text(fn)}.",
-        f"Define it to take these arguments: def my_function({problem.signature}).",
-    )
+    return failure("wrong-signature", checker=problem.checker, params=", ".join(problem.params),
+                   defined=signature_text(fn), signature=problem.signature)
 
 
 # ------------------------------------------------------------------------------------------- after running
@@ -182,16 +175,8 @@ def low_precision(attempts: list[Attempt], runner: Runner) -> Feedback | None:
                              for a in attempts):
         return None
     case, dtype = coarse[0].case, np.dtype(coarse[0].dtype)
-    return fail(
-        "low-precision",
-        f"Your {runner.problem.what} on {case.label} is {dtype.name}: it is the right answer up to the "
-        f"rounding of {dtype.name}, which keeps about {int(np.finfo(dtype).precision)} significant digits. The "
-        f"inputs are {inputs_dtype(case).name}, and the problem is judged at their precision (to float32 rounding "
-        "at the coarsest), so a result cast to half precision is not the formula's answer: it could hide a "
-        "mistake of 1 %.",
-        "Leave out the cast (.astype(np.float16), np.half, or float16 arrays): compute and return in float32 or "
-        "float64.",
-    )
+    return failure("low-precision", what=runner.problem.what, label=case.label, dtype=dtype.name,
+                   digits=int(np.finfo(dtype).precision), inputs=inputs_dtype(case).name)
 
 
 def missing_parameter(attempts: list[Attempt], runner: Runner) -> Feedback | None:
@@ -200,13 +185,9 @@ def missing_parameter(attempts: list[Attempt], runner: Runner) -> Feedback | Non
     if not missing or not all(a.right for a in attempts):
         return None
     name, problem = missing[0], runner.problem
-    return fail(
-        f"no-{name}-parameter",
-        f"Without {name} your function is right on all {len(attempts)} cases, but it cannot take {name}: it is "
-        f"defined as {signature_text(runner.fn)}, and {problem.checker} also calls "
-        f"fn({', '.join(problem.params)}, {name}=...).",
-        f"Add a parameter {name}=None, and use it when it is given.",
-    )
+    reason, hint = entry("no-<name>-parameter", name=name, count=len(attempts), defined=signature_text(runner.fn),
+                         checker=problem.checker, params=", ".join(problem.params))
+    return fail(f"no-{name}-parameter", reason, hint)
 
 
 def all_right(attempts: list[Attempt], runner: Runner) -> Feedback | None:

@@ -138,13 +138,13 @@ class Raised:
         return text + (f" ({self.line})" if self.line else "")
 
 
-@dataclass
 class Bad:
-    """A returned value that is not an array of the expected kind."""
+    """A returned value that is not an array of the expected kind: its mistake id, and its reason and hint from
+    the catalogue with ``fields`` filled in."""
 
-    mistake: str
-    text: str
-    hint: str = ""
+    def __init__(self, mistake: str, fields: dict):
+        self.mistake = mistake
+        self.text, self.hint = entry(mistake, **fields)
 
 
 @dataclass(eq=False)  # compared by identity: a step asks whether an attempt is among others
