@@ -92,11 +92,10 @@ FINITE_FLOOR = (
 
 CATALOGUE: dict[str, Entry] = {
     "additive-mask": Entry(
-        'Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. '
-        "The course's masks are boolean, True = may attend; the -inf goes in with np.where(mask, "
-        'scores, -np.inf).',
-        'Return the boolean pattern (True = may attend), not 0 and -inf.',
-        "mask"),  # check_padding_mask
+        "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The course's "
+        "masks are boolean, True = may attend, and the -inf goes in with np.where.{pattern}",
+        "Return the boolean pattern instead (True = may attend), not 0 and -inf.",
+        "mask"),
     "axis-1-on-batch": Entry(
         "Your function uses axis=1, which is the last axis only for a 2-D array: on a batch (b, n, m) axis 1 "
         "runs over the queries, so the weights sum to one down the columns of each matrix. Count axes from the "
@@ -243,6 +242,12 @@ CATALOGUE: dict[str, Entry] = {
         'Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch '
         'axes).',
         "scaling"),  # check_scaled_scores
+    "dot-T-on-batch": Entry(
+        "Your function is right on 2-D inputs but not with a batch axis in front. `.T` reverses every axis of an "
+        "array: on weights (b, n, m) it gives (m, n, b), not a batch of transposed matrices. Shapes are (..., n, "
+        "m) and (..., m, d_v): write the code for the last two axes only.",
+        "Use np.swapaxes(x, -1, -2) instead of x.T, or a product that treats leading axes as a batch.",
+        "average"),
     "dot-on-batch": Entry(
         'Right on 2-D inputs, but on a batch np.dot (or np.tensordot) pairs every batch of Q with '
         'every batch of K: the result has the batch axes twice. Within a batch, query i meets key '
@@ -267,6 +272,11 @@ CATALOGUE: dict[str, Entry] = {
         'Loop over for start in range(0, m, chunk_size) and slice K[start:start + chunk_size]; '
         'numpy shortens the last slice by itself.',
         "cost"),  # check_chunked_attention
+    "einsum-2d-only": Entry(
+        "Your function is right on 2-D inputs but not with a batch axis in front: its einsum subscripts name "
+        "exactly two axes per array.",
+        "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).",
+        "average"),
     "einsum-ellipsis-dropped": Entry(
         'Right for a single sequence, but numpy refuses your einsum on a batch: its inputs carry '
         "'...' for the leading axes and its output does not, and numpy sums an axis away only when "
@@ -320,6 +330,15 @@ CATALOGUE: dict[str, Entry] = {
         'vectors of the width it expects.',
         'After joining the heads side by side, multiply by W_o (heads * d_v, d_model).',
         "heads"),  # check_multihead
+    "full-score-matrix": Entry(
+        "Your function {right}needs memory for the whole score matrix at once: on Q ({n}, 1), K ({m}, 1) with "
+        "chunk_size={c}, its memory peaked at about as much as all n x m = {nm:,} scores ({nm_kb:.0f} kB in "
+        "float64), where one chunk of scores is n x chunk_size = {nc:,} ({nc_kb:.0f} kB): it holds them all (or "
+        "Python lists of all the keys, K.tolist(), which weigh about as much). Chunking exists to avoid that: "
+        "memory must grow with n x chunk_size, not n x m.",
+        "Compute the scores of one chunk at a time, Q @ K[start:start + chunk_size].T, inside the loop; never Q @ "
+        "K.T for all keys.",
+        "cost"),
     "full-width": Entry(
         'Each of your heads is d_model wide: every head got the whole row. A head works on its own '
         'slice of d_k = d_model / heads columns (64 = 512 / 8 in the paper); head h takes columns '
@@ -373,6 +392,12 @@ CATALOGUE: dict[str, Entry] = {
         ' multiplied in.',
         'Use np.where(mask, scores, -np.inf): it picks the score or -inf, and multiplies nothing.',
         "attention"),  # check_attention, check_masked_softmax
+    "integer-heads": Entry(
+        "Your heads hold whole numbers: X[0, 0] is {value}, and your head 0 has {yours} there. The pieces are in "
+        "the right places, but the fractions were cut off, by an integer array (np.zeros(..., dtype=int), "
+        ".astype(int)) or by rounding: the projections are real numbers.",
+        "Keep X's dtype: slice or reshape X itself, or make the result with np.zeros(..., dtype=X.dtype).",
+        "heads"),
     "interleaved-columns": Entry(
         'Your heads take every heads-th column (head h gets columns h, h + heads, ...), as '
         'X.reshape(n, d_k, heads) does. Head h owns the contiguous block of columns h*d_k to '
@@ -705,11 +730,21 @@ CATALOGUE: dict[str, Entry] = {
         "lie inside them.",
         "Check that each row of your weights is non-negative and sums to one.",
         "average"),
+    "not-boolean": Entry(
+        "Your mask has the right pattern but dtype {dtype}, not bool. A number mask misbehaves: {trouble}.",
+        "Make it boolean: build it from a comparison and keep its result (no cast to int or float), or give "
+        "dtype=bool.",
+        "mask"),
     "not-callable": Entry(
         "{checker} needs your function itself, but it got {got}. Pass the name without calling it: "
         "{checker}(my_function), not {checker}(my_function(...)).",
         "",
         "generic"),
+    "not-shift-invariant": Entry(
+        "Adding 3 to every score changed your weights. A softmax must not change when a constant is added to a "
+        "row: exp(x + c) = exp(c) exp(x), and exp(c) cancels in the division.",
+        "Compute exp of the (shifted) scores, and divide by the sum of those same exponentials.",
+        "softmax"),
     "np-dot-on-batch": Entry(
         'Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like '
         'np.tensordot) does not treat leading axes as a batch. On weights (b, n, m) and V (b, m, '
@@ -1159,6 +1194,16 @@ CATALOGUE: dict[str, Entry] = {
         'The first token has no previous token: average over queries 1 .. n-1 only.',
         'Start at i = 1; np.diagonal with offset=-1 does that for you.',
         "positions"),  # check_previous_token
+    "wrong-combination": Entry(
+        "Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the mistake is in "
+        "how chunks are combined. For {label}, {difference}.",
+        "After each chunk, running_sum and running_out must equal the sums over all keys so far, measured against "
+        "the current running maximum.",
+        "cost"),
+    "wrong-pattern": Entry(
+        "For {label} your mask {says} {pair}, which should be {should}: {rule}.",
+        "Build the mask from a comparison of indices: {compare}.",
+        "mask"),
     "wrong-shape": Entry(
         "For {label}, the {what} should have shape {expected}; yours has shape {got}.{extra}",
         "{hint}",
@@ -1210,7 +1255,8 @@ def entry(mistake_id: str, **fields) -> tuple[str, str]:
     return found.reason.format(**fields), found.hint.format(**fields)
 
 
-def failure(mistake_id: str, **fields) -> Feedback:
-    """A failing Feedback for ``mistake_id``, its reason and hint from the catalogue."""
+def failure(mistake_id: str, also: str = "", **fields) -> Feedback:
+    """A failing Feedback for ``mistake_id``, its reason and hint from the catalogue (``also``: a note the checker
+    measured, appended to the reason)."""
     reason, hint = entry(mistake_id, **fields)
-    return Feedback(False, reason, hint, mistake_id)
+    return Feedback(False, reason + also, hint, mistake_id)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback, fail
+from ._catalogue import failure
+from ._feedback import Feedback
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
 from ._pieces import number_mask_trouble
@@ -39,31 +40,23 @@ def _diagnose(attempts, runner) -> Feedback | None:
     right = [a.case.expected for a in attempts]
     for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
-            return fail("wrong-shape", f"For {case.label} your mask has shape {got.shape}; it should be (n, m) = "
-                         f"{case.expected.shape}.", "One row per query, one column per key.")
+            return failure("wrong-shape", label=case.label, what="mask", expected=f"(n, m) = {case.expected.shape}",
+                           got=got.shape, extra="", hint="One row per query, one column per key.")
     if all(g.dtype != np.bool_ for g in (a.result for a in attempts)):
         values = np.concatenate([g.ravel() for g in (a.result for a in attempts)]).astype(float)
         if np.isin(values, (0.0, -np.inf)).all() and np.isneginf(values).any():
             right_pattern = all(((g == 0) == r).all() for g, r in zip((a.result for a in attempts), right))
-            return fail(
-                "additive-mask",
-                "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. "
-                "The course's masks are boolean, True = may attend, and the -inf goes in with np.where."
-                + ("" if right_pattern else " Its pattern is not the causal one either: 0 must sit where j <= i."),
-                "Return the boolean pattern instead (True = may attend), not 0 and -inf.",
-            )
+            return failure("additive-mask", pattern="" if right_pattern else " Its pattern is not the causal one "
+                           "either: 0 must sit where j <= i.")
     for got, case in ((a.result, a.case) for a in attempts):
         p, r = got.astype(bool), case.expected
         if not (p == r).all():
             i, j = np.argwhere(p != r)[0]
             says = "allows" if p[i, j] else "blocks"
             should = "allowed" if r[i, j] else "blocked"
-            return fail(
-                "wrong-pattern",
-                f"For {case.label} your mask {says} query {i} -> key {j}, which should be {should}: query i may "
-                f"attend to key j exactly when j <= i.",
-                "Compare the query index i (a column of indices) with the key index j (a row of indices).",
-            )
+            return failure("wrong-pattern", label=case.label, says=says, pair=f"query {i} -> key {j}", should=should,
+                           rule="query i may attend to key j exactly when j <= i",
+                           compare="the query index i (a column of indices) with the key index j (a row of indices)")
     return None
 
 
@@ -74,13 +67,7 @@ def _after_pass(attempts, runner) -> Feedback | None:
         return None
     if dtype == np.bool_:
         return None
-    shown = dtype
-    return fail(
-        "not-boolean",
-        f"Your mask has the right pattern but dtype {shown}, not bool. A number mask misbehaves: "
-        f"{number_mask_trouble(dtype)}.",
-        "Make it boolean: build it from a comparison, or give dtype=bool.",
-    )
+    return failure("not-boolean", dtype=dtype, trouble=number_mask_trouble(dtype))
 
 
 PROBLEM = FunctionProblem(

@@ -7,6 +7,7 @@ import tracemalloc
 import numpy as np
 
 from ..attention import attention as _attention
+from ._catalogue import failure
 from ._attention_mistakes import diagnose_output
 from ._compare import allclose, first_difference
 from ._feedback import Feedback, fail
@@ -138,14 +139,9 @@ def _diagnose(attempts, runner) -> Feedback | None:
     if one_chunk_right and wrong and all(a.result.shape == a.case.expected.shape for a in wrong):
         sizes = ", ".join(str(a.case.inputs["chunk_size"]) for a in wrong)
         first = wrong[0]
-        return fail(
-            "wrong-combination",
-            f"Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the "
-            f"mistake is in how chunks are combined. For {first.case.label}, "
-            f"{first_difference(first.result, first.case.expected, first.tol, 'output')}.",
-            "After each chunk, running_sum and running_out must equal the sums over all keys so far, measured "
-            "against the current running maximum.",
-        )
+        return failure(
+            "wrong-combination", sizes=sizes, label=first.case.label,
+            difference=first_difference(first.result, first.case.expected, first.tol, 'output'))
     return diagnose_output(attempts, runner)
 
 
@@ -188,17 +184,8 @@ def _memory_check(runner) -> Feedback | None:
         return None
     right = isinstance(out, np.ndarray) and out.shape == (n, 1) and allclose(
         np.asarray(out, float), _attention(Q, K, V), rtol=1e-3, atol=1e-5)
-    return fail(
-        "full-score-matrix",
-        f"Your function {'gives the right output, but it ' if right else ''}needs memory for the whole score "
-        f"matrix at once: on Q ({n}, 1), K ({m}, 1) with chunk_size={c}, its memory peaked at about as much as "
-        f"all n x m = {n * m:,} scores ({n * m * 8 / 1e3:.0f} kB in float64), where one chunk of scores is "
-        f"n x chunk_size = {n * c:,} ({n * c * 8 / 1e3:.0f} kB): it holds them all (or Python lists of all the "
-        "keys, K.tolist(), which weigh about as much). Chunking exists to avoid that: memory must grow with "
-        "n x chunk_size, not n x m.",
-        "Compute the scores of one chunk at a time, Q @ K[start:start + chunk_size].T, inside the loop; never "
-        "Q @ K.T for all keys.",
-    )
+    return failure("full-score-matrix", right="gives the right output, but it " if right else "", n=n, m=m, c=c,
+                   nm=n * m, nm_kb=n * m * 8 / 1e3, nc=n * c, nc_kb=n * c * 8 / 1e3)
 
 
 def _chunks_check(runner) -> Feedback | None:

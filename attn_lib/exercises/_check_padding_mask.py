@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback, fail
+from ._catalogue import failure
+from ._feedback import Feedback
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
 from ._pieces import number_mask_trouble
@@ -40,7 +41,8 @@ def _mistakes() -> list[Mistake]:
              lambda lengths, m: _right([min(lengths)] * len(lengths), m))),
         Mistake("missing-query-axis", (lambda lengths, m: _right(lengths, m)[:, 0, :],)),
         Mistake("masks-queries", (lambda lengths, m: _right(lengths, m)[:, 0, :, None],)),
-        Mistake("additive-mask", (lambda lengths, m: np.where(_right(lengths, m), 0.0, -np.inf),), strict_nonfinite=True),
+        Mistake("additive-mask", (lambda lengths, m: np.where(_right(lengths, m), 0.0, -np.inf),), strict_nonfinite=True,
+                pattern=""),
     ]
 
 
@@ -50,12 +52,10 @@ def _diagnose(attempts, runner):
             b, _, j = np.argwhere(got.astype(bool) != case.expected)[0]
             lengths = case.inputs["lengths"]
             says, should = ("keeps", "blocked") if got[b, 0, j] else ("blocks", "kept")
-            return fail(
-                "wrong-pattern",
-                f"For {case.label} your mask {says} key {j} of sequence {b} (length {lengths[b]}), which should be "
-                f"{should}: sequence b keeps key j exactly when j < lengths[b].",
-                "Compare the key positions 0 .. m-1 with each sequence's length.",
-            )
+            return failure("wrong-pattern", label=case.label, says=says,
+                           pair=f"key {j} of sequence {b} (length {lengths[b]})", should=should,
+                           rule="sequence b keeps key j exactly when j < lengths[b]",
+                           compare="the key positions 0 .. m-1 with each sequence's length")
     return None
 
 
@@ -63,12 +63,7 @@ def _after_pass(attempts, runner):
     out = np.asarray(runner.call(np.array(_SIZES[0][0]), _SIZES[0][1]))
     if out.dtype == np.bool_:
         return None
-    return fail(
-        "not-boolean",
-        f"Your mask has the right pattern but dtype {out.dtype}, not bool. np.where(mask, scores, -np.inf) would "
-        f"still work, but {number_mask_trouble(out.dtype)}.",
-        "Make it boolean: keep the result of the comparison rather than casting it to int or float.",
-    )
+    return failure("not-boolean", dtype=out.dtype, trouble=number_mask_trouble(out.dtype))
 
 
 PROBLEM = FunctionProblem(

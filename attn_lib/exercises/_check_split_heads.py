@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._catalogue import failure
 from ._compare import close, fmt
-from ._feedback import Feedback, fail
+from ._feedback import Feedback
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
 
@@ -47,22 +48,13 @@ def _mistakes() -> list[Mistake]:
 def _diagnose(attempts, runner) -> Feedback | None:
     for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
-            return fail(
-                "wrong-shape",
-                f"For {case.label}, the result should have shape (heads, n, d_k) = {case.expected.shape}; yours "
-                f"has shape {got.shape}.",
-                "A reshape to (n, heads, d_k) cuts each row into heads pieces; then the heads axis goes first.",
-            )
+            return failure("wrong-shape", label=case.label, what="result", expected=f"(heads, n, d_k) = {case.expected.shape}",
+                           got=got.shape, extra="", hint="A reshape to (n, heads, d_k) cuts each row into heads "
+                           "pieces; then the heads axis goes first.")
     if all(np.array_equal(got, np.trunc(got)) and (np.abs(got - case.expected) < 1).all()
            for got, case in ((a.result, a.case) for a in attempts)):
-        return fail(
-            "integer-heads",
-            f"Your heads hold whole numbers: X[0, 0] is {fmt(attempts[0].case.expected[0, 0, 0])}, and your head 0 has "
-            f"{fmt(attempts[0].result[0, 0, 0])} there. The pieces are in the right places, but the fractions were cut "
-            "off, by an integer array (np.zeros(..., dtype=int), .astype(int)) or by rounding: the "
-            "projections are real numbers.",
-            "Keep X's dtype: slice or reshape X itself, or make the result with np.zeros(..., dtype=X.dtype).",
-        )
+        return failure("integer-heads", value=fmt(attempts[0].case.expected[0, 0, 0]),
+                       yours=fmt(attempts[0].result[0, 0, 0]))
     for got, case, tol in ((a.result, a.case, a.tol) for a in attempts):
         wrong = ~close(got, case.expected, tol)
         if wrong.any():
@@ -73,11 +65,10 @@ def _diagnose(attempts, runner) -> Feedback | None:
             whole = float(value) - _FRACTION
             if whole.is_integer() and 0 <= whole < 100 * case.inputs["X"].shape[0]:
                 source = f" (that is X[{int(whole) // 100}, {int(whole) % 100}])"
-            return fail(
-                "wrong-values",
-                f"For {case.label}, entry [{h}, {i}, {c}] (head {h}, position {i}) is {fmt(value)}{source}; it "
-                f"should be X[{i}, {h * d_k + c}] = {fmt(case.expected[h, i, c])}.",
-                "Head h, position i is X[i, h*d_k:(h+1)*d_k].",
+            return failure(
+                "wrong-values", label=case.label, hint="Head h, position i is X[i, h*d_k:(h+1)*d_k].",
+                difference=f"entry [{h}, {i}, {c}] (head {h}, position {i}) is {fmt(value)}{source}; it should be "
+                f"X[{i}, {h * d_k + c}] = {fmt(case.expected[h, i, c])}",
             )
     return None
 

@@ -6,7 +6,8 @@ import re
 
 import numpy as np
 
-from ._feedback import Feedback, fail
+from ._catalogue import failure
+from ._feedback import Feedback
 from ._explain import batch_failure
 from ._judge import judge
 from ._learner_code import code_text
@@ -43,26 +44,6 @@ def _swap(x):
     return np.swapaxes(x, -1, -2)
 
 
-_DOT_T = (
-    "Your function is right on 2-D inputs but not with a batch axis in front. `.T` reverses every axis of an "
-    "array: on weights (b, n, m) it gives (m, n, b), not a batch of transposed matrices. Shapes are "
-    "(..., n, m) and (..., m, d_v): write the code for the last two axes only."
-)
-_FIXED_AXIS = (
-    "Your function is right on 2-D inputs but not with a batch axis in front: an axis counted from the front "
-    "(axis=0 or axis=1) moves when a batch axis is added. On (b, n, m) weights, axis=1 is the query axis, not "
-    "the key axis."
-)
-_FIX_FIXED_AXIS = (
-    "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. np.matmul treats "
-    "leading axes as a batch."
-)
-_NP_DOT = (
-    "Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like np.tensordot) does not "
-    "treat leading axes as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights "
-    "with every sentence's values, giving (b, n, b, d_v)."
-)
-_FIX_NP_DOT = "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others as a batch."
 
 
 def _mistakes() -> list[Mistake]:
@@ -123,16 +104,13 @@ def _batch_mistake(attempt, runner) -> Feedback | None:
     code = code_text(runner.fn)
     also = f" (On {attempt.case.label}: it {batch_failure(attempt, runner.problem)}.)"
     if ".T" in code:
-        return fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
-                    "product that treats leading axes as a batch.")
+        return failure("dot-T-on-batch", also=also)
     if re.search(r"np\.dot\(|\.dot\(", code) and _fails_as_np_dot(attempt):  # np.dot or x.dot, not np.tensordot
-        return fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
+        return failure("np-dot-on-batch", also=also)
     if "einsum" in code:
-        return fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
-                    "its einsum subscripts name exactly two axes per array." + also,
-                    "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
+        return failure("einsum-2d-only", also=also)
     if "axis=0" in code or "axis=1" in code:
-        return fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
+        return failure("fixed-axis-on-batch", also=also)
     return None
 
 
