@@ -425,6 +425,16 @@ CATALOGUE: dict[str, Entry] = {
         ' the self-attention case, where X_q is X_kv, your answer is right.)',
         'Project the keys from X_kv, like the values: K_h = X_kv @ W_k[h].',
         "heads"),  # check_multihead
+    "keys-not-chunked": Entry(
+        "Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
+        "{width}), K ({m:,}, {width}) with chunk_size={c}, its memory peaked at more than a whole row of m = {m:,} "
+        "scores ({m_kb:.0f} kB in float64) at once, as when one query meets all m keys in one product (Python "
+        "lists of all the keys, K.tolist(), weigh as much). The problem asks for chunks of chunk_size keys, with "
+        "a running maximum, sum and weighted sum for each query, so that memory grows with chunk_size, not with "
+        "m.",
+        "Inside your loop over chunks, use only the keys and values of the current chunk, sliced: K[start:start + "
+        "chunk_size].",
+        "cost"),
     "keys-times-queries": Entry(
         "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query and one column "
         "per key, Q K^T (n, m), so that row i is query i's score for every key.",
@@ -720,6 +730,10 @@ CATALOGUE: dict[str, Entry] = {
         "problem allows), or a row whose exponentials all underflow to 0; then for exp of large numbers, or -inf "
         "reaching a product.",
         "generic"),
+    "not-a-number": Entry(
+        "{what} should be a number, like {examples}; got {got}.",
+        "Write the number itself: not in quotes, not inside a list or a tuple.",
+        "generic"),
     "not-an-array": Entry(
         "Your function returned {returned}, not an array of {numbers}.",
         "Return a numpy array of the {what}{kind}, built with numpy operations on the inputs.",
@@ -730,6 +744,10 @@ CATALOGUE: dict[str, Entry] = {
         "lie inside them.",
         "Check that each row of your weights is non-negative and sums to one.",
         "average"),
+    "not-an-option": Entry(
+        "{answer} is not one of the options; answer with one of: {options}.",
+        'Write the option\'s label as a string, e.g. answer = "{first}".',
+        "generic"),
     "not-boolean": Entry(
         "Your mask has the right pattern but dtype {dtype}, not bool. A number mask misbehaves: {trouble}.",
         "Make it boolean: build it from a comparison and keep its result (no cast to int or float), or give "
@@ -1099,6 +1117,10 @@ CATALOGUE: dict[str, Entry] = {
         'Use np.matmul (the @ operator), which multiplies the last two axes and treats the others '
         'as a batch.',
         "average"),  # check_weighted_average
+    "too-few-decimals": Entry(
+        "{value} agrees with the answer to {k} decimal{s}, but the problem asks for {decimals}: work out {more}.",
+        "{hint}",
+        "generic"),
     "too-slow": Entry(
         "Your function was still running after {seconds} s, {where}: a loop that never ends, or one that runs "
         "far more often than you meant.",
@@ -1200,6 +1222,10 @@ CATALOGUE: dict[str, Entry] = {
         "After each chunk, running_sum and running_out must equal the sums over all keys so far, measured against "
         "the current running maximum.",
         "cost"),
+    "wrong-number": Entry(
+        "{how_far}",
+        "{hint}",
+        "generic"),
     "wrong-pattern": Entry(
         "For {label} your mask {says} {pair}, which should be {should}: {rule}.",
         "Build the mask from a comparison of indices: {compare}.",

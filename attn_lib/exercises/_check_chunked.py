@@ -10,7 +10,7 @@ from ..attention import attention as _attention
 from ._catalogue import failure
 from ._attention_mistakes import diagnose_output
 from ._compare import allclose, first_difference
-from ._feedback import Feedback, fail
+from ._feedback import Feedback
 from ._judge import judge
 from ._types import LARGE, ONE_CHUNK, Case, FunctionProblem, Mistake
 from ._pieces import SPLIT_SCALE_POWERS, attention_out
@@ -201,17 +201,7 @@ def _chunks_check(runner) -> Feedback | None:
     per_width = (p2 - p1) / (w2 - w1)
     if p1 - per_width * w1 < 1.5 * m * 8:
         return None
-    return fail(
-        "keys-not-chunked",
-        f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
-        f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at more than a whole row of m = {m:,} scores "
-        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (Python lists "
-        "of all the keys, K.tolist(), weigh as much). The "
-        "problem asks for chunks of chunk_size keys, with a running maximum, sum and weighted sum for each "
-        "query, so that memory grows with chunk_size, not with m.",
-        "Inside your loop over chunks, use only the keys and values of the current chunk, sliced: "
-        "K[start:start + chunk_size].",
-    )
+    return failure("keys-not-chunked", n=n, width=w2, m=m, c=c, m_kb=m * 8 / 1e3)
 
 
 def _after_pass(attempts, runner) -> Feedback | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from .._checks import check_size
 from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes, record_call
+from ._catalogue import failure
 from ._compare import isclose
 from ._feedback import Feedback, is_blank, fail, not_answered
 
@@ -181,10 +182,8 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         return not_answered(f"your count of {_WHAT[quantity]}")
     value = as_number(answer, finite=True)
     if value is None:
-        return fail(
-            "not-a-number",
-            f"Your answer should be a number, like {COUNT_EXAMPLES}; got {type(answer).__name__} {answer!r}.",
-        )
+        return failure("not-a-number", what="Your answer", examples=COUNT_EXAMPLES,
+                       got=f"{type(answer).__name__} {answer!r}")
     if isclose(value, right, rtol=1e-9, atol=0):
         return Feedback(True, _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model))
     for wrong, mid, reason, hint in own:

@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_size
-from ._answers import as_number, how_far, record_call
+from ._answers import NUMBER_EXAMPLES, as_number, how_far, record_call
+from ._catalogue import failure
 from ._compare import fmt
 from ._feedback import Feedback, is_blank, fail, not_answered
 
@@ -44,7 +45,8 @@ def check_variance(answer, d_k, scaled) -> Feedback:
                                                                         ", before any division"))
     value = as_number(answer, finite=True)
     if value is None:
-        return fail("not-a-number", f"Your answer should be a number; got {type(answer).__name__} {answer!r}.")
+        return failure("not-a-number", what="Your answer", examples=NUMBER_EXAMPLES,
+                       got=f"{type(answer).__name__} {answer!r}")
     right = 1.0 if scaled else float(d_k)
     rule = "Variances of independent terms add. What is the variance of one product q_i k_i, and how many are there?"
     if abs(value - right) <= 0.1 * right:
