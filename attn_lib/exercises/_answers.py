@@ -13,8 +13,7 @@ import re
 import numpy as np
 
 from ._compare import two_numbers
-from ._catalogue import failure
-from ._feedback import Feedback, is_blank, fail, not_answered
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 
 
 def as_number(answer, finite: bool = False):

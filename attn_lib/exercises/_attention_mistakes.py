@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import fmt, two_numbers
-from ._feedback import Feedback
-from ._catalogue import failure
+from ._feedback import Feedback, failure
 from ._types import Mistake
 from ._pieces import (
     SMALL_FILLS,

@@ -1,7 +1,7 @@
 """The catalogue of mistakes: every mistake id a checker can give, once, with its reason and hint in the terms of
 the idea it belongs to.
 
-A checker names a mistake by its id (``Mistake(id, variants=..., **fields)``, :func:`failure`); the words come from
+A checker names a mistake by its id (``Mistake(id, variants=..., **fields)``, ``_feedback.failure(id, **fields)``); the words come from
 here. A reason that needs the problem's own words (which output, which sizes) is a ``str.format`` template with
 named fields, and the checker fills them in; a field never holds the number a problem asks for. An id not in
 :data:`CATALOGUE` is refused (a ``ValueError`` naming it), the way an unknown case tag is.
@@ -10,7 +10,8 @@ Ids a prediction problem defines for itself (``mistakes=[(value, id, reason, hin
 its reason holding the variant's numbers) stay with their problem, and so do check_choice's ``chose-<label>``:
 one id per option, its reason the option's own.
 
-This module is the bottom of the package with ``_feedback``: it imports nothing else. The teacher's table of
+This module is the bottom of the package: it imports nothing of it (``_feedback.failure`` makes a Feedback of an
+entry). The teacher's table of
 ids in the package docstring is generated from it and the checkers: ``python tools/mistake_table.py --write``.
 """
 
@@ -18,8 +19,6 @@ from __future__ import annotations
 
 import string
 from dataclasses import dataclass
-
-from ._feedback import Feedback
 
 # The ideas a mistake belongs to (the teacher's table groups ids by them).
 IDEAS = frozenset({
@@ -91,6 +90,10 @@ FINITE_FLOOR = (
 
 
 CATALOGUE: dict[str, Entry] = {
+    "not-answered": Entry(
+        "This cell checks {what}.",
+        "Write your answer in the cell above in place of the placeholder, run that cell, then run this one again.",
+        "generic"),
     "additive-mask": Entry(
         "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The course's "
         "masks are boolean, True = may attend, and the -inf goes in with np.where.{pattern}",
@@ -1279,10 +1282,3 @@ def entry(mistake_id: str, **fields) -> tuple[str, str]:
         raise ValueError(f"mistake {mistake_id!r}: its reason and hint need the fields {sorted(found.fields)}; "
                          f"missing {sorted(missing)}, not used {sorted(extra)}")
     return found.reason.format(**fields), found.hint.format(**fields)
-
-
-def failure(mistake_id: str, also: str = "", **fields) -> Feedback:
-    """A failing Feedback for ``mistake_id``, its reason and hint from the catalogue (``also``: a note the checker
-    measured, appended to the reason)."""
-    reason, hint = entry(mistake_id, **fields)
-    return Feedback(False, reason + also, hint, mistake_id)

@@ -7,10 +7,9 @@ import tracemalloc
 import numpy as np
 
 from ..attention import attention as _attention
-from ._catalogue import failure
 from ._attention_mistakes import diagnose_output
 from ._compare import allclose, first_difference
-from ._feedback import Feedback
+from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import LARGE, ONE_CHUNK, Case, FunctionProblem, Mistake
 from ._pieces import SPLIT_SCALE_POWERS, attention_out

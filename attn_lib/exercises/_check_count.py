@@ -7,9 +7,8 @@ from __future__ import annotations
 
 from .._checks import check_size
 from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes, record_call
-from ._catalogue import failure
 from ._compare import isclose
-from ._feedback import Feedback, is_blank, fail, not_answered
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 
 
 _QUANTITIES = ("scores", "score_macs", "mix_macs", "score_bytes_float32", "projection_weights")

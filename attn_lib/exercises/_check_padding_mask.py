@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._catalogue import failure
-from ._feedback import Feedback
+from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
 from ._pieces import number_mask_trouble

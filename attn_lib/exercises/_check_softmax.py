@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._catalogue import failure
 from ._compare import close
-from ._feedback import Feedback
+from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
 from ._weights_diagnosis import diagnose_weights, expected_weights

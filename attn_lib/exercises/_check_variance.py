@@ -6,9 +6,8 @@ import numpy as np
 
 from .._checks import check_size
 from ._answers import NUMBER_EXAMPLES, as_number, how_far, record_call
-from ._catalogue import failure
 from ._compare import fmt
-from ._feedback import Feedback, is_blank, fail, not_answered
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 
 
 def check_variance(answer, d_k, scaled) -> Feedback:

@@ -6,8 +6,7 @@ import re
 
 import numpy as np
 
-from ._catalogue import failure
-from ._feedback import Feedback
+from ._feedback import Feedback, failure
 from ._explain import batch_failure
 from ._judge import judge
 from ._learner_code import code_text

@@ -10,8 +10,8 @@ import warnings
 import numpy as np
 
 from ._compare import close, coarser, difference, fmt, index, isfinite, nonfinite, not_zero, tolerance
-from ._catalogue import EXACT_ZERO, OVERFLOW, entry, failure
-from ._feedback import Feedback, fail
+from ._catalogue import EXACT_ZERO, OVERFLOW, entry
+from ._feedback import Feedback, fail, failure
 from ._types import BATCH, BROADCAST, LARGE, Attempt, Bad, Case, Mistake, Raised, copy_input
 
 # What a problem's overflow step says by default: right on small scores, NaN/inf on scores near 1000.

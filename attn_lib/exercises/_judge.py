@@ -130,8 +130,8 @@ import numpy as np
 
 from ._compare import coarser, inputs_dtype, rounded_right
 from ._explain import WRONG_ANSWER_STEPS, coarse_note, first_verdict
-from ._catalogue import entry, failure
-from ._feedback import Feedback, fail, is_blank, not_answered
+from ._catalogue import entry
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 from ._learner_code import signature_text
 from ._running import Runner, accepts, forbidden_original, used_attn_lib, wanted
 from ._types import Attempt, FinalVerdict, FunctionProblem

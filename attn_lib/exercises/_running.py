@@ -30,8 +30,7 @@ import numpy as np
 
 from .. import _platform
 from ._compare import array_equal, inputs_dtype, is_right, tolerance
-from ._catalogue import failure
-from ._feedback import NOT_ANSWERED, Feedback, not_answered
+from ._feedback import Feedback, NOT_ANSWERED, failure, not_answered
 from ._learner_code import is_library, learner_line
 from ._types import Attempt, Bad, Case, FinalVerdict, FunctionProblem, Raised, copy_input
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import close, fmt, index, two_numbers
-from ._feedback import Feedback
-from ._catalogue import FINITE_FLOOR, failure
+from ._feedback import Feedback, failure
+from ._catalogue import FINITE_FLOOR
 from ._pieces import row_softmax
 
 
