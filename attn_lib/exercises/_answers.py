@@ -165,6 +165,14 @@ def named_mistakes(mistakes, expected, rel, abs_tol) -> list:
     return out
 
 
+# The ids each checker of this module gives (the teacher's table is generated from them): "<own>" stands for the
+# author's own ids (``mistakes=``), "chose-<label>" for one id per option, its reason the option's own.
+GIVES = {
+    "check_number": ("<own>", "too-few-decimals", "wrong-number", "not-a-number"),
+    "check_choice": ("chose-<label>", "not-an-option"),
+}
+
+
 def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explain="", hint="",
                  what="your answer", decimals=None) -> Feedback:
     """Check a predicted number: right within ``rel`` (relative) or ``abs_tol`` of ``expected``.

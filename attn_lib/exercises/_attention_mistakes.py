@@ -149,6 +149,10 @@ def _inv(mask):
     return None if mask is None else ~mask
 
 
+# The ids diagnose_output gives.
+OUTPUT_DIAGNOSIS = ("wrong-shape", "not-an-average")
+
+
 def diagnose_output(attempts, runner) -> Feedback | None:
     """Structural reasons for attention-like outputs (..., n, d_v): the first one that applies."""
     for got, case in ((a.result, a.case) for a in attempts):

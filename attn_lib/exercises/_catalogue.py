@@ -77,6 +77,10 @@ SPLIT_SCALE = (
     "to 1/sqrt(d_k): only one side got its share, or Q got the whole factor and K a share too. Scaling Q alone "
     "by 1/sqrt(d_k) is fine; what counts is that the scores Q K^T end up divided by sqrt(d_k), exactly once."
 )
+# check_shapes' mistakes: its one hint is for all its lines, so an entry's hint says where the shapes come from.
+SHAPES_HINT = "Write each shape next to the equation, and say for each axis what it counts: queries, keys, or a width."
+# The rule behind a variance: the hint of check_variance's mistakes.
+VARIANCES_ADD = "Variances of independent terms add. What is the variance of one product q_i k_i, and how many are there?"
 # wrong-values when an entry the problem promises is exactly 0 is only close to 0.
 EXACT_ZERO = ("entry {at} of your {what} is {value} where it should be exactly 0: the problem promises 0 there, and "
               "exp of a finite number is never 0")
@@ -94,11 +98,20 @@ CATALOGUE: dict[str, Entry] = {
         "This cell checks {what}.",
         "Write your answer in the cell above in place of the placeholder, run that cell, then run this one again.",
         "generic"),
+    "added-not-multiplied": Entry(
+        "a matrix of d_model rows and d_k columns holds d_model x d_k numbers (the sizes multiply).",
+        "{hint}",
+        "counting"),
     "additive-mask": Entry(
         "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The course's "
         "masks are boolean, True = may attend, and the -inf goes in with np.where.{pattern}",
         "Return the boolean pattern instead (True = may attend), not 0 and -inf.",
         "mask"),
+    "all-heads": Entry(
+        "that counts every head's W_q (all {heads} side by side, or one full-width d_model x d_model projection); "
+        "the question asks for one head's W_q, which maps a d_model-wide row to d_k: d_model x d_k.",
+        "{hint}",
+        "counting"),
     "axis-1-on-batch": Entry(
         "Your function uses axis=1, which is the last axis only for a 2-D array: on a batch (b, n, m) axis 1 "
         "runs over the queries, so the weights sum to one down the columns of each matrix. Count axes from the "
@@ -110,7 +123,7 @@ CATALOGUE: dict[str, Entry] = {
         'every sequence of the batch and the loss adds their terms, so its gradient is the sum of '
         'theirs.',
         'Sum over the leading (batch) axes rather than taking their mean.',
-        "backward"),  # check_dW_q
+        "backward"),
     "batch-axes": Entry(
         'Right for a single sequence, but not with a batch axis: your code assumes X, K and '
         'd_scores are 2-D. On a 3-D array X.T reverses all three axes (it does not swap the last '
@@ -118,14 +131,18 @@ CATALOGUE: dict[str, Entry] = {
         'gradient is X^T dQ for each sequence, summed over the batch.',
         'Swap only the last two axes of X (not .T), and sum over the batch; or fold the batch into '
         "the rows first; or let einsum carry the leading axes with '...' in each operand.",
-        "backward"),  # check_dW_q
+        "backward"),
     "batch-not-summed": Entry(
         'Your result keeps the batch axis: one gradient per sequence. W_q is shared by every '
         'sequence of the batch, so its gradient is the sum of theirs, a single (d_model, d_k) '
         'matrix.',
         'Sum the per-sequence gradients over the leading (batch) axes, or fold the batch into the '
         'rows first.',
-        "backward"),  # check_dW_q
+        "backward"),
+    "bits": Entry(
+        "that is bits; a float32 is 32 bits = 4 bytes.",
+        "{hint}",
+        "counting"),
     "blocked-not-zero": Entry(
         "For {label}, weight {at} belongs to a blocked key but is {value}: exp(-inf) = 0, so it must be exactly "
         "0.{tiny}",
@@ -137,7 +154,7 @@ CATALOGUE: dict[str, Entry] = {
         'broadcasts to it, such as a padding mask of shape (..., 1, m) or a causal mask (n, m) '
         'shared by a batch; the problem allows those.',
         "Use np.where instead of boolean indexing: it broadcasts the mask to the scores' shape.",
-        "attention"),  # check_attention, check_masked_softmax
+        "mask"),
     "bottom-right-aligned": Entry(
         'Your mask is aligned to the bottom-right corner (query i sees keys up to i + m - n). The '
         "course aligns it top-left, like PyTorch's is_causal and attn_lib.causal_mask: query i sees"
@@ -146,7 +163,7 @@ CATALOGUE: dict[str, Entry] = {
         'let different keys through.',
         "Compare each key index j with the query's own index i, counted from the first query: j <= "
         'i.',
-        "mask"),  # check_causal_mask
+        "mask"),
     "cache-order-mismatch": Entry(
         'You put the new key at one end of the cache and its value at the other (np.concatenate([k,'
         ' K_cache]) but [V_cache, v], or the reverse): row j of the keys and row j of the values no'
@@ -154,7 +171,12 @@ CATALOGUE: dict[str, Entry] = {
         ' value. The order itself does not matter to attention; keys and values must share it.',
         'Append both the same way: np.concatenate([K_cache, k], axis=-2) and '
         'np.concatenate([V_cache, v], axis=-2).',
-        "decoding"),  # check_decode_step
+        "decoding"),
+    "causal-half": Entry(
+        "a causal mask blocks about half the pairs, but their scores are still computed (and set to -inf), and "
+        "the n x m array is stored whole.",
+        "{hint}",
+        "counting"),
     "causal-mask": Entry(
         'Your cross-attention applies a causal mask, so decoder position i reads only the source '
         'positions up to its own (0 to i, or with the mask aligned to the bottom-right corner 0 to '
@@ -162,21 +184,21 @@ CATALOGUE: dict[str, Entry] = {
         ' it has not written yet); the source sentence is read whole before decoding starts, so '
         'every query may attend to all m encoder positions.',
         'Drop the mask: every decoder query sees every encoder position.',
-        "heads"),  # check_cross_attention
+        "mask"),
     "chunk-average": Entry(
         "Your function normalises each chunk separately (a softmax over the chunk's keys) and then "
         'averages (or adds) the chunk outputs. A chunk whose scores are all small then counts as '
         'much as one with the best key; the weights must be normalised over all m keys together. '
         'With one chunk it is right.',
         'Keep unnormalised sums across chunks (with a running maximum) and divide once, at the end.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "concat-axis-0": Entry(
         'You concatenated the heads along axis 0, down the rows: (heads * n, d_v), one block of n '
         'rows per head, which W_o (heads * d_v, d_model) cannot multiply. The concatenation runs '
         "along the other axis: each position keeps one row holding every head's output side by "
         'side, (n, heads * d_v).',
         'np.concatenate(heads, axis=-1): along the last axis, the width.',
-        "heads"),  # check_multihead
+        "heads"),
     "concat-wrong-axis": Entry(
         "Your heads are put together in the wrong order. Position i's row of the concatenation must"
         " be [head 0's output row i, head 1's output row i, ...]: the heads side by side along the "
@@ -185,7 +207,24 @@ CATALOGUE: dict[str, Entry] = {
         ' then reads the wrong numbers.',
         'Join the heads side by side along the last axis: each position keeps its row, (n, heads * '
         'd_v).',
-        "heads"),  # check_multihead
+        "heads"),
+    "counted-bytes": Entry(
+        "that is bytes in {dtype} ({per} per score); the question asks how many scores, whatever each takes in "
+        "memory.",
+        "{hint}",
+        "counting"),
+    "counted-flops": Entry(
+        "that counts a multiplication and an addition as two; a multiply-add counts once.",
+        "{hint}",
+        "counting"),
+    "counted-macs": Entry(
+        "that counts multiply-adds; a score is one number, however long the dot product that makes it.",
+        "{hint}",
+        "counting"),
+    "counted-scores": Entry(
+        "that is the number of scores; each takes 4 bytes in float32.",
+        "{hint}",
+        "counting"),
     "d-model-scaling": Entry(
         "Your {what} matches a scale of sqrt(d_model) (or d_model), the model's full width (d_model = 512 in "
         "the base model), instead of the per-head sqrt(d_k). Inside one head a score is a dot product of d_k = {d_k} "
@@ -198,12 +237,12 @@ CATALOGUE: dict[str, Entry] = {
         'that query i met, weighted by the gradient of its own row of scores: dQ = d_scores K / '
         'sqrt(d_k).',
         'Use d_scores @ K, not np.swapaxes(d_scores, -1, -2) @ K.',
-        "backward"),  # check_dW_q
+        "backward"),
     "diagonal-blocked": Entry(
         'Your mask blocks the diagonal: query i may not see key i. Causal means no looking ahead, j'
         ' <= i; a position may attend to itself (and query 0 would have nothing left to attend to).',
         'Use j <= i (np.tri with k=0), not j < i.',
-        "mask"),  # check_causal_mask
+        "mask"),
     "diagonal-only": Entry(
         "Your dS is dP * P * (1 - P): it uses only the diagonal of the softmax's Jacobian, "
         'dp_k/ds_k = p_k (1 - p_k). Raising score k also lowers every other weight of the row, by '
@@ -211,7 +250,7 @@ CATALOGUE: dict[str, Entry] = {
         'answer leaves out.',
         'Apply the whole Jacobian: dS_k = sum_j dP_j p_j (delta_jk - p_k) = p_k (dP_k - sum_j dP_j '
         'p_j).',
-        "backward"),  # check_softmax_backward
+        "backward"),
     "divide-by-dk": Entry(
         "Your {what} matches scores divided by d_k instead of sqrt(d_k). A score is a sum of d_k products, so "
         "its variance is d_k and its standard deviation is sqrt(d_k), the unit that makes scores comparable; "
@@ -224,14 +263,14 @@ CATALOGUE: dict[str, Entry] = {
         ' previous token, so a head that always attends to the previous token would score (n - 1) /'
         ' n, not 1.',
         'Take the mean of the n - 1 entries.',
-        "positions"),  # check_previous_token
+        "positions"),
     "dk-from-d-model": Entry(
         'Your heads divide their scores by the square root of d_model / heads. d_k is the width of '
         "one head's queries, W_q's last axis, not d_model / heads; in this case they differ. (The "
         'paper chooses d_k = d_model / heads, 64 = 512 / 8, but the equation needs the width the '
         'dot products actually have.)',
         'Read d_k from W_q.shape[-1].',
-        "heads"),  # check_multihead
+        "heads"),
     "dk-from-rows": Entry(
         "Your {what} matches dividing by the square root of another axis's length (the number of queries n or "
         "keys m, or on a batch the batch size): d_k was read from the wrong axis. A score's spread depends on "
@@ -244,7 +283,18 @@ CATALOGUE: dict[str, Entry] = {
         'there (Q is (batch, n, d_k)). d_k is the last axis, Q.shape[-1].',
         'Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch '
         'axes).',
-        "scaling"),  # check_scaled_scores
+        "scaling"),
+    "dk-squared": Entry(
+        "{value} = d_k^2 squares d_k where it enters once. Variances of independent terms add; they do not "
+        "multiply, and the sum of d_k terms is not squared. W_q maps a d_model-wide row to a d_k-wide query, so "
+        "it has d_model rows and d_k columns.",
+        "{hint}",
+        "counting"),
+    "dk-when-scaled": Entry(
+        "{d_k} = d_k is the variance before the division; dividing a score by a number divides its variance by "
+        "that number squared.",
+        "Var(a X) = a^2 Var(X).",
+        "scaling"),
     "dot-T-on-batch": Entry(
         "Your function is right on 2-D inputs but not with a batch axis in front. `.T` reverses every axis of an "
         "array: on weights (b, n, m) it gives (m, n, b), not a batch of transposed matrices. Shapes are (..., n, "
@@ -256,7 +306,7 @@ CATALOGUE: dict[str, Entry] = {
         'every batch of K: the result has the batch axes twice. Within a batch, query i meets key '
         'j; batches do not meet.',
         'Use the @ operator (np.matmul), which treats the leading axes as a batch.',
-        "scores"),  # check_scores
+        "scores"),
     "dropped-key": Entry(
         "Your output matches attention that leaves out one key (the last or the first): a range or slice stops "
         "one short, e.g. K[:-1], K[1:], range(m - 1) or K[start:start + chunk_size - 1]. Every one of the m "
@@ -268,13 +318,13 @@ CATALOGUE: dict[str, Entry] = {
         'weight on its previous token is left out, and at n = 2 no query is left at all (the mean '
         'of nothing is NaN).',
         'range(1, n) runs over queries 1 .. n-1; np.diagonal with offset=-1 takes all of them.',
-        "positions"),  # check_previous_token
+        "positions"),
     "drops-last-chunk": Entry(
         'Your loop drops the last, shorter chunk when chunk_size does not divide m (and does '
         'nothing when chunk_size > m): some keys are never seen.',
         'Loop over for start in range(0, m, chunk_size) and slice K[start:start + chunk_size]; '
         'numpy shortens the last slice by itself.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "einsum-2d-only": Entry(
         "Your function is right on 2-D inputs but not with a batch axis in front: its einsum subscripts name "
         "exactly two axes per array.",
@@ -288,7 +338,7 @@ CATALOGUE: dict[str, Entry] = {
         'Fold the batch into the rows first (X.reshape(-1, d_model), dQ.reshape(-1, d_k)), or sum '
         'the per-sequence gradients, or name the batch axes with letters in the inputs and leave '
         'them out of the output.',
-        "backward"),  # check_dW_q
+        "backward"),
     "elementwise-product": Entry(
         "You multiplied {a} and {b} entry by entry ({a} * {b}), which needs the two to have the same shape and "
         "adds nothing up. Each entry of the {result} is a sum of products over {over}: a matrix product, "
@@ -312,6 +362,15 @@ CATALOGUE: dict[str, Entry] = {
         "Count axes from the end: axis=-1 is the key axis of any (..., n, m) array, whatever the number of "
         "leading axes; np.matmul treats leading axes as a batch.",
         "shapes"),
+    "float16-bytes": Entry(
+        "2 bytes per number is float16; float32 takes 4.",
+        "{hint}",
+        "counting"),
+    "float64-bytes": Entry(
+        "that is 8 bytes per score: float64 (float32 takes 4), or two arrays of float32 (the scores and the "
+        "weights, say); the question asks for the scores alone, in float32.",
+        "{hint}",
+        "counting"),
     "forgot-append": Entry(
         "Your output attends to the cached keys and values alone: the new token's own k and v are "
         'missing (not appended to the cache, or blocked by a mask). Under the causal mask position '
@@ -319,20 +378,50 @@ CATALOGUE: dict[str, Entry] = {
         'with k and v appended as its last row; at the first step the cache is empty and the new '
         'key is all there is.',
         'Append first: K_all = np.concatenate([K_cache, k], axis=-2), and the same for the values.',
-        "decoding"),  # check_decode_step
+        "decoding"),
     "forgot-cache": Entry(
         "Your output is the new token's own value v: it attends to its own key alone and never "
         'reads the cache. The point of the cache is that the new query meets the keys and values of'
         ' every earlier position, kept from their own steps.',
         'Attend over the cache with the new key and value appended: (..., t + 1, d_k) keys.',
-        "decoding"),  # check_decode_step
+        "decoding"),
+    "forgot-dk": Entry(
+        "that leaves out the factor d_k: q . k is a sum of d_k products q_t k_t. Counting, that counts scores, "
+        "not multiply-adds (each score is a dot product of d_k multiply-adds); as a variance, it is one "
+        "product's (or a scaled score's), and variances of independent terms add.",
+        "{hint}",
+        "counting"),
+    "forgot-dv": Entry(
+        "that counts weights, not multiply-adds: each output entry sums m products of a weight and a value "
+        "entry, and there are n x d_v of them.",
+        "{hint}",
+        "counting"),
+    "forgot-heads": Entry(
+        "that is one head's count; every head keeps scores of its own.",
+        "{hint}",
+        "counting"),
+    "forgot-heads-and-layers": Entry(
+        "that is one head of one layer; every head keeps scores of its own and every layer has attention of its "
+        "own.",
+        "{hint}",
+        "counting"),
+    "forgot-layers": Entry(
+        "that is one layer's count; every layer has attention of its own, its scores all kept for the backward "
+        "pass.",
+        "{hint}",
+        "counting"),
+    "forgot-m": Entry(
+        "that counts output entries, not multiply-adds: each output entry sums m products of a weight and a "
+        "value entry, and there are n x d_v of them.",
+        "{hint}",
+        "counting"),
     "forgot-w-o": Entry(
         'Your function returns the concatenated heads, (n, heads * d_v), without the output '
         'projection. Concatenating only puts the heads side by side; W^O, (heads * d_v, d_model), '
         'mixes what the heads found and brings the width back to d_model, so the next layer gets '
         'vectors of the width it expects.',
         'After joining the heads side by side, multiply by W_o (heads * d_v, d_model).',
-        "heads"),  # check_multihead
+        "heads"),
     "full-score-matrix": Entry(
         "Your function {right}needs memory for the whole score matrix at once: on Q ({n}, 1), K ({m}, 1) with "
         "chunk_size={c}, its memory peaked at about as much as all n x m = {nm:,} scores ({nm_kb:.0f} kB in "
@@ -347,7 +436,7 @@ CATALOGUE: dict[str, Entry] = {
         'slice of d_k = d_model / heads columns (64 = 512 / 8 in the paper); head h takes columns '
         'h*d_k to (h+1)*d_k.',
         'Each head gets d_k = d_model // heads columns, not all d_model of them.',
-        "heads"),  # check_split_heads
+        "heads"),
     "global-max": Entry(
         "Your function subtracts one maximum shared by all queries (the largest score of the whole {array}) "
         "instead of each query's own maximum. That is exact in theory, but a query whose scores are all far "
@@ -367,18 +456,18 @@ CATALOGUE: dict[str, Entry] = {
         ' cut into heads pieces of d_k columns: (n, heads, d_k), then the heads axis goes first.',
         'Reshape to (n, heads, d_model // heads), not (n, d_model // heads, heads), then move the '
         'heads axis to the front.',
-        "heads"),  # check_split_heads
+        "heads"),
     "heads-last": Entry(
         'Your result is (n, heads, d_k): the right pieces, but the heads axis is not first. Each '
         'head must be a complete (n, d_k) attention problem, so heads comes first: (heads, n, d_k).',
         'After the reshape, move the heads axis to the front.',
-        "heads"),  # check_split_heads
+        "heads"),
     "heads-summed": Entry(
         "You added the heads' outputs instead of concatenating them. A sum of (n, d_v) outputs "
         'throws away which head found what; the concatenation keeps each head in its own columns, '
         '(n, heads * d_v), and W^O learns how to combine them.',
         'Put the heads side by side along the last axis instead of adding them, then apply W_o.',
-        "heads"),  # check_multihead
+        "heads"),
     "ignored-mask": Entry(
         "In your {what} the mask changes nothing, as if there were no mask: blocked keys still get weight.",
         MASK_FIX,
@@ -387,14 +476,14 @@ CATALOGUE: dict[str, Entry] = {
         'Your mask has shape (n, n): it ignores m. In cross-attention there are m keys, so the mask'
         ' is n x m.',
         'Build it with both sizes: n rows (queries) and m columns (keys).',
-        "mask"),  # check_causal_mask
+        "mask"),
     "inf-times-zero": Entry(
         'Your function builds the masked scores with a product, scores * mask + (~mask) * -inf (or '
         'the like): on an allowed key that is score + 0 x (-inf), and 0 x inf is NaN in floating '
         'point, so every row with an allowed key turns to NaN. -inf can only be put in place, never'
         ' multiplied in.',
-        'Use np.where(mask, scores, -np.inf): it picks the score or -inf, and multiplies nothing.',
-        "attention"),  # check_attention, check_masked_softmax
+        'Put -inf in place with np.where and the mask: it picks the score or -inf, and multiplies nothing.',
+        "mask"),
     "integer-heads": Entry(
         "Your heads hold whole numbers: X[0, 0] is {value}, and your head 0 has {yours} there. The pieces are in "
         "the right places, but the fractions were cut off, by an integer array (np.zeros(..., dtype=int), "
@@ -407,27 +496,51 @@ CATALOGUE: dict[str, Entry] = {
         '(h+1)*d_k, which is what W_q of that head produces.',
         "Reshape so that each head's d_k columns stay together: (n, heads, d_k), not (n, d_k, "
         'heads).',
-        "heads"),  # check_split_heads
+        "heads"),
+    "inverse-dk": Entry(
+        "1/d_k = {value} divides by d_k one time too many: a sum of more terms spreads more, not less, "
+        "and the division by sqrt(d_k) applies to the unscaled score, whose variance is d_k, not 1.",
+        VARIANCES_ADD,
+        "scaling"),
+    "inverse-sqrt-dk": Entry(
+        "{value} = 1/sqrt(d_k) mixes up the score and its variance: a variance is in squared units, and it starts "
+        "from the unscaled score's.",
+        "Var(a X) = a^2 Var(X).",
+        "scaling"),
     "inverted-mask": Entry(
         "Your mask is inverted, the wrong way round: True where attending is forbidden and False where it is allowed, so "
         "the blocked keys are the ones attended to. In this course (as in PyTorch's "
         "scaled_dot_product_attention) True means 'may attend'.",
         "Turn the mask around: True where the key may be attended to ({allowed}), False where it is blocked.",
         "mask"),
+    "k-rows-n": Entry(
+        "K has one row per key: m rows. n counts the queries; in cross-attention the keys come from the encoder "
+        "and m != n.",
+        SHAPES_HINT,
+        "shapes"),
+    "k-transposed": Entry(
+        "K stores one key per row: (m, d_k). K^T, of shape (d_k, m), is what multiplies Q, but K itself is (m, "
+        "d_k).",
+        SHAPES_HINT,
+        "shapes"),
+    "k-width-dv": Entry(
+        "Keys are compared with queries, so they are d_k wide; d_v is the width of the values.",
+        SHAPES_HINT,
+        "shapes"),
     "keys-from-decoder": Entry(
         "Your values come from X_enc, but your keys from X_dec, the decoder's own states. The "
         "scores then compare each decoder position with the decoder's positions (n x n), while the "
         'values have one row per source position (m): the keys must come from the same sequence as '
         'the values, X_enc through W_k, so the scores are n x m.',
         'Compute K = X_enc @ W_k, like V = X_enc @ W_v.',
-        "heads"),  # check_cross_attention
+        "heads"),
     "keys-from-queries": Entry(
         'Your values come from X_kv but your keys from X_q. The scores then compare each query with'
         " the queries' own sequence, (n, n), while the values have one row per position of X_kv "
         '(m): keys and values come from the same sequence read, X_kv, so the scores are (n, m). (On'
         ' the self-attention case, where X_q is X_kv, your answer is right.)',
         'Project the keys from X_kv, like the values: K_h = X_kv @ W_k[h].',
-        "heads"),  # check_multihead
+        "heads"),
     "keys-not-chunked": Entry(
         "Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
         "{width}), K ({m:,}, {width}) with chunk_size={c}, its memory peaked at more than a whole row of m = {m:,} "
@@ -450,29 +563,29 @@ CATALOGUE: dict[str, Entry] = {
         "projected by this sublayer's W_k and W_v, so the scores are n x m, one column per source "
         'position.',
         'Compute K = X_enc @ W_k and V = X_enc @ W_v; only Q = X_dec @ W_q comes from the decoder.',
-        "heads"),  # check_cross_attention
+        "heads"),
     "kv-from-queries": Entry(
         "Your keys and values come from X_q instead of X_kv: every head attends to the queries' own"
         ' sequence. In cross-attention the queries ask (X_q), and the keys and values come from the'
         ' sequence read (X_kv, m positions).',
         'Keys and values come from X_kv.',
-        "heads"),  # check_multihead
+        "heads"),
     "l1-length": Entry(
         'You multiplied by the sum of the absolute values of each value row; the length of a vector'
         ' is the square root of the sum of squares.',
         'np.linalg.norm(V, axis=-1).',
-        "average"),  # check_weight_times_value
+        "average"),
     "last-head-only": Entry(
         "Every one of your heads uses the last head's projections W_q[-1], W_k[-1], W_v[-1]: a loop"
         ' variable read after its loop ended (or one set of weights kept from the last pass) gives '
         'h copies of one head. Each head has its own projections.',
         'Inside the loop over h, use W_q[h], W_k[h] and W_v[h] of that same pass.',
-        "heads"),  # check_multihead
+        "heads"),
     "length-over-keys": Entry(
         'You took the norm over axis -2, down the keys, which gives one length per component of the'
         " value rows; each key's value row is a row of V, so its length runs along axis -1.",
         'np.linalg.norm(V, axis=-1) gives one length per key, (..., m).',
-        "average"),  # check_weight_times_value
+        "average"),
     "lengths-along-queries": Entry(
         "You took each value row's length (axis -1, right), but laid the lengths down a column, "
         '[..., :, None], one per row of the weights: the rows of the weights are the queries, and a'
@@ -481,19 +594,19 @@ CATALOGUE: dict[str, Entry] = {
         "key's length.)",
         'Put the new axis in front of the keys: np.linalg.norm(V, axis=-1)[..., None, :], shape '
         '(..., 1, m).',
-        "average"),  # check_weight_times_value
+        "average"),
     "lengths-only": Entry(
         "You returned each key's value length for every query, without the weights; a key adds its "
         'value row in proportion to its weight.',
         'Multiply the lengths by the weights.',
-        "average"),  # check_weight_times_value
+        "average"),
     "loop-stops-short": Entry(
         'Your loop stops one key short, range(0, m - 1, chunk_size): whenever chunk_size does not '
         'reach the last key in its final chunk, key m - 1 is never seen (on K (7, 5) with '
         'chunk_size 1, 2 or 3, key 6; with one chunk of all 7 keys it is right). Every one of the m'
         ' keys must take part.',
         'Loop over range(0, m, chunk_size): range stops before m by itself.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "low-precision": Entry(
         "Your {what} on {label} is {dtype}: it is the right answer up to the rounding of {dtype}, which keeps "
         "about {digits} significant digits. The inputs are {inputs}, and the problem is judged at their "
@@ -514,7 +627,7 @@ CATALOGUE: dict[str, Entry] = {
         ' the scores. The blocked keys still take their share of the weights, which now multiply '
         'zeros, so each output is pulled towards 0 rather than averaged over the allowed keys.',
         'Mask the scores before the softmax: np.where(mask, scores, -np.inf); leave V as it is.',
-        "attention"),  # check_attention
+        "mask"),
     "mask-zero": Entry(
         "Your function sets blocked scores to 0 (filling 0, or multiplying the scores by the mask) instead of "
         "-inf. exp(0) = 1, so blocked keys still get weight; only -inf gives exp(-inf) = 0 exactly.",
@@ -531,41 +644,41 @@ CATALOGUE: dict[str, Entry] = {
         'position, so every cached key is earlier than it: the causal mask blocks nothing in this '
         'row, and the step needs no mask at all.',
         "Drop the mask: the new query's row of the causal mask is all True.",
-        "decoding"),  # check_decode_step
+        "decoding"),
     "masks-queries": Entry(
         'Your pattern is right, but the mask is (batch, m, 1): it runs along the query axis. '
         'Against scores (batch, n, m) it would block query rows, not key columns, and a padding '
         'position would still be attended to.',
         'Put the axis of length 1 in the middle, where the queries go: shape (batch, 1, m).',
-        "mask"),  # check_padding_mask
+        "mask"),
     "max-before-mask": Entry(
         "Your function puts -inf in the blocked scores but takes each row's maximum from the scores"
         ' before the mask. The maximum must come from the masked scores: here a blocked key scores '
         '1000 more than the allowed ones, so it becomes the maximum, every allowed exponential '
         'underflows to 0, and the row is 0/0 (NaN).',
         'Take the maximum of the masked scores, after -inf is in place.',
-        "attention"),  # check_attention, check_masked_softmax
+        "mask"),
     "max-never-updated": Entry(
         'Your running maximum is never updated after the first chunk. That is still exact while no '
         'later score is far above it, but here keys 4 to 7 score about 900 more than the first '
         "chunk's, exp(900) overflows to inf, and inf / inf is NaN.",
         'After each chunk: new_max = np.maximum(running_max, chunk_max); rescale the sums by '
         'np.exp(running_max - new_max); then running_max = new_max.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "max-not-running": Entry(
         "Your new maximum is each chunk's own maximum, not np.maximum(running_max, chunk_max). "
         'Rescaling by exp(old_max - new_max) keeps that exact in theory, but the reference can then'
         ' fall: after a chunk far below an earlier one, exp(old_max - new_max) overflows (exp(710) '
         'is inf) and the sums become inf or NaN.',
         'The running maximum is the largest score seen so far: it may rise, never fall.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "max-starts-at-zero": Entry(
         'Your running maximum starts at 0 instead of -inf. While some score is above 0 that changes'
         ' nothing, but here every score is near -1000: the maximum stays 0, exp(score - 0) '
         'underflows to 0 for every key (below about -745 in float64), and 0 / 0 gives NaN.',
         "Start with running_max = np.full((n, 1), -np.inf): the first chunk's maximum then replaces"
         ' it.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "max-wrong-axis": Entry(
         "Your softmax subtracts each column's maximum instead of each row's. Adding one constant to a whole row "
         "changes nothing, but a different constant for each entry of a row (one per column) changes the weights "
@@ -578,45 +691,49 @@ CATALOGUE: dict[str, Entry] = {
         "well makes it m times too small.",
         "Add up over the keys (np.sum, or a matrix product); do not divide by the number of keys.",
         "average"),
+    "mean-not-variance": Entry(
+        "0 is the mean of a score; the question asks for its variance (the spread).",
+        "The mean is 0, but the spread is not: each product q_i k_i has variance 1.",
+        "scaling"),
     "missing-outer-weights": Entry(
         'Your dS is dP - rowsum(dP * P), without the factor P in front. Every entry of the '
         "softmax's Jacobian carries the weight it differentiates, dp_j/ds_k = p_j (delta_jk - p_k),"
         ' so dS_k = p_k (dP_k - sum_j dP_j p_j): a key with almost no weight passes almost no '
         'gradient back to its score.',
         'Multiply the whole bracket by the weights P, entry by entry.',
-        "backward"),  # check_softmax_backward
+        "backward"),
     "missing-query-axis": Entry(
         'Your pattern is right, but the mask is (batch, m), with no axis for the queries. Against '
         'scores (batch, n, m), numpy lines up the last axes: your batch axis meets the n queries, '
         "so sequence b's mask would be used for query b (or the shapes fail to broadcast).",
         'Add an axis of length 1 for the queries, between the batch and the keys: shape (batch, 1, '
         'm).',
-        "mask"),  # check_padding_mask
+        "mask"),
     "missing-row-sum": Entry(
         'Your dS is P * dP: the row-sum term is missing. Every weight of a row depends on every '
         'score of that row (they share one denominator), so the Jacobian dp_j/ds_k = p_j (delta_jk '
         '- p_k) has off-diagonal entries -p_j p_k. Summed over j they give the term -p_k * sum_j '
         'dP_j p_j: you kept only the delta_jk part.',
         "Subtract each row's sum of dP * P from dP before multiplying by P.",
-        "backward"),  # check_softmax_backward
+        "backward"),
     "mixed-keys": Entry(
         'Your output mixes the rows of K, not of V. Keys are what queries are compared with; V '
         'holds what is heard, so the output is weights @ V, a weighted average of value rows, of '
         'width d_v.',
         'Multiply the weights by V: output = weights @ V.',
-        "attention"),  # check_attention
+        "attention"),
     "mixed-queries": Entry(
         'Your output mixes the rows of Q, not of V. The weights decide who is listened to; V holds '
         'what is heard, so the output is weights @ V, a weighted average of value rows, of width '
         'd_v.',
         'Multiply the weights by V: output = weights @ V.',
-        "attention"),  # check_attention
+        "attention"),
     "multiplied-by-temperature": Entry(
         'You multiplied the scores by the temperature instead of dividing. Then T < 1 flattens the '
         'weights and T > 1 sharpens them, the opposite of a temperature: dividing by a small T '
         'widens the gaps between scores, and the largest takes more weight.',
         'Divide the scores by the temperature first, then take the stable softmax of each row.',
-        "softmax"),  # check_temperature_softmax
+        "softmax"),
     "multiply-by-sqrt-dk": Entry(
         "Your {what} matches the scores multiplied by sqrt(d_k) instead of divided by it: the scores grow to "
         "variance d_k^2 instead of shrinking to variance 1, and the softmax gets sharper. A factor on the scores "
@@ -635,7 +752,7 @@ CATALOGUE: dict[str, Entry] = {
         "Subtract each row's maximum before np.exp: x - np.max(x, axis=-1, keepdims=True). Adding a"
         ' constant to a row does not change its softmax, and the largest exponent becomes exp(0) = '
         '1.',
-        "attention"),  # check_attention
+        "softmax"),
     "neg-inf-not-zero": Entry(
         "For {label}, weight {at} belongs to an entry of -inf but is {value}: exp(-inf) = 0, so it must be "
         "exactly 0.{tiny}",
@@ -652,13 +769,13 @@ CATALOGUE: dict[str, Entry] = {
         'position then counts double in the softmax, as two keys with the same score.',
         'Append k and v once: K_all = np.concatenate([K_cache, k], axis=-2), the same for V; use '
         'K_all and V_all from there on.',
-        "decoding"),  # check_decode_step
+        "decoding"),
     "next-token": Entry(
         'You took the key just after each query (weights[i, i+1]). In weights[..., i, j] the row i '
         'is the query and the column j the key; the previous token of query i is key i - 1.',
         'np.diagonal(weights, offset=-1, axis1=-2, axis2=-1) holds weights[i, i-1] for i = 1 .. '
         'n-1.',
-        "positions"),  # check_previous_token
+        "positions"),
     "no-<name>-parameter": Entry(
         "Without {name} your function is right on all {count} cases, but it cannot take {name}: it is defined "
         "as {defined}, and {checker} also calls fn({params}, {name}=...).",
@@ -681,7 +798,7 @@ CATALOGUE: dict[str, Entry] = {
         'Your output is the running sum of exp(score - max) times value rows, never divided by the '
         'running sum of exponentials: the weights do not sum to one.',
         'Return running_out / running_sum at the end.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "no-keepdims": Entry(
         "A row statistic (a sum or a maximum) lost its axis (no keepdims=True): np.sum(e, axis=-1) has shape "
         "(..., n), and numpy lines it up with the key axis of an (..., n, m) array, so key j gets row j's "
@@ -695,7 +812,7 @@ CATALOGUE: dict[str, Entry] = {
         ' needs rescaling, which is why that case is right.',
         'Before adding a chunk: correction = np.exp(running_max - new_max); running_sum = '
         'running_sum * correction + ...; running_out = running_out * correction + ....',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "no-running-max": Entry(
         'Your chunked attention is right on small scores but gives NaN or inf on {label}: the '
         'exponentials are taken without subtracting a running maximum. Exponentials of scores near '
@@ -703,13 +820,13 @@ CATALOGUE: dict[str, Entry] = {
         'inf is NaN.',
         'Keep running_max, the largest score seen so far for each query; take exp(scores - '
         'new_max), and rescale the old sums by exp(old_max - new_max) when it grows.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "no-scale": Entry(
         'Your gradient is sqrt(d_k) times too large: the scale was forgotten. The scores are Q K^T '
         '/ sqrt(d_k), so the chain rule carries that factor into dQ = d_scores K / sqrt(d_k), and '
         'from there into dW_q = X^T dQ.',
         'Divide d_scores @ K by np.sqrt(d_k), with d_k = K.shape[-1].',
-        "backward"),  # check_dW_q
+        "backward"),
     "no-scaling": Entry(
         "Your {what} matches scores never divided by sqrt(d_k). A score is a sum of d_k products, so its spread "
         "grows like sqrt(d_k) (with unit-variance components, a standard deviation of 8 at d_k = 64); "
@@ -737,6 +854,10 @@ CATALOGUE: dict[str, Entry] = {
         "{what} should be a number, like {examples}; got {got}.",
         "Write the number itself: not in quotes, not inside a list or a tuple.",
         "generic"),
+    "not-a-shape": Entry(
+        "check_shapes expects a dict such as {{'Q': (n, d_k), 'scores': (n, m)}}; got {got}.",
+        "",
+        "shapes"),
     "not-an-array": Entry(
         "Your function returned {returned}, not an array of {numbers}.",
         "Return a numpy array of the {what}{kind}, built with numpy operations on the inputs.",
@@ -756,6 +877,10 @@ CATALOGUE: dict[str, Entry] = {
         "Make it boolean: build it from a comparison and keep its result (no cast to int or float), or give "
         "dtype=bool.",
         "mask"),
+    "not-bytes": Entry(
+        "that is {unit} ({size} bytes); the question asks for bytes.",
+        "{hint}",
+        "counting"),
     "not-callable": Entry(
         "{checker} needs your function itself, but it got {got}. Pass the name without calling it: "
         "{checker}(my_function), not {checker}(my_function(...)).",
@@ -773,107 +898,137 @@ CATALOGUE: dict[str, Entry] = {
         'd_v).',
         'Use np.matmul (the @ operator), which multiplies the last two axes and treats the others '
         'as a batch.',
-        "average"),  # check_weighted_average
+        "average"),
     "off-by-one": Entry(
         'Your mask is off by one key: sequence b owns keys 0 to lengths[b] - 1 (keys are counted '
         'from 0), so key lengths[b] is the first padding position. A sequence of length 3 owns keys'
         ' 0, 1 and 2.',
         'Keep key j exactly when j < lengths[b] (a strict comparison).',
-        "mask"),  # check_padding_mask
+        "mask"),
     "one-length": Entry(
         'You multiplied every weight by one number, the norm of the whole of V; each key has its '
         'own value row, and its own length.',
         'np.linalg.norm(V, axis=-1) gives one length per key (per batch entry).',
-        "average"),  # check_weight_times_value
+        "average"),
+    "one-when-unscaled": Entry(
+        "1 is the variance of one product q_i k_i, or of the score after the division by sqrt(d_k); the unscaled "
+        "score is a sum of products, and variances of independent terms add.",
+        VARIANCES_ADD,
+        "scaling"),
+    "output-is-weights": Entry(
+        "(n, m) is the shape of the weights; the output multiplies them by V: (n, m) x (m, d_v) -> (n, d_v).",
+        SHAPES_HINT,
+        "shapes"),
+    "output-rows-m": Entry(
+        "There is one output row per query: n rows, not m.",
+        SHAPES_HINT,
+        "shapes"),
     "output-transposed": Entry(
-        "Your output is transposed, (..., d_v, n): one row per value component and one column per query (V^T "
-        "weights^T, say). Output row i belongs to query i: (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
+        "The output is transposed, (..., d_v, n): one row per value component and one column per query (V^T "
+        "weights^T, say). Output row i belongs to query i: (..., n, m) x (..., m, d_v) -> (..., n, d_v), not "
+        "(d_v, n).",
         "Put the weights first and V second, without transposing either.",
         "average"),
+    "output-width-dk": Entry(
+        "An output row is a mix of value rows, so it has width d_v, not d_k.",
+        SHAPES_HINT,
+        "shapes"),
     "positions-last": Entry(
         'Your result is (heads, d_k, n): each head is transposed, one column per position. Rows are'
         ' positions, so a head is (n, d_k).',
         'Choose the axis order that keeps positions before widths: (heads, n, d_k).',
-        "heads"),  # check_split_heads
+        "heads"),
     "power-after-softmax": Entry(
         'You raised the weights to the power 1 / temperature after the softmax. That does change '
         'their ratios as dividing the scores would (w^(1/T) is proportional to exp(scores / T)), '
         'but the rows no longer sum to one: the normalisation happened before the power.',
         'Divide the scores by the temperature before the softmax, so that its division normalises '
         'the rows last.',
-        "softmax"),  # check_temperature_softmax
+        "softmax"),
     "power-precedence": Entry(
         'Your scores are divided by 2 d_k (or by d_k / 2): `d_k ** 1/2` reads as (d_k ** 1) / 2, '
         'because ** binds tighter than /. Inline, `scores / d_k ** 1/2` divides by d_k and then by '
         '2; computed first, `scale = d_k ** 1/2` is d_k / 2. The square root is d_k ** 0.5, or d_k '
         '** (1/2) with the exponent in brackets.',
         'Write np.sqrt(d_k), or d_k ** 0.5.',
-        "attention"),  # check_attention, check_chunked_attention, check_cross_attention, check_decode_step, check_multihead, check_scaled_scores
+        "scaling"),
+    "q-rows-m": Entry(
+        "Q has one row per query: n rows. m counts the keys (in cross-attention, the encoder's positions).",
+        SHAPES_HINT,
+        "shapes"),
+    "q-transposed": Entry(
+        "Q stores one query per row: (n, d_k), not (d_k, n).",
+        SHAPES_HINT,
+        "shapes"),
+    "q-width-dv": Entry(
+        "Queries are compared with keys, so they share the keys' width d_k; d_v is the width of the values.",
+        SHAPES_HINT,
+        "shapes"),
     "queries-from-encoder": Entry(
         'Your queries come from X_enc and the keys and values from X_dec: the roles are swapped. '
         'The decoder asks (its n positions give the queries, and the output has one row per query, '
         "n rows); the encoder's output is what is read, so it gives the keys and values.",
         'Q = X_dec @ W_q; K and V from X_enc.',
-        "heads"),  # check_cross_attention
+        "heads"),
     "queries-from-keys": Entry(
         "Your scores use the new token's key k where its query q belongs: the step asks with q and "
         'is answered by the keys, the cached ones and k.',
         'Score q against the keys: q @ K_all^T.',
-        "decoding"),  # check_decode_step
+        "decoding"),
     "queries-from-kv": Entry(
         'Your queries come from X_kv and the keys and values from X_q: the roles are swapped. The '
         'queries ask, so they come from the sequence being written (X_q, n positions); keys and '
         'values come from the sequence read (X_kv, m positions). The output has one row per query: '
         '(n, d_model).',
         'Queries come from X_q; keys and values come from X_kv.',
-        "heads"),  # check_multihead
+        "heads"),
     "queries-transposed": Entry(
         'You transposed Q instead of K: Q^T K pairs the columns of Q (its d_k features) with the '
         'rows of K, and only runs when n = m. Each score dots one query row with one key row, so '
         'the rows of Q stay rows and K is the one turned on its side: (n, d_k) x (d_k, m) -> (n, '
         'm).',
         'Transpose K, not Q: swap the last two axes of K, and keep Q as it is.',
-        "scores"),  # check_scores
+        "scores"),
     "renormalised": Entry(
         "You divided each row by its sum, which gives each key's share of the row; the problem asks"
         ' for the weight times the length itself, whose row sums say how much the head adds.',
         'Leave out the division by the row sum.',
-        "average"),  # check_weight_times_value
+        "average"),
     "rescale-inverted": Entry(
         'Your correction is exp(new_max - old_max), the wrong way round: a running maximum only '
         'grows, so the old sums must shrink by exp(old_max - new_max) <= 1 to be measured against '
         'the new maximum. Yours grows them instead, and at the first chunk, where the old maximum '
         'is -inf, it is exp(+inf) = inf (times a sum of 0: NaN).',
         'correction = np.exp(running_max - new_max): the old maximum minus the new one.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "rescale-output-only": Entry(
         'You rescale the running sum of value rows when the maximum changes, but not the running '
         'sum of exponentials (the denominator). Both need the factor exp(old_max - new_max).',
         'Multiply running_sum by the same correction as running_out.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "rescale-sum-only": Entry(
         'You rescale the running sum of exponentials when the maximum changes, but not the running '
         'sum of value rows. Both are sums of exp(score - running_max) terms, so both need the '
         'factor exp(old_max - new_max).',
         'Multiply running_out by the same correction as running_sum.',
-        "cost"),  # check_chunked_attention
+        "cost"),
     "result-transposed": Entry(
         'Your result is (d_k, d_model): dQ^T X, the transpose of dW_q. W_q maps an input row of '
         'width d_model to a query of width d_k, so W_q and its gradient are (d_model, d_k).',
         'Put X first: X^T dQ.',
-        "backward"),  # check_dW_q
+        "backward"),
     "returned-d-weights": Entry(
         'Your function returns dP unchanged: it does not go back through the softmax at all. dS is '
         "what the loss's change looks like one step earlier, after the softmax's Jacobian.",
         'dP is what you receive; dS, the gradient with respect to the scores, goes through the '
         "softmax's Jacobian.",
-        "backward"),  # check_softmax_backward
+        "backward"),
     "returned-heads": Entry(
         "Your function returns the heads' outputs stacked, (heads, n, d_v): one output per head, "
         'not yet one per position. Multi-head attention puts the heads side by side for each '
         'position, (n, heads * d_v), and maps that with W^O to (n, d_model).',
         'Concatenate along the last axis, then multiply by W_o.',
-        "heads"),  # check_multihead
+        "heads"),
     "returned-list": Entry(
         "Your function returned a Python list of {count} items; the problem asks for an array of the {what}. A "
         "list has no .shape, no dtype and no batch axes to broadcast over: np.stack(...) or np.array(...) turns "
@@ -889,12 +1044,12 @@ CATALOGUE: dict[str, Entry] = {
         "(query, key) pair: each weight times the length of that key's value row, (..., n, m).",
         'Take the length of each value row, np.linalg.norm(V, axis=-1), and multiply each column of'
         " the weights by its key's length.",
-        "average"),  # check_weight_times_value
+        "average"),
     "returned-scores": Entry(
         'Your function returns the scaled scores Q K^T / sqrt(d_k), before the softmax and before '
         'V.',
         'Take the softmax of each row of the scores, then multiply by V.',
-        "attention"),  # check_attention
+        "attention"),
     "returned-tuple": Entry(
         "Your function returned a tuple of {count} items; return the {what} alone, as one array.",
         "Return only the {what}: `return a, b` makes a tuple, so keep anything else you computed (the weights, "
@@ -913,19 +1068,19 @@ CATALOGUE: dict[str, Entry] = {
         'leaves the scores too wide or too narrow.',
         'Keep the square root a float: np.sqrt(d_k) or d_k ** 0.5, with no int() or round() around '
         'it.',
-        "scaling"),  # check_scaled_scores
+        "scaling"),
     "row-sum-added": Entry(
         'Your dS adds the row-sum term where it subtracts it: P * (dP + rowsum(dP * P)). Raising '
         'one score takes weight from every other key of its row (dp_j/ds_k = -p_j p_k for j != k), '
         "so the row's weighted average of dP comes off: dS = P * (dP - rowsum(dP * P)).",
         "Subtract the row's weighted average of dP: dP - np.sum(dP * P, axis=-1, keepdims=True).",
-        "backward"),  # check_softmax_backward
+        "backward"),
     "row-sum-without-weights": Entry(
         'Your row-sum term sums dP alone, without weighting it by P. The term comes from sum_j dP_j'
         ' dp_j/ds_k with dp_j/ds_k = -p_j p_k for j != k: each dP_j is weighted by its own p_j.',
         'The row term is the weighted average of dP: weigh each entry by its P before summing the '
         'row.',
-        "backward"),  # check_softmax_backward
+        "backward"),
     "rows-not-one": Entry(
         "For {label}, row {row} of your weights sums to {total}, not 1. Each row is one query's distribution "
         "over the keys.",
@@ -937,13 +1092,13 @@ CATALOGUE: dict[str, Entry] = {
         'lengths[b] keys.',
         "Compare the key positions with every sequence's own length at once: one row per sequence, "
         '(batch, m).',
-        "mask"),  # check_padding_mask
+        "mask"),
     "scaled-after-softmax": Entry(
         'Your output matches softmax(Q K^T) V / sqrt(d_k): the division came after the softmax. It '
         'must change the scores, before the softmax; divided weights no longer sum to one, so each '
         'output is no longer an average of value rows.',
         'Divide the scores, then take the softmax, then multiply by V.',
-        "attention"),  # check_attention
+        "scaling"),
     "scaled-by-dv": Entry(
         "Your {what} matches scores divided by sqrt(d_v), the width of the values: the scale was read from V. "
         "It belongs to the dot products of queries with keys, which have d_k = {d_k} terms; d_v never enters "
@@ -954,7 +1109,7 @@ CATALOGUE: dict[str, Entry] = {
         'You divided the scores (by sqrt(d_k), or by d_k). Scaling is the next step (notebook 03); '
         'this function returns the raw dot products Q K^T, entry (i, j) = query i . key j.',
         'This problem asks for the raw dot products: leave out the division.',
-        "scores"),  # check_scores
+        "scores"),
     "scaled-twice": Entry(
         'Your gradient carries 1/sqrt(d_k) twice (1/d_k in all): dQ = d_scores @ K / sqrt(d_k) '
         "already carries the forward pass's factor, so dW_q = X^T dQ must not divide again (or dQ "
@@ -962,16 +1117,31 @@ CATALOGUE: dict[str, Entry] = {
         "pass and the scores divided again). The chain rule carries exactly the forward pass's "
         'factor, once.',
         'Divide by np.sqrt(d_k) once, where dQ is formed.',
-        "backward"),  # check_dW_q
+        "backward"),
+    "scores-square": Entry(
+        "{a} x {a} would be self-attention, queries and keys from one sequence; here they come from two sequences"
+        " of different lengths, and there is one of the scores for every (query, key) pair.",
+        SHAPES_HINT,
+        "shapes"),
     "scores-transposed": Entry(
-        'Your scores are K Q^T, shape (m, n): one row per key instead of one per query. The softmax'
-        ' then spreads each key over the queries. The scores are Q K^T, (n, m).',
-        'scores = Q @ K^T, so row i belongs to query i.',
-        "attention"),  # check_attention
+        "The scores are transposed, (m, n): one row per key instead of one per query (K Q^T, say). The scores are "
+        "Q K^T, one row per query and one column per key: (n, m), not (m, n); a softmax of K Q^T spreads each "
+        "key over the queries.",
+        "scores = Q @ K^T, so row i belongs to query i.",
+        "scores"),
+    "scores-width-dk": Entry(
+        "Each score is a single number, a dot product: its d_k terms are summed away. There is one per (query, "
+        "key) pair: (n, m).",
+        SHAPES_HINT,
+        "shapes"),
+    "scores-width-dv": Entry(
+        "A row of scores has one entry per key: length m; it knows nothing about d_v.",
+        SHAPES_HINT,
+        "shapes"),
     "self": Entry(
         "You took each query's weight on itself (the main diagonal), not on the token before it.",
         'Use offset=-1: the diagonal just below the main one.',
-        "positions"),  # check_previous_token
+        "positions"),
     "self-attention-on-kv": Entry(
         'Your queries come from X_kv too, so every head is self-attention on the sequence read: one'
         ' output row per key position, (m, d_model). In cross-attention only the keys and values '
@@ -979,11 +1149,11 @@ CATALOGUE: dict[str, Entry] = {
         'one row per query, (n, d_model). (On the self-attention case, where X_q is X_kv, your '
         'answer is right.)',
         "Each head's queries are projected from X_q; only its keys and values come from X_kv.",
-        "heads"),  # check_multihead
+        "heads"),
     "shape-transposed": Entry(
         'Your mask has shape (m, n); it should be (n, m): one row per query, one column per key.',
         'Rows are queries: shape (n, m).',
-        "mask"),  # check_causal_mask
+        "mask"),
     "shared-projection": Entry(
         "One projection matrix does two jobs: {which}. Each has its own W_q for what is asked, W_k for what each "
         "position offers and W_v for what it passes on; with a shared matrix the heads compute the same thing, "
@@ -1005,12 +1175,12 @@ CATALOGUE: dict[str, Entry] = {
         ' shape (n,), and dividing an (n, m) array by it divides column j by the sum of row j. It '
         'fails when n != m and is silently wrong when n == m.',
         'Add keepdims=True, so the sums have shape (n, 1) and each row is divided by its own sum.',
-        "attention"),  # check_attention
+        "softmax"),
     "softmax-whole-array": Entry(
         'Your weights sum to one over the whole array, not along each row: each query shares its '
         'own attention among the keys, so every row must sum to one.',
         'Give the maximum and the sum axis=-1 and keepdims=True.',
-        "softmax"),  # check_temperature_softmax
+        "softmax"),
     "softmax-whole-matrix": Entry(
         "Your function normalises the whole array at once (the whole score matrix: a sum with no axis): all n*m weights together sum "
         "to one, so each row sums to far less than one. Softmax acts on each row separately.",
@@ -1027,7 +1197,7 @@ CATALOGUE: dict[str, Entry] = {
         'block of positions with all d_model columns (and fails when n is not a multiple of heads).'
         ' Each head takes its own block of d_k columns, from every position.',
         'Split the last axis, the d_model columns, not the positions.',
-        "heads"),  # check_split_heads
+        "heads"),
     "split-scale": Entry(
         SPLIT_SCALE,
         "Scale in one place: divide Q K^T by np.sqrt(d_k), or Q alone by np.sqrt(d_k), or both Q and K by d_k "
@@ -1039,11 +1209,26 @@ CATALOGUE: dict[str, Entry] = {
         'number, the last axis of Q: Q.shape[-1].',
         'Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch '
         'axes).',
-        "scaling"),  # check_scaled_scores
+        "scaling"),
+    "sqrt-when-scaled": Entry(
+        "{value} = sqrt(d_k) would be the variance if dividing a score by a number divided its variance by the "
+        "same number; a variance is in squared units, so it is divided by the square.",
+        "Var(a X) = a^2 Var(X).",
+        "scaling"),
+    "square-when-cross": Entry(
+        "that counts {a} x {a} pairs, as if queries and keys were one sequence; in cross-attention they come "
+        "from two sequences of different lengths, and every query meets every key.",
+        "{hint}",
+        "counting"),
     "squared-length": Entry(
         'You multiplied by the squared length of each value row; the length is its square root.',
         'np.linalg.norm(V, axis=-1) is the length sqrt(sum of squares).',
-        "average"),  # check_weight_times_value
+        "average"),
+    "std-not-variance": Entry(
+        "{value} is sqrt(d_k), the standard deviation of one score, a spread in the scores' own units; the "
+        "question asks for the variance, the spread that adds up over independent terms.",
+        VARIANCES_ADD,
+        "scaling"),
     "subtract-abs-max": Entry(
         "Your softmax subtracts each row's largest absolute value, np.max(np.abs(x)), instead of "
         'its largest value. Where the two agree the weights are right, but a -inf entry (a masked '
@@ -1052,7 +1237,7 @@ CATALOGUE: dict[str, Entry] = {
         'would underflow to 0/0 the same way.)',
         'Subtract the maximum itself, np.max(x, axis=-1, keepdims=True): the largest exponent is '
         'then exp(0) = 1, whatever the signs.',
-        "softmax"),  # check_softmax
+        "softmax"),
     "subtract-min": Entry(
         "Your softmax subtracts each row's minimum (or its mean) instead of its maximum. The result is the same "
         "in exact arithmetic, but the largest exponent is then exp(max - min) (or exp(max - mean)): it "
@@ -1065,17 +1250,17 @@ CATALOGUE: dict[str, Entry] = {
         "You multiplied by the sum of each value row's components; positive and negative components"
         ' cancel there, and a length does not.',
         'np.linalg.norm(V, axis=-1) is the length of each row.',
-        "average"),  # check_weight_times_value
+        "average"),
     "sum-not-mean": Entry(
         'You returned the sum of the weights on previous tokens; the share is their mean, between 0'
         ' and 1.',
         'Divide by the number of queries that have a previous token, n - 1.',
-        "positions"),  # check_previous_token
+        "positions"),
     "sum-whole-array": Entry(
         'Your row term sums dP * P over the whole array, not over each row. Score s_ik only moves '
         'the weights of its own row i, so each row gets its own sum over its m keys.',
         'Give the sum the key axis (the last one), with keepdims=True.',
-        "backward"),  # check_softmax_backward
+        "backward"),
     "sum-wrong-axis": Entry(
         "Your sum runs over the wrong axis (the queries, or the value components) instead of over the keys of "
         "one row. Score s_ik only moves the weights of row i, and output row i is sum_j weights[i, j] * V[j]: "
@@ -1087,30 +1272,30 @@ CATALOGUE: dict[str, Entry] = {
         'over the keys (axis -2) instead of over the d_k features. A score adds up the d_k products'
         ' of one query with one key, so the sum runs over the last axis and leaves (n, m).',
         'Sum the broadcast products over axis=-1, the d_k axis.',
-        "scores"),  # check_scores
+        "scores"),
     "temperature-after-softmax": Entry(
         'You applied the temperature to the weights after the softmax. The temperature divides the '
         'scores before the softmax: weights scaled afterwards no longer sum to one, and their '
         'ratios do not change.',
         'Divide the scores by the temperature first, then take the stable softmax of each row.',
-        "softmax"),  # check_temperature_softmax
+        "softmax"),
     "temperature-ignored": Entry(
         'Your weights are the softmax of the scores at temperature 1 whatever the temperature: the '
         'temperature never reaches the scores (dividing a copy, or subtracting it, changes '
         'nothing).',
         'Divide the scores by the temperature first, then take the stable softmax of each row.',
-        "softmax"),  # check_temperature_softmax
+        "softmax"),
     "temperature-square-root": Entry(
         'You divided the scores by the square root of the temperature. Softmax at temperature T '
         'divides each score by T itself (the square root of d_k is a different division, inside '
         "attention's scores).",
         'Divide the scores by the temperature first, then take the stable softmax of each row.',
-        "softmax"),  # check_temperature_softmax
+        "softmax"),
     "temperature-squared": Entry(
         'You divided the scores by the temperature squared. Softmax at temperature T divides each '
         'score by T once.',
         'Divide the scores by the temperature first, then take the stable softmax of each row.',
-        "softmax"),  # check_temperature_softmax
+        "softmax"),
     "tensordot-on-batch": Entry(
         'Your function is right on 2-D inputs but not with a batch axis in front: '
         "np.tensordot(weights, V, axes=1) (or axes=(-1, 0)) pairs the weights' last axis, the keys,"
@@ -1119,7 +1304,11 @@ CATALOGUE: dict[str, Entry] = {
         ' its own: with the right axes it pairs every sentence with every other).',
         'Use np.matmul (the @ operator), which multiplies the last two axes and treats the others '
         'as a batch.',
-        "average"),  # check_weighted_average
+        "average"),
+    "three-projections": Entry(
+        "that counts W_q, W_k and W_v together; the question asks for W_q alone.",
+        "{hint}",
+        "counting"),
     "too-few-decimals": Entry(
         "{value} agrees with the answer to {k} decimal{s}, but the problem asks for {decimals}: work out {more}.",
         "{hint}",
@@ -1137,7 +1326,7 @@ CATALOGUE: dict[str, Entry] = {
         'axes.',
         'Swap only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)), or '
         "np.einsum('...nd,...md->...nm', Q, K).",
-        "attention"),  # check_attention
+        "shapes"),
     "transpose-on-batch": Entry(
         "Right on 2-D inputs, but on a batch `K.T` reverses every axis: K (b, m, d_k) becomes (d_k, m, b), not "
         "(b, d_k, m), so the batch axis ends up last and the product fails or mixes batches. Each key must meet "
@@ -1151,6 +1340,10 @@ CATALOGUE: dict[str, Entry] = {
         "the row.",
         "Take np.exp of the (shifted) scores, then divide by their row sum.",
         "softmax"),
+    "unknown-name": Entry(
+        "Unknown name {name} in your answers; the names are {names}.",
+        "",
+        "shapes"),
     "unweighted-mean": Entry(
         'Your output is the plain mean of the value rows, the same for every query: the weights are'
         ' never used. That is what attention gives only when every weight in a row is 1/m (a query '
@@ -1158,35 +1351,54 @@ CATALOGUE: dict[str, Entry] = {
         'proportions.',
         'Weight each value row j by weights[..., i, j] and add them: output[i] = sum_j weights[i, '
         'j] * V[j].',
-        "average"),  # check_weighted_average
+        "average"),
     "upper-triangle": Entry(
         'Your mask keeps the upper triangle (j >= i): query i sees itself and the future, which is '
         'what the causal mask must block. Rows are queries, columns keys.',
         'Keep the lower triangle, diagonal included: True where j <= i.',
-        "mask"),  # check_causal_mask
+        "mask"),
     "used-attn-lib": Entry(
         "{reason} {rule}",
         "Replace the call to {name} with numpy code of your own ({tools}).",
         "generic"),
+    "used-d-model": Entry(
+        "each head's vectors are {width} wide, not d_model wide: the model's width is split between the heads.",
+        "{hint}",
+        "counting"),
+    "used-dk": Entry(
+        "mixing the values multiplies the weights (n, m) by V (m, d_v): the width is d_v, not d_k.",
+        "{hint}",
+        "counting"),
+    "used-dv": Entry(
+        "the scores are dot products of queries and keys, d_k long; d_v is the width of the values.",
+        "{hint}",
+        "counting"),
     "used-scores": Entry(
         "Your formula uses the scores S where it needs the weights P = softmax(S). The softmax's "
         'Jacobian is written in its outputs, dp_j/ds_k = p_j (delta_jk - p_k): that is why the '
         'forward pass keeps the n x m weights for the backward pass.',
         "The softmax's Jacobian is written with the weights P, not the scores.",
-        "backward"),  # check_softmax_backward
+        "backward"),
+    "v-rows-n": Entry(
+        "V has one row per key: m rows, one value for each key.",
+        SHAPES_HINT,
+        "shapes"),
     "v-transposed": Entry(
-        'You multiplied the weights by V transposed. V has one row per key, (m, d_v), and the '
-        'weights have one column per key, so they meet V as it is: (n, m) x (m, d_v). With V '
-        "transposed, the output's columns mix the wrong numbers, and the product only runs at all "
-        'when d_v = m.',
-        'V keeps its shape (m, d_v): one value row per key; do not transpose it.',
-        "average"),  # check_weighted_average
+        "V stores one value per row, one row per key, (m, d_v), not (d_v, m): the weights have one column per key and meet V "
+        "as it is, (n, m) x (m, d_v). Transposed, V's columns mix the wrong numbers, and a product with it only "
+        "runs when d_v = m.",
+        "V keeps its shape (m, d_v): one value row per key; do not transpose it.",
+        "average"),
+    "v-width-dk": Entry(
+        "V has width d_v: the values are what is heard, and need not be as wide as the queries and keys (d_k).",
+        SHAPES_HINT,
+        "shapes"),
     "values-first": Entry(
         'You multiplied V by the weights, V @ weights: (m, d_v) x (n, m) only runs when d_v = n, '
         'and then it mixes value components with queries. The weights come first, one row per '
         'query, and V second, one row per key: (n, m) x (m, d_v).',
         'Put the weights first (one row per query) and V second (one row per key).',
-        "average"),  # check_weighted_average
+        "average"),
     "values-from-decoder": Entry(
         "Your keys come from X_enc, but your values from X_dec, the decoder's own states. The "
         'weights (..., n, m) have one column per source position, so they average m value rows, and'
@@ -1194,37 +1406,59 @@ CATALOGUE: dict[str, Entry] = {
         'W_v. With values from X_dec there are n value rows, which do not fit the m columns of the '
         'weights.',
         'Compute V = X_enc @ W_v, like K = X_enc @ W_k.',
-        "heads"),  # check_cross_attention
+        "heads"),
     "values-from-queries": Entry(
         'Your keys come from X_kv but your values from X_q. The weights (n, m) have one column per '
         'key, so they average m value rows, and those come from the same sequence as the keys: V_h '
         '= X_kv @ W_v[h], (m, d_v). With values from X_q there are n value rows, which fit the '
         'weights only when n = m (the self-attention case), where your answer is right.',
         'Project the values from X_kv, like the keys: V_h = X_kv @ W_v[h].',
-        "heads"),  # check_multihead
+        "heads"),
     "w-o-transposed": Entry(
         'You multiplied by W_o transposed. W_o is (heads * d_v, d_model): its rows meet the '
         'concatenated heads, so it goes on the right as it is, (n, heads * d_v) x (heads * d_v, '
         'd_model).',
         'Use concat @ W_o, without .T.',
-        "heads"),  # check_multihead
+        "heads"),
+    "weights-square": Entry(
+        "{a} x {a} would be self-attention, queries and keys from one sequence; here they come from two sequences"
+        " of different lengths, and there is one of the weights for every (query, key) pair.",
+        SHAPES_HINT,
+        "shapes"),
     "weights-transposed": Entry(
-        'You transposed the weights: row i of your result mixes the values with column i of the '
-        'weights, that is, with how much every query listens to key i. Row i of the output must use'
-        " row i of the weights, query i's own weights over the m keys.",
-        'The weights keep their shape (n, m): one row per query; do not transpose them.',
-        "average"),  # check_weighted_average
+        "The weights are transposed, (m, n): one row per key. The weights have one row per query and one column "
+        "per key, (n, m), not (m, n): row i of the output must use row i of the weights, query i's own weights "
+        "over the m keys, and a transposed row i mixes the values with how much every query listens to key i.",
+        "The weights keep their shape (n, m): one row per query; do not transpose them.",
+        "average"),
+    "weights-width-dk": Entry(
+        "Each weight is a single number, one per (query, key) pair: the d_k terms of the dot product are summed "
+        "away before the softmax. The weights are (n, m).",
+        SHAPES_HINT,
+        "shapes"),
+    "weights-width-dv": Entry(
+        "A row of weights has one entry per key: length m; it knows nothing about d_v.",
+        SHAPES_HINT,
+        "shapes"),
+    "with-bias": Entry(
+        "that includes a bias; the paper's projections are plain matrices with no bias.",
+        "{hint}",
+        "counting"),
     "wrapped-first-row": Entry(
         "You included query 0, whose 'previous token' weights[0, -1] wraps round to the last key. "
         'The first token has no previous token: average over queries 1 .. n-1 only.',
         'Start at i = 1; np.diagonal with offset=-1 does that for you.',
-        "positions"),  # check_previous_token
+        "positions"),
     "wrong-combination": Entry(
         "Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the mistake is in "
         "how chunks are combined. For {label}, {difference}.",
         "After each chunk, running_sum and running_out must equal the sums over all keys so far, measured against "
         "the current running maximum.",
         "cost"),
+    "wrong-count": Entry(
+        "{how_far}",
+        "{hint}",
+        "counting"),
     "wrong-number": Entry(
         "{how_far}",
         "{hint}",
@@ -1245,13 +1479,17 @@ CATALOGUE: dict[str, Entry] = {
         "For {label}, {difference}.",
         "{hint}",
         "generic"),
+    "wrong-variance": Entry(
+        "{how_far}",
+        VARIANCES_ADD,
+        "scaling"),
     "x-not-transposed": Entry(
         'You multiplied X by dQ without transposing X. dW_q has one row per input feature and one '
         'column per query feature, (d_model, d_k): each entry sums, over the positions, X[i, a] '
         'times dQ[i, c], which is X^T dQ. (X @ dQ only runs at all because this X is square.)',
         'Use np.swapaxes(X, -1, -2) @ dQ (or X.T @ dQ for a single sequence), then sum over the '
         'batch.',
-        "backward"),  # check_dW_q
+        "backward"),
     "zero-then-renormalise": Entry(
         "Your function removes the blocked keys after the softmax (or after taking exponentials) of all the "
         "scores, zeroing their weights, and then divides by the new row sum. That is right only while no blocked "

@@ -7,7 +7,7 @@ import dataclasses
 import numpy as np
 
 from ..attention import attention as _attention
-from ._attention_mistakes import attention_mistakes, diagnose_output
+from ._attention_mistakes import OUTPUT_DIAGNOSIS, attention_mistakes, diagnose_output
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, BROADCAST, LARGE, Case, FunctionProblem
@@ -91,6 +91,7 @@ def _after_pass(attempts, runner) -> str:
 
 
 PROBLEM = FunctionProblem(
+    gives=OUTPUT_DIAGNOSIS,
     checker="check_attention",
     params=("Q", "K", "V"),
     optional=("mask",),

@@ -70,6 +70,7 @@ def _after_pass(attempts, runner) -> Feedback | None:
 
 
 PROBLEM = FunctionProblem(
+    gives=("additive-mask", "wrong-pattern", "not-boolean"),
     checker="check_causal_mask",
     array_only=True,  # 06 P5: "returning a boolean (n, m) array"
     params=("n", "m"),

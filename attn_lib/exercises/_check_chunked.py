@@ -7,7 +7,7 @@ import tracemalloc
 import numpy as np
 
 from ..attention import attention as _attention
-from ._attention_mistakes import diagnose_output
+from ._attention_mistakes import OUTPUT_DIAGNOSIS, diagnose_output
 from ._compare import allclose, first_difference
 from ._feedback import Feedback, failure
 from ._judge import judge
@@ -209,6 +209,7 @@ def _after_pass(attempts, runner) -> Feedback | None:
 
 
 PROBLEM = FunctionProblem(
+    gives=(*OUTPUT_DIAGNOSIS, "wrong-combination", "full-score-matrix", "keys-not-chunked"),
     checker="check_chunked_attention",
     params=("Q", "K", "V", "chunk_size"),
     by_name=("chunk_size",),

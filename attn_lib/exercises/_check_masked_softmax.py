@@ -8,7 +8,7 @@ import numpy as np
 
 from ..attention import softmax as _attn_lib_softmax
 
-from ._weights_diagnosis import diagnose_weights, expected_weights
+from ._weights_diagnosis import WEIGHTS_DIAGNOSIS, diagnose_weights, expected_weights
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, BROADCAST, LARGE, Case, FunctionProblem, Mistake
@@ -158,6 +158,7 @@ def _after_pass(attempts, runner) -> str:
 
 
 PROBLEM = FunctionProblem(
+    gives=(*WEIGHTS_DIAGNOSIS, "blocked-not-zero"),
     checker="check_masked_softmax",
     params=("scores", "mask"),
     cases=_cases,

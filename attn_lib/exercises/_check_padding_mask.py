@@ -66,6 +66,7 @@ def _after_pass(attempts, runner):
 
 
 PROBLEM = FunctionProblem(
+    gives=("wrong-pattern", "not-boolean"),
     checker="check_padding_mask",
     array_only=True,  # 06 P6: "Return a boolean array of shape (batch, 1, m)"
     params=("lengths", "m"),

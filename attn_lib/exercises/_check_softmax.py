@@ -8,7 +8,7 @@ from ._compare import close
 from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
-from ._weights_diagnosis import diagnose_weights, expected_weights
+from ._weights_diagnosis import WEIGHTS_DIAGNOSIS, diagnose_weights, expected_weights
 from ._pieces import (
     global_max_softmax,
     max_shift,
@@ -91,6 +91,7 @@ def _diagnose(attempts, runner) -> Feedback | None:
 
 
 PROBLEM = FunctionProblem(
+    gives=(*WEIGHTS_DIAGNOSIS, "neg-inf-not-zero", "not-shift-invariant"),
     checker="check_softmax",
     params=("x",),
     cases=_cases,

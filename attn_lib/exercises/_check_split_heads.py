@@ -73,6 +73,7 @@ def _diagnose(attempts, runner) -> Feedback | None:
 
 
 PROBLEM = FunctionProblem(
+    gives=("integer-heads",),
     checker="check_split_heads",
     params=("X", "heads"),
     cases=_cases,

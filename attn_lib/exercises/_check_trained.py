@@ -23,6 +23,22 @@ def _first_length_beyond(parameters, per_token_pair):
     return n
 
 
+# The ids each checker of this module gives (the teacher's table is generated from them); "chose-<label>": one id
+# per option, its reason the option's own.
+GIVES = {
+    "check_footnote4_variance": (
+        "unit-variance", "ignored-means", "mean-square-not-variance", "only-means-product", "forgot-dk", "sqrt-dk",
+        "added-variances", "standard-deviations", "wrong-number", "not-a-number",
+    ),
+    "check_why_scores_grow": ("chose-<label>", "not-an-option"),
+    "check_weights_beyond_parameters": (
+        "rounded-down", "not-the-first", "one-layer", "one-head-per-layer", "one-head", "linear-in-n",
+        "token-limit", "wrong-number", "not-a-number",
+    ),
+    "check_unscaled_row": ("unchanged", "divided-again", "times-dk", "equal-weights", "wrong-number", "not-a-number"),
+}
+
+
 def check_weights_beyond_parameters(answer, parameters, layers=6, heads=12) -> Feedback:
     """The shortest sentence, in tokens, for which the model computes more attention weights than it has parameters.
 

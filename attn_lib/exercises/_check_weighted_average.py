@@ -124,6 +124,7 @@ def _fails_as_np_dot(attempt) -> bool:
 
 
 PROBLEM = FunctionProblem(
+    gives=("dot-T-on-batch", "np-dot-on-batch", "einsum-2d-only", "fixed-axis-on-batch"),
     checker="check_weighted_average",
     params=("weights", "V"),
     cases=_cases,

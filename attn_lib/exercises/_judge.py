@@ -129,12 +129,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import coarser, inputs_dtype, rounded_right
-from ._explain import WRONG_ANSWER_STEPS, coarse_note, first_verdict
+from ._explain import NAIVE_OVERFLOW, WRONG_ANSWER_STEPS, coarse_note, first_verdict
 from ._catalogue import entry
 from ._feedback import Feedback, fail, failure, is_blank, not_answered
 from ._learner_code import signature_text
 from ._running import Runner, accepts, forbidden_original, used_attn_lib, wanted
-from ._types import Attempt, FinalVerdict, FunctionProblem
+from ._types import BATCH, LARGE, Attempt, FinalVerdict, FunctionProblem
 
 
 # ------------------------------------------------------------------------------------------- before running
@@ -210,6 +210,35 @@ def all_right(attempts: list[Attempt], runner: Runner) -> Feedback | None:
 # The whole order, before running the learner's function and after it ran on every case.
 BEFORE_RUNNING = (not_answered_yet, is_attn_lib_itself, not_callable, wrong_signature)
 JUDGING_STEPS = (low_precision, missing_parameter, all_right, *WRONG_ANSWER_STEPS)
+
+
+# The ids every function checker may give, whatever its problem (the teacher's table lists them once).
+EVERY_FUNCTION_CHECKER = (
+    "not-answered", "not-callable", "wrong-signature", "exception", "exit", "too-slow", "returned-none",
+    "returned-tuple", "not-an-array", "masked-array", "low-precision", "wrong-shape", "non-finite-output",
+    "wrong-values",
+)
+
+
+def mistake_ids(problem: FunctionProblem) -> list[str]:
+    """The ids ``problem``'s checker can give beyond :data:`EVERY_FUNCTION_CHECKER`, in the order the judge tries
+    them: its table, the overflow and no-batch steps (where its cases have scores near 1000 or batch axes), a list
+    returned where an array is asked for, a missing optional parameter, a forbidden call, and its hooks' ids."""
+    cases = problem.cases()
+    found = [m.id for m in problem.mistakes()]
+    if any(LARGE in case.tags for case in cases):
+        found.append((problem.overflow or NAIVE_OVERFLOW)[0])
+    if any(BATCH in case.tags for case in cases):
+        found.append("no-batch")
+        if problem.no_batch is not None:
+            found.append(problem.no_batch[0])
+    if problem.array_only:
+        found.append("returned-list")
+    found += [f"no-{name}-parameter" for name in problem.optional]
+    if problem.forbidden:
+        found.append("used-attn-lib")
+    found += problem.gives
+    return list(dict.fromkeys(i for i in found if i not in EVERY_FUNCTION_CHECKER))
 
 
 def judge(fn, problem: FunctionProblem) -> Feedback:

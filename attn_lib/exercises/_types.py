@@ -67,8 +67,11 @@ class Mistake:
     matches only the same message with the same sizes (two mistakes failing in one operation on different sizes
     are told apart); False accepts the message with other numbers."""
 
-    def __init__(self, id: str, variants: tuple = (), strict_nonfinite: bool = False, same_sizes: bool = True,
+    def __init__(self, id: str, variants: tuple = (), *, strict_nonfinite: bool = False, same_sizes: bool = True,
                  **fields):
+        if isinstance(variants, str) or not all(callable(v) for v in variants):
+            raise TypeError(f"Mistake {id!r}: variants must be functions; its reason and hint are the catalogue's "
+                            "(attn_lib/exercises/_catalogue.py)")
         self.id = id
         self.variants = tuple(variants)
         self.strict_nonfinite = strict_nonfinite
@@ -112,6 +115,9 @@ class FunctionProblem:
     convert: str = "float"
     array_only: bool = False  # the problem says "return an array": a list returned is named (returned-list)
     time_limit: float | None = None  # seconds; None: _running.TIME_LIMIT, read when the check runs
+    # The catalogue ids its hooks (diagnose, after_pass, batch_mistake) and the shared steps they call can give,
+    # beyond its table and the judge's own (the teacher's table is generated from them; a test holds them true).
+    gives: tuple = ()
 
     @property
     def signature(self) -> str:

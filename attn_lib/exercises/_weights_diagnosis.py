@@ -17,6 +17,10 @@ def expected_weights(x):
         return row_softmax(x)
 
 
+# The ids diagnose_weights gives, whatever the mask (with mask_key also blocked-not-zero, without neg-inf-not-zero).
+WEIGHTS_DIAGNOSIS = ("wrong-shape", "negative-weights", "non-finite-output", "no-division", "rows-not-one")
+
+
 def diagnose_weights(attempts, runner, mask_key=None) -> Feedback | None:
     """Structural reasons for softmax-like outputs (..., n, m): the first one that applies."""
     for got, case in ((a.result, a.case) for a in attempts):
