@@ -102,6 +102,11 @@ CATALOGUE: dict[str, Entry] = {
         "a matrix of d_model rows and d_k columns holds d_model x d_k numbers (the sizes multiply).",
         "{hint}",
         "counting"),
+    "added-variances": Entry(
+        "You added the two variances; for independent factors the variance of a product comes from the product "
+        "of their mean squares.",
+        "E[(q k)^2] = E[q^2] E[k^2] when q and k are independent.",
+        "scaling"),
     "additive-mask": Entry(
         "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The course's "
         "masks are boolean, True = may attend, and the -inf goes in with np.where.{pattern}",
@@ -258,6 +263,11 @@ CATALOGUE: dict[str, Entry] = {
         "as d_k grows." + SCALED_TWICE,
         "Divide the scores by np.sqrt(d_k), with d_k = {d_k}, not by d_k.",
         "scaling"),
+    "divided-again": Entry(
+        "You divided the gap by sqrt(d_k) once more; removing the division does the opposite: the unscaled gap is "
+        "{gap} x sqrt(d_k).",
+        "Scaled score = unscaled / sqrt(d_k), so unscaled = scaled x sqrt(d_k).",
+        "scaling"),
     "divided-by-n": Entry(
         'You added the n - 1 weights on previous tokens but divided by n; only n - 1 queries have a'
         ' previous token, so a head that always attends to the previous token would score (n - 1) /'
@@ -345,6 +355,10 @@ CATALOGUE: dict[str, Entry] = {
         "{product}.",
         "Use a matrix product (the @ operator, np.matmul), not *: it adds up the products, {product}.",
         "shapes"),
+    "equal-weights": Entry(
+        "Two different scores never get equal weights.",
+        "Softmax of two scores depends only on their gap.",
+        "softmax"),
     "exception": Entry(
         "Your function raised {raised} when called on {label}.",
         "{hint}",
@@ -472,6 +486,11 @@ CATALOGUE: dict[str, Entry] = {
         "In your {what} the mask changes nothing, as if there were no mask: blocked keys still get weight.",
         MASK_FIX,
         "mask"),
+    "ignored-means": Entry(
+        "That is footnote 4's answer for mean-0 components. Here the components have means: a product q_t k_t "
+        "then has mean square E[q_t^2] E[k_t^2], and E[x^2] is the variance plus the square of the mean.",
+        "var(q_t k_t) = E[q_t^2] E[k_t^2] - (E[q_t] E[k_t])^2, with E[x^2] = var(x) + mean(x)^2.",
+        "scaling"),
     "ignores-m": Entry(
         'Your mask has shape (n, n): it ignores m. In cross-attention there are m keys, so the mask'
         ' is n x m.',
@@ -600,6 +619,11 @@ CATALOGUE: dict[str, Entry] = {
         'value row in proportion to its weight.',
         'Multiply the lengths by the weights.',
         "average"),
+    "linear-in-n": Entry(
+        "You counted one weight per token and head; a head computes one weight per (query, key) pair, so its "
+        "weights grow as n x n, not n.",
+        "Each head's weights form an n x n matrix.",
+        "counting"),
     "loop-stops-short": Entry(
         'Your loop stops one key short, range(0, m - 1, chunk_size): whenever chunk_size does not '
         'reach the last key in its final chunk, key m - 1 is never seen (on K (7, 5) with '
@@ -694,6 +718,11 @@ CATALOGUE: dict[str, Entry] = {
     "mean-not-variance": Entry(
         "0 is the mean of a score; the question asks for its variance (the spread).",
         "The mean is 0, but the spread is not: each product q_i k_i has variance 1.",
+        "scaling"),
+    "mean-square-not-variance": Entry(
+        "That is the mean square of q . k's products, E[q_t^2] E[k_t^2] added d_k times; a variance subtracts the "
+        "square of each product's mean, E[q_t] E[k_t].",
+        "var(x) = E[x^2] - (E[x])^2, for each product.",
         "scaling"),
     "missing-outer-weights": Entry(
         'Your dS is dP - rowsum(dP * P), without the factor P in front. Every entry of the '
@@ -891,6 +920,11 @@ CATALOGUE: dict[str, Entry] = {
         "row: exp(x + c) = exp(c) exp(x), and exp(c) cancels in the division.",
         "Compute exp of the (shifted) scores, and divide by the sum of those same exponentials.",
         "softmax"),
+    "not-the-first": Entry(
+        "The question asks for the first length at which the weights outnumber the parameters, and that takes the "
+        "count at your n and at the lengths next to it: one length alone cannot show it is the first.",
+        "Put your n into the count of weights, compare it with the parameters, and do the same for its neighbours.",
+        "counting"),
     "np-dot-on-batch": Entry(
         'Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like '
         'np.tensordot) does not treat leading axes as a batch. On weights (b, n, m) and V (b, m, '
@@ -905,6 +939,19 @@ CATALOGUE: dict[str, Entry] = {
         ' 0, 1 and 2.',
         'Keep key j exactly when j < lengths[b] (a strict comparison).',
         "mask"),
+    "one-head": Entry(
+        "That is where a single head's n x n weights would get there; the model has {layers} x {heads} heads.",
+        "Count every layer and every head: n x n weights each.",
+        "counting"),
+    "one-head-per-layer": Entry(
+        "That counts one head per layer; each layer has {heads} heads, each with its own n x n weights.",
+        "Count every layer and every head: n x n weights each.",
+        "counting"),
+    "one-layer": Entry(
+        "That is where one layer's {heads} heads alone would get there; each of the {layers} layers computes its "
+        "own weights for the same sentence.",
+        "Count every layer and every head: n x n weights each.",
+        "counting"),
     "one-length": Entry(
         'You multiplied every weight by one number, the norm of the whole of V; each key has its '
         'own value row, and its own length.',
@@ -914,6 +961,11 @@ CATALOGUE: dict[str, Entry] = {
         "1 is the variance of one product q_i k_i, or of the score after the division by sqrt(d_k); the unscaled "
         "score is a sum of products, and variances of independent terms add.",
         VARIANCES_ADD,
+        "scaling"),
+    "only-means-product": Entry(
+        "You added the product of the squared means to var_q var_k; expanding E[q_t^2] E[k_t^2] also gives the "
+        "cross terms var_q mean_k^2 and var_k mean_q^2, and the squared means cancel.",
+        "Expand (var_q + mean_q^2)(var_k + mean_k^2), then subtract (mean_q mean_k)^2.",
         "scaling"),
     "output-is-weights": Entry(
         "(n, m) is the shape of the weights; the output multiplies them by V: (n, m) x (m, d_v) -> (n, d_v).",
@@ -1061,6 +1113,12 @@ CATALOGUE: dict[str, Entry] = {
         "values, {product}.",
         "Multiply the weights by the values ({values}) and return that.",
         "average"),
+    "rounded-down": Entry(
+        "That is the square root of parameters / (layers x heads) rounded down. Rounding either way is a guess at "
+        "the edge: the question asks for the first length whose weights outnumber the parameters, which only the "
+        "count itself can settle.",
+        "Put your n into the count of weights, compare it with the parameters, and do the same for its neighbours.",
+        "counting"),
     "rounded-sqrt": Entry(
         'You rounded sqrt(d_k) to a whole number (math.isqrt, int(np.sqrt(d_k)), round(d_k ** 0.5) '
         'or an integer division): that is right only when d_k is a perfect square such as 64. At '
@@ -1203,6 +1261,11 @@ CATALOGUE: dict[str, Entry] = {
         "Scale in one place: divide Q K^T by np.sqrt(d_k), or Q alone by np.sqrt(d_k), or both Q and K by d_k "
         "** 0.25; a gradient carries exactly the factor the forward pass put on the scores.",
         "scaling"),
+    "sqrt-dk": Entry(
+        "You multiplied by sqrt(d_k): that is how the standard deviation grows. Variances of independent terms "
+        "add, so the variance grows with d_k itself.",
+        "Variances add; standard deviations do not.",
+        "scaling"),
     "sqrt-of-shape": Entry(
         'You divided by np.sqrt(Q.shape), the square root of the whole shape tuple: an array of one'
         ' number per axis, which numpy then tries to broadcast against the scores. d_k is one '
@@ -1224,6 +1287,10 @@ CATALOGUE: dict[str, Entry] = {
         'You multiplied by the squared length of each value row; the length is its square root.',
         'np.linalg.norm(V, axis=-1) is the length sqrt(sum of squares).',
         "average"),
+    "standard-deviations": Entry(
+        "You used standard deviations where variances belong.",
+        "var(q_t k_t) = var(q_t) var(k_t) at mean 0.",
+        "scaling"),
     "std-not-variance": Entry(
         "{value} is sqrt(d_k), the standard deviation of one score, a spread in the scores' own units; the "
         "question asks for the variance, the spread that adds up over independent terms.",
@@ -1309,6 +1376,16 @@ CATALOGUE: dict[str, Entry] = {
         "that counts W_q, W_k and W_v together; the question asks for W_q alone.",
         "{hint}",
         "counting"),
+    "times-dk": Entry(
+        "You multiplied the gap by d_k = {d_k}; the division was by sqrt(d_k) = {sqrt_dk}. (An answer of exactly 1 "
+        "would also mean a one-hot row, which two finite scores never give.)",
+        "The division being removed was by sqrt(d_k), not by d_k.",
+        "scaling"),
+    "token-limit": Entry(
+        "256 is the longest sentence this model reads (it cuts longer ones), not where its weights overtake its "
+        "parameters: at 256 tokens they are still well short of them.",
+        "Write the number of weights as a function of n, then solve for the n where it passes the parameters.",
+        "counting"),
     "too-few-decimals": Entry(
         "{value} agrees with the answer to {k} decimal{s}, but the problem asks for {decimals}: work out {more}.",
         "{hint}",
@@ -1334,12 +1411,22 @@ CATALOGUE: dict[str, Entry] = {
         "Transpose only the last two axes of K (np.swapaxes(K, -1, -2)), not all of them; or write the sum over "
         "d_k with np.einsum and '...' for the batch axes.",
         "shapes"),
+    "unchanged": Entry(
+        "{weight} is the weight with the division. Removing it multiplies every score, so the gap between the two "
+        "scores, by sqrt(d_k) = {sqrt_dk}.",
+        "Softmax of two scores depends only on their gap: the larger weight is 1 / (1 + exp(-gap)).",
+        "scaling"),
     "uniform-weights": Entry(
         "Your weights are uniform: every allowed key gets the same weight 1/m, whatever its score, so each "
         "output is a plain average. The weights must follow the scores: exp(score) / sum of exp(scores) along "
         "the row.",
         "Take np.exp of the (shifted) scores, then divide by their row sum.",
         "softmax"),
+    "unit-variance": Entry(
+        "{d_k} is d_k: footnote 4's answer for components of variance exactly 1. Here they have variances {var_q} "
+        "and {var_k}; each product q_t k_t then has variance {var_q} x {var_k}.",
+        "Variance of a product of independent, mean-0 numbers: the product of their variances.",
+        "scaling"),
     "unknown-name": Entry(
         "Unknown name {name} in your answers; the names are {names}.",
         "",
