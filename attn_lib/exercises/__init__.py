@@ -13,10 +13,11 @@ the answer; where a problem promises exactly 0 (a blocked key's weight), the ans
 computing each mistaken variant on the same inputs and comparing; a wrong answer that matches none gets its
 first measurable difference, printed with enough digits that the two numbers differ.
 
-Layout, bottom to top (each module imports only those above it in this list): ``_feedback.py`` (the
-:class:`Feedback` itself), ``_types.py`` (what every judging step shares: ``Case``, ``Mistake``,
+Layout, bottom to top (each module imports only those above it in this list): ``_catalogue.py`` (every mistake
+id a checker gives, once, with its reason, hint and idea), ``_feedback.py`` (the :class:`Feedback` itself, and
+``failure(id, **fields)``, a Feedback of a catalogue entry), ``_types.py`` (what every judging step shares: ``Case``, ``Mistake``,
 ``FunctionProblem``, ``Raised``, ``Bad``, one ``Attempt`` per case, the case tags), ``_compare.py`` (tolerance,
-printed differences), ``_pieces.py`` (learner-style numpy pieces and the texts several checkers share),
+printed differences), ``_pieces.py`` (learner-style numpy pieces),
 ``_learner_code.py`` (the learner's line and signature), ``_running.py`` (the ``Runner``: copies, the time limit,
 ``SystemExit``, the guard against attn_lib's own function, how a case becomes a call), ``_explain.py`` (the steps
 that explain a wrong answer), ``_judge.py`` (the whole pipeline, ``BEFORE_RUNNING`` and ``JUDGING_STEPS``);
