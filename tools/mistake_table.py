@@ -142,7 +142,8 @@ def _prose_lines(node) -> set[int]:
 
 def _explanations(tree, constants) -> list[tuple[str, set[int]]]:
     """(id, source lines of the reason/hint prose) for every place in a module that writes a mistake's words:
-    Mistake/fail/Bad(id, reason, hint, ...), a table row (id, value, reason[, hint]) or (value, id, reason[, hint]),
+    Mistake/fail/Bad(id, reason, hint, ...) or a sentence passed as a template field of failure/entry/Mistake, a
+    table row (id, value, reason[, hint]) or (value, id, reason[, hint]),
     an overflow/no_batch (id, reason, hint), a catalogue entry "id": Entry(...). Module-level string constants
     used as a reason count where they are defined."""
     found = []
@@ -152,25 +153,30 @@ def _explanations(tree, constants) -> list[tuple[str, set[int]]]:
         for node in nodes:
             if isinstance(node, ast.Name) and node.id in constants:
                 lines |= constants[node.id]
-            elif isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.IfExp)) and not (
-                    isinstance(node, ast.Constant) and not isinstance(node.value, str)):
-                lines |= _prose_lines(node)
+            elif isinstance(node, (ast.Constant, ast.JoinedStr, ast.BinOp, ast.IfExp)):
+                words = [sub for sub in ast.walk(node) if isinstance(sub, ast.JoinedStr) or (
+                    isinstance(sub, ast.Constant) and isinstance(sub.value, str) and " " in sub.value)]
+                if words:  # a sentence, not a number or an id
+                    lines |= _prose_lines(node)
                 for sub in ast.walk(node):
                     if isinstance(sub, ast.Name) and sub.id in constants:
                         lines |= constants[sub.id]
         return lines
 
     for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in ("Mistake", "fail", "Bad") and \
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) in _GIVERS and \
                 node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
             lines = prose(node.args[1:3])
             if lines:
-                found.append((node.args[0].value, lines))
+                found.append((node.args[0].value, lines, "reason"))
+            lines = prose([k.value for k in node.keywords])  # words a checker fills into a template
+            if lines:
+                found.append((node.args[0].value, lines, "field"))
         elif isinstance(node, ast.Dict):
             for key, value in zip(node.keys, node.values):
                 if isinstance(key, ast.Constant) and isinstance(value, ast.Call) and \
                         getattr(value.func, "id", None) == "Entry":
-                    found.append((key.value, _prose_lines(value)))
+                    found.append((key.value, _prose_lines(value), "reason"))
         elif isinstance(node, ast.Tuple) and 3 <= len(node.elts) <= 5:
             for at in (0, 1):
                 first = node.elts[at]
@@ -179,7 +185,7 @@ def _explanations(tree, constants) -> list[tuple[str, set[int]]]:
                     lines = prose([e for e in node.elts[at + 1:] if not isinstance(e, ast.Constant)
                                    or isinstance(e.value, str)])
                     if lines:
-                        found.append((first.value, lines))
+                        found.append((first.value, lines, "reason"))
                     break
     return found
 
@@ -198,7 +204,7 @@ def stats(tree_root: Path) -> dict:
     for name, tree in trees.items():
         constants[name] = {t.id: _prose_lines(node) for node in tree.body if isinstance(node, ast.Assign)
                            for t in node.targets if isinstance(t, ast.Name)}
-    explained = defaultdict(dict)  # id -> module -> lines
+    explained = {"reason": defaultdict(dict), "field": defaultdict(dict)}  # kind -> id -> module -> lines
     given = defaultdict(set)  # id -> modules that give or explain it
     for name, tree in trees.items():
         if name.startswith("_predictions_"):
@@ -208,23 +214,31 @@ def stats(tree_root: Path) -> dict:
             if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module in constants:
                 imported.update({a.asname or a.name: constants[node.module].get(a.name, set()) for a in node.names})
         usable = {k: v for k, v in {**imported, **constants[name]}.items() if v}
-        for mistake_id, lines in _explanations(tree, usable):
-            explained[mistake_id].setdefault(name, set()).update(lines)
-        for mistake_id in _given(tree) | {m for m, _ in _explanations(tree, usable)}:
+        found = _explanations(tree, usable)
+        for mistake_id, lines, kind in found:
+            explained[kind][mistake_id].setdefault(name, set()).update(lines)
+        for mistake_id in _given(tree) | {m for m, _, _ in found}:
             given[mistake_id].add(name)
     shared = {i for i, modules in given.items() if len(modules - {"_catalogue"}) > 1}
-    places = {i: len(explained.get(i, {})) for i in shared}
-    lines = {i: sum(len(v) for v in explained.get(i, {}).values()) for i in shared}
-    return {"ids": len(shared), "lines": sum(lines.values()), "places": places, "lines_per_id": lines}
+    reasons = explained["reason"]
+    return {
+        "ids": len(shared),
+        "places": {i: len(reasons.get(i, {})) for i in shared},
+        "lines_per_id": {i: sum(len(v) for v in reasons.get(i, {}).values()) for i in shared},
+        "field_places": sum(len(explained["field"].get(i, {})) for i in shared),
+        "field_lines": sum(len(v) for i in shared for v in explained["field"].get(i, {}).values()),
+    }
 
 
 def print_stats(tree_root: Path):
     found = stats(tree_root)
     places = found["places"]
-    print(f"{tree_root}: {found['ids']} ids given by more than one module; {found['lines']} lines of reason/hint "
-          f"prose for them, in {sum(places.values())} places "
-          f"(max {max(places.values(), default=0)} places for one id; "
-          f"{sum(1 for p in places.values() if p > 1)} ids explained in more than one place)")
+    print(f"{tree_root}: {found['ids']} ids given by more than one module; "
+          f"{sum(found['lines_per_id'].values())} lines of reason/hint prose for them, in {sum(places.values())} "
+          f"places (max {max(places.values(), default=0)} places for one id; "
+          f"{sum(1 for p in places.values() if p > 1)} ids explained in more than one place); besides, "
+          f"{found['field_lines']} lines of words passed into their templates as fields, in "
+          f"{found['field_places']} places")
     for mistake_id in sorted(places, key=lambda i: (-places[i], i)):
         print(f"  {mistake_id:28} {places[mistake_id]} places, {found['lines_per_id'][mistake_id]} lines")
 

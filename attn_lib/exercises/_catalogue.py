@@ -125,24 +125,24 @@ CATALOGUE: dict[str, Entry] = {
         "softmax"),
     "batch-averaged": Entry(
         "Your gradient averages the sequences' gradients instead of adding them. W_q is shared by "
-        'every sequence of the batch and the loss adds their terms, so its gradient is the sum of '
-        'theirs.',
-        'Sum over the leading (batch) axes rather than taking their mean.',
+        "every sequence of the batch and the loss adds their terms, so its gradient is the sum of "
+        "theirs.",
+        "Sum over the leading (batch) axes rather than taking their mean.",
         "backward"),
     "batch-axes": Entry(
-        'Right for a single sequence, but not with a batch axis: your code assumes X, K and '
-        'd_scores are 2-D. On a 3-D array X.T reverses all three axes (it does not swap the last '
+        "Right for a single sequence, but not with a batch axis: your code assumes X, K and "
+        "d_scores are 2-D. On a 3-D array X.T reverses all three axes (it does not swap the last "
         "two), and an einsum whose subscripts name two axes per array refuses a third. W_q's "
-        'gradient is X^T dQ for each sequence, summed over the batch.',
-        'Swap only the last two axes of X (not .T), and sum over the batch; or fold the batch into '
+        "gradient is X^T dQ for each sequence, summed over the batch.",
+        "Swap only the last two axes of X (not .T), and sum over the batch; or fold the batch into "
         "the rows first; or let einsum carry the leading axes with '...' in each operand.",
         "backward"),
     "batch-not-summed": Entry(
-        'Your result keeps the batch axis: one gradient per sequence. W_q is shared by every '
-        'sequence of the batch, so its gradient is the sum of theirs, a single (d_model, d_k) '
-        'matrix.',
-        'Sum the per-sequence gradients over the leading (batch) axes, or fold the batch into the '
-        'rows first.',
+        "Your result keeps the batch axis: one gradient per sequence. W_q is shared by every "
+        "sequence of the batch, so its gradient is the sum of theirs, a single (d_model, d_k) "
+        "matrix.",
+        "Sum the per-sequence gradients over the leading (batch) axes, or fold the batch into the "
+        "rows first.",
         "backward"),
     "bits": Entry(
         "that is bits; a float32 is 32 bits = 4 bytes.",
@@ -154,28 +154,28 @@ CATALOGUE: dict[str, Entry] = {
         "Put -inf in the blocked scores before np.exp, and do not replace it afterwards{no_floor}",
         "mask"),
     "boolean-index-broadcast": Entry(
-        'Your function sets blocked scores with boolean indexing (scores[~mask] = -np.inf). That '
+        "Your function sets blocked scores with boolean indexing (scores[~mask] = -np.inf). That "
         "needs the mask to have exactly the scores' shape, so it fails on a mask that only "
-        'broadcasts to it, such as a padding mask of shape (..., 1, m) or a causal mask (n, m) '
-        'shared by a batch; the problem allows those.',
+        "broadcasts to it, such as a padding mask of shape (..., 1, m) or a causal mask (n, m) "
+        "shared by a batch; the problem allows those.",
         "Use np.where instead of boolean indexing: it broadcasts the mask to the scores' shape.",
         "mask"),
     "bottom-right-aligned": Entry(
-        'Your mask is aligned to the bottom-right corner (query i sees keys up to i + m - n). The '
+        "Your mask is aligned to the bottom-right corner (query i sees keys up to i + m - n). The "
         "course aligns it top-left, like PyTorch's is_causal and attn_lib.causal_mask: query i sees"
-        ' keys 0..i whatever m is. Both conventions exist (bottom-right suits a decoder whose first'
-        ' m - n keys are cached), so when n != m you must know which one your library uses: they '
-        'let different keys through.',
+        " keys 0..i whatever m is. Both conventions exist (bottom-right suits a decoder whose first"
+        " m - n keys are cached), so when n != m you must know which one your library uses: they "
+        "let different keys through.",
         "Compare each key index j with the query's own index i, counted from the first query: j <= "
-        'i.',
+        "i.",
         "mask"),
     "cache-order-mismatch": Entry(
-        'You put the new key at one end of the cache and its value at the other (np.concatenate([k,'
-        ' K_cache]) but [V_cache, v], or the reverse): row j of the keys and row j of the values no'
+        "You put the new key at one end of the cache and its value at the other (np.concatenate([k,"
+        " K_cache]) but [V_cache, v], or the reverse): row j of the keys and row j of the values no"
         " longer belong to the same position, so the weight each key earns mixes another position's"
-        ' value. The order itself does not matter to attention; keys and values must share it.',
-        'Append both the same way: np.concatenate([K_cache, k], axis=-2) and '
-        'np.concatenate([V_cache, v], axis=-2).',
+        " value. The order itself does not matter to attention; keys and values must share it.",
+        "Append both the same way: np.concatenate([K_cache, k], axis=-2) and "
+        "np.concatenate([V_cache, v], axis=-2).",
         "decoding"),
     "causal-half": Entry(
         "a causal mask blocks about half the pairs, but their scores are still computed (and set to -inf), and "
@@ -183,35 +183,35 @@ CATALOGUE: dict[str, Entry] = {
         "{hint}",
         "counting"),
     "causal-mask": Entry(
-        'Your cross-attention applies a causal mask, so decoder position i reads only the source '
-        'positions up to its own (0 to i, or with the mask aligned to the bottom-right corner 0 to '
+        "Your cross-attention applies a causal mask, so decoder position i reads only the source "
+        "positions up to its own (0 to i, or with the mask aligned to the bottom-right corner 0 to "
         "i + m - n). The causal mask belongs to the decoder's self-attention (it must not see words"
-        ' it has not written yet); the source sentence is read whole before decoding starts, so '
-        'every query may attend to all m encoder positions.',
-        'Drop the mask: every decoder query sees every encoder position.',
+        " it has not written yet); the source sentence is read whole before decoding starts, so "
+        "every query may attend to all m encoder positions.",
+        "Drop the mask: every decoder query sees every encoder position.",
         "mask"),
     "chunk-average": Entry(
         "Your function normalises each chunk separately (a softmax over the chunk's keys) and then "
-        'averages (or adds) the chunk outputs. A chunk whose scores are all small then counts as '
-        'much as one with the best key; the weights must be normalised over all m keys together. '
-        'With one chunk it is right.',
-        'Keep unnormalised sums across chunks (with a running maximum) and divide once, at the end.',
+        "averages (or adds) the chunk outputs. A chunk whose scores are all small then counts as "
+        "much as one with the best key; the weights must be normalised over all m keys together. "
+        "With one chunk it is right.",
+        "Keep unnormalised sums across chunks (with a running maximum) and divide once, at the end.",
         "cost"),
     "concat-axis-0": Entry(
-        'You concatenated the heads along axis 0, down the rows: (heads * n, d_v), one block of n '
-        'rows per head, which W_o (heads * d_v, d_model) cannot multiply. The concatenation runs '
+        "You concatenated the heads along axis 0, down the rows: (heads * n, d_v), one block of n "
+        "rows per head, which W_o (heads * d_v, d_model) cannot multiply. The concatenation runs "
         "along the other axis: each position keeps one row holding every head's output side by "
-        'side, (n, heads * d_v).',
-        'np.concatenate(heads, axis=-1): along the last axis, the width.',
+        "side, (n, heads * d_v).",
+        "np.concatenate(heads, axis=-1): along the last axis, the width.",
         "heads"),
     "concat-wrong-axis": Entry(
         "Your heads are put together in the wrong order. Position i's row of the concatenation must"
         " be [head 0's output row i, head 1's output row i, ...]: the heads side by side along the "
-        'last axis. Stacking them to (heads, n, d_v) and reshaping straight to (n, heads * d_v), or'
-        ' interleaving their columns, gives the right shape but mixes positions or columns, and W^O'
-        ' then reads the wrong numbers.',
-        'Join the heads side by side along the last axis: each position keeps its row, (n, heads * '
-        'd_v).',
+        "last axis. Stacking them to (heads, n, d_v) and reshaping straight to (n, heads * d_v), or"
+        " interleaving their columns, gives the right shape but mixes positions or columns, and W^O"
+        " then reads the wrong numbers.",
+        "Join the heads side by side along the last axis: each position keeps its row, (n, heads * "
+        "d_v).",
         "heads"),
     "counted-bytes": Entry(
         "that is bytes in {dtype} ({per} per score); the question asks how many scores, whatever each takes in "
@@ -238,23 +238,23 @@ CATALOGUE: dict[str, Entry] = {
         "Read d_k from the problem's own arrays, d_k = {d_k}, and divide the scores by np.sqrt(d_k).",
         "scaling"),
     "d-scores-transposed": Entry(
-        'You used d_scores^T: its rows are keys and its columns queries. dQ[i] gathers the keys '
-        'that query i met, weighted by the gradient of its own row of scores: dQ = d_scores K / '
-        'sqrt(d_k).',
-        'Use d_scores @ K, not np.swapaxes(d_scores, -1, -2) @ K.',
+        "You used d_scores^T: its rows are keys and its columns queries. dQ[i] gathers the keys "
+        "that query i met, weighted by the gradient of its own row of scores: dQ = d_scores K / "
+        "sqrt(d_k).",
+        "Use d_scores @ K, not np.swapaxes(d_scores, -1, -2) @ K.",
         "backward"),
     "diagonal-blocked": Entry(
-        'Your mask blocks the diagonal: query i may not see key i. Causal means no looking ahead, j'
-        ' <= i; a position may attend to itself (and query 0 would have nothing left to attend to).',
-        'Use j <= i (np.tri with k=0), not j < i.',
+        "Your mask blocks the diagonal: query i may not see key i. Causal means no looking ahead, j"
+        " <= i; a position may attend to itself (and query 0 would have nothing left to attend to).",
+        "Use j <= i (np.tri with k=0), not j < i.",
         "mask"),
     "diagonal-only": Entry(
         "Your dS is dP * P * (1 - P): it uses only the diagonal of the softmax's Jacobian, "
-        'dp_k/ds_k = p_k (1 - p_k). Raising score k also lowers every other weight of the row, by '
-        'p_j p_k each; those off-diagonal entries add -p_k * sum_{{j != k}} dP_j p_j, which your '
-        'answer leaves out.',
-        'Apply the whole Jacobian: dS_k = sum_j dP_j p_j (delta_jk - p_k) = p_k (dP_k - sum_j dP_j '
-        'p_j).',
+        "dp_k/ds_k = p_k (1 - p_k). Raising score k also lowers every other weight of the row, by "
+        "p_j p_k each; those off-diagonal entries add -p_k * sum_{{j != k}} dP_j p_j, which your "
+        "answer leaves out.",
+        "Apply the whole Jacobian: dS_k = sum_j dP_j p_j (delta_jk - p_k) = p_k (dP_k - sum_j dP_j "
+        "p_j).",
         "backward"),
     "divide-by-dk": Entry(
         "Your {what} matches scores divided by d_k instead of sqrt(d_k). A score is a sum of d_k products, so "
@@ -269,17 +269,17 @@ CATALOGUE: dict[str, Entry] = {
         "Scaled score = unscaled / sqrt(d_k), so unscaled = scaled x sqrt(d_k).",
         "scaling"),
     "divided-by-n": Entry(
-        'You added the n - 1 weights on previous tokens but divided by n; only n - 1 queries have a'
-        ' previous token, so a head that always attends to the previous token would score (n - 1) /'
-        ' n, not 1.',
-        'Take the mean of the n - 1 entries.',
+        "You added the n - 1 weights on previous tokens but divided by n; only n - 1 queries have a"
+        " previous token, so a head that always attends to the previous token would score (n - 1) /"
+        " n, not 1.",
+        "Take the mean of the n - 1 entries.",
         "positions"),
     "dk-from-d-model": Entry(
-        'Your heads divide their scores by the square root of d_model / heads. d_k is the width of '
+        "Your heads divide their scores by the square root of d_model / heads. d_k is the width of "
         "one head's queries, W_q's last axis, not d_model / heads; in this case they differ. (The "
-        'paper chooses d_k = d_model / heads, 64 = 512 / 8, but the equation needs the width the '
-        'dot products actually have.)',
-        'Read d_k from W_q.shape[-1].',
+        "paper chooses d_k = d_model / heads, 64 = 512 / 8, but the equation needs the width the "
+        "dot products actually have.)",
+        "Read d_k from W_q.shape[-1].",
         "heads"),
     "dk-from-rows": Entry(
         "Your {what} matches dividing by the square root of another axis's length (the number of queries n or "
@@ -289,10 +289,10 @@ CATALOGUE: dict[str, Entry] = {
         "Use d_k = Q.shape[-1] (not Q.shape[0], Q.shape[1] or len(Q)).",
         "scaling"),
     "dk-from-wrong-axis": Entry(
-        'Right on 2-D inputs, but on a batch your d_k is not the width of a query: Q.shape[1] is n '
-        'there (Q is (batch, n, d_k)). d_k is the last axis, Q.shape[-1].',
-        'Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch '
-        'axes).',
+        "Right on 2-D inputs, but on a batch your d_k is not the width of a query: Q.shape[1] is n "
+        "there (Q is (batch, n, d_k)). d_k is the last axis, Q.shape[-1].",
+        "Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch "
+        "axes).",
         "scaling"),
     "dk-squared": Entry(
         "{value} = d_k^2 squares d_k where it enters once. Variances of independent terms add; they do not "
@@ -312,10 +312,10 @@ CATALOGUE: dict[str, Entry] = {
         "Use np.swapaxes(x, -1, -2) instead of x.T, or a product that treats leading axes as a batch.",
         "average"),
     "dot-on-batch": Entry(
-        'Right on 2-D inputs, but on a batch np.dot (or np.tensordot) pairs every batch of Q with '
-        'every batch of K: the result has the batch axes twice. Within a batch, query i meets key '
-        'j; batches do not meet.',
-        'Use the @ operator (np.matmul), which treats the leading axes as a batch.',
+        "Right on 2-D inputs, but on a batch np.dot (or np.tensordot) pairs every batch of Q with "
+        "every batch of K: the result has the batch axes twice. Within a batch, query i meets key "
+        "j; batches do not meet.",
+        "Use the @ operator (np.matmul), which treats the leading axes as a batch.",
         "scores"),
     "dropped-key": Entry(
         "Your output matches attention that leaves out one key (the last or the first): a range or slice stops "
@@ -325,15 +325,15 @@ CATALOGUE: dict[str, Entry] = {
         "attention"),
     "dropped-last-query": Entry(
         "You stopped one query short: range(1, n - 1) ends at query n - 2, so the last query's "
-        'weight on its previous token is left out, and at n = 2 no query is left at all (the mean '
-        'of nothing is NaN).',
-        'range(1, n) runs over queries 1 .. n-1; np.diagonal with offset=-1 takes all of them.',
+        "weight on its previous token is left out, and at n = 2 no query is left at all (the mean "
+        "of nothing is NaN).",
+        "range(1, n) runs over queries 1 .. n-1; np.diagonal with offset=-1 takes all of them.",
         "positions"),
     "drops-last-chunk": Entry(
-        'Your loop drops the last, shorter chunk when chunk_size does not divide m (and does '
-        'nothing when chunk_size > m): some keys are never seen.',
-        'Loop over for start in range(0, m, chunk_size) and slice K[start:start + chunk_size]; '
-        'numpy shortens the last slice by itself.',
+        "Your loop drops the last, shorter chunk when chunk_size does not divide m (and does "
+        "nothing when chunk_size > m): some keys are never seen.",
+        "Loop over for start in range(0, m, chunk_size) and slice K[start:start + chunk_size]; "
+        "numpy shortens the last slice by itself.",
         "cost"),
     "einsum-2d-only": Entry(
         "Your function is right on 2-D inputs but not with a batch axis in front: its einsum subscripts name "
@@ -341,13 +341,13 @@ CATALOGUE: dict[str, Entry] = {
         "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).",
         "average"),
     "einsum-ellipsis-dropped": Entry(
-        'Right for a single sequence, but numpy refuses your einsum on a batch: its inputs carry '
+        "Right for a single sequence, but numpy refuses your einsum on a batch: its inputs carry "
         "'...' for the leading axes and its output does not, and numpy sums an axis away only when "
         'the subscripts name it (it raises "output has more dimensions than subscripts given"). '
         "W_q's gradient sums over the batch, so those axes must be named to be summed.",
-        'Fold the batch into the rows first (X.reshape(-1, d_model), dQ.reshape(-1, d_k)), or sum '
-        'the per-sequence gradients, or name the batch axes with letters in the inputs and leave '
-        'them out of the output.',
+        "Fold the batch into the rows first (X.reshape(-1, d_model), dQ.reshape(-1, d_k)), or sum "
+        "the per-sequence gradients, or name the batch axes with letters in the inputs and leave "
+        "them out of the output.",
         "backward"),
     "elementwise-product": Entry(
         "You multiplied {a} and {b} entry by entry ({a} * {b}), which needs the two to have the same shape and "
@@ -387,17 +387,17 @@ CATALOGUE: dict[str, Entry] = {
         "counting"),
     "forgot-append": Entry(
         "Your output attends to the cached keys and values alone: the new token's own k and v are "
-        'missing (not appended to the cache, or blocked by a mask). Under the causal mask position '
-        't may see every position up to and including itself, so the step attends over the cache '
-        'with k and v appended as its last row; at the first step the cache is empty and the new '
-        'key is all there is.',
-        'Append first: K_all = np.concatenate([K_cache, k], axis=-2), and the same for the values.',
+        "missing (not appended to the cache, or blocked by a mask). Under the causal mask position "
+        "t may see every position up to and including itself, so the step attends over the cache "
+        "with k and v appended as its last row; at the first step the cache is empty and the new "
+        "key is all there is.",
+        "Append first: K_all = np.concatenate([K_cache, k], axis=-2), and the same for the values.",
         "decoding"),
     "forgot-cache": Entry(
         "Your output is the new token's own value v: it attends to its own key alone and never "
-        'reads the cache. The point of the cache is that the new query meets the keys and values of'
-        ' every earlier position, kept from their own steps.',
-        'Attend over the cache with the new key and value appended: (..., t + 1, d_k) keys.',
+        "reads the cache. The point of the cache is that the new query meets the keys and values of"
+        " every earlier position, kept from their own steps.",
+        "Attend over the cache with the new key and value appended: (..., t + 1, d_k) keys.",
         "decoding"),
     "forgot-dk": Entry(
         "that leaves out the factor d_k: q . k is a sum of d_k products q_t k_t. Counting, that counts scores, "
@@ -430,11 +430,11 @@ CATALOGUE: dict[str, Entry] = {
         "{hint}",
         "counting"),
     "forgot-w-o": Entry(
-        'Your function returns the concatenated heads, (n, heads * d_v), without the output '
-        'projection. Concatenating only puts the heads side by side; W^O, (heads * d_v, d_model), '
-        'mixes what the heads found and brings the width back to d_model, so the next layer gets '
-        'vectors of the width it expects.',
-        'After joining the heads side by side, multiply by W_o (heads * d_v, d_model).',
+        "Your function returns the concatenated heads, (n, heads * d_v), without the output "
+        "projection. Concatenating only puts the heads side by side; W^O, (heads * d_v, d_model), "
+        "mixes what the heads found and brings the width back to d_model, so the next layer gets "
+        "vectors of the width it expects.",
+        "After joining the heads side by side, multiply by W_o (heads * d_v, d_model).",
         "heads"),
     "full-score-matrix": Entry(
         "Your function {right}needs memory for the whole score matrix at once: on Q ({n}, 1), K ({m}, 1) with "
@@ -446,10 +446,10 @@ CATALOGUE: dict[str, Entry] = {
         "K.T for all keys.",
         "cost"),
     "full-width": Entry(
-        'Each of your heads is d_model wide: every head got the whole row. A head works on its own '
-        'slice of d_k = d_model / heads columns (64 = 512 / 8 in the paper); head h takes columns '
-        'h*d_k to (h+1)*d_k.',
-        'Each head gets d_k = d_model // heads columns, not all d_model of them.',
+        "Each of your heads is d_model wide: every head got the whole row. A head works on its own "
+        "slice of d_k = d_model / heads columns (64 = 512 / 8 in the paper); head h takes columns "
+        "h*d_k to (h+1)*d_k.",
+        "Each head gets d_k = d_model // heads columns, not all d_model of them.",
         "heads"),
     "global-max": Entry(
         "Your function subtracts one maximum shared by all queries (the largest score of the whole {array}) "
@@ -464,23 +464,23 @@ CATALOGUE: dict[str, Entry] = {
         "Read d_k from the queries, d_k = Q.shape[-1], rather than writing a number.",
         "scaling"),
     "heads-dk-swapped": Entry(
-        'Your result is (d_k, n, heads): the number of heads and the width of a head have swapped '
+        "Your result is (d_k, n, heads): the number of heads and the width of a head have swapped "
         "places (X.reshape(n, d_model // heads, heads) puts d_k where the heads go). The reshape's "
-        'middle axis counts the heads and its last axis the d_k columns of one head, so each row is'
-        ' cut into heads pieces of d_k columns: (n, heads, d_k), then the heads axis goes first.',
-        'Reshape to (n, heads, d_model // heads), not (n, d_model // heads, heads), then move the '
-        'heads axis to the front.',
+        "middle axis counts the heads and its last axis the d_k columns of one head, so each row is"
+        " cut into heads pieces of d_k columns: (n, heads, d_k), then the heads axis goes first.",
+        "Reshape to (n, heads, d_model // heads), not (n, d_model // heads, heads), then move the "
+        "heads axis to the front.",
         "heads"),
     "heads-last": Entry(
-        'Your result is (n, heads, d_k): the right pieces, but the heads axis is not first. Each '
-        'head must be a complete (n, d_k) attention problem, so heads comes first: (heads, n, d_k).',
-        'After the reshape, move the heads axis to the front.',
+        "Your result is (n, heads, d_k): the right pieces, but the heads axis is not first. Each "
+        "head must be a complete (n, d_k) attention problem, so heads comes first: (heads, n, d_k).",
+        "After the reshape, move the heads axis to the front.",
         "heads"),
     "heads-summed": Entry(
         "You added the heads' outputs instead of concatenating them. A sum of (n, d_v) outputs "
-        'throws away which head found what; the concatenation keeps each head in its own columns, '
-        '(n, heads * d_v), and W^O learns how to combine them.',
-        'Put the heads side by side along the last axis instead of adding them, then apply W_o.',
+        "throws away which head found what; the concatenation keeps each head in its own columns, "
+        "(n, heads * d_v), and W^O learns how to combine them.",
+        "Put the heads side by side along the last axis instead of adding them, then apply W_o.",
         "heads"),
     "ignored-mask": Entry(
         "In your {what} the mask changes nothing, as if there were no mask: blocked keys still get weight.",
@@ -492,16 +492,16 @@ CATALOGUE: dict[str, Entry] = {
         "var(q_t k_t) = E[q_t^2] E[k_t^2] - (E[q_t] E[k_t])^2, with E[x^2] = var(x) + mean(x)^2.",
         "scaling"),
     "ignores-m": Entry(
-        'Your mask has shape (n, n): it ignores m. In cross-attention there are m keys, so the mask'
-        ' is n x m.',
-        'Build it with both sizes: n rows (queries) and m columns (keys).',
+        "Your mask has shape (n, n): it ignores m. In cross-attention there are m keys, so the mask"
+        " is n x m.",
+        "Build it with both sizes: n rows (queries) and m columns (keys).",
         "mask"),
     "inf-times-zero": Entry(
-        'Your function builds the masked scores with a product, scores * mask + (~mask) * -inf (or '
-        'the like): on an allowed key that is score + 0 x (-inf), and 0 x inf is NaN in floating '
-        'point, so every row with an allowed key turns to NaN. -inf can only be put in place, never'
-        ' multiplied in.',
-        'Put -inf in place with np.where and the mask: it picks the score or -inf, and multiplies nothing.',
+        "Your function builds the masked scores with a product, scores * mask + (~mask) * -inf (or "
+        "the like): on an allowed key that is score + 0 x (-inf), and 0 x inf is NaN in floating "
+        "point, so every row with an allowed key turns to NaN. -inf can only be put in place, never"
+        " multiplied in.",
+        "Put -inf in place with np.where and the mask: it picks the score or -inf, and multiplies nothing.",
         "mask"),
     "integer-heads": Entry(
         "Your heads hold whole numbers: X[0, 0] is {value}, and your head 0 has {yours} there. The pieces are in "
@@ -510,11 +510,11 @@ CATALOGUE: dict[str, Entry] = {
         "Keep X's dtype: slice or reshape X itself, or make the result with np.zeros(..., dtype=X.dtype).",
         "heads"),
     "interleaved-columns": Entry(
-        'Your heads take every heads-th column (head h gets columns h, h + heads, ...), as '
-        'X.reshape(n, d_k, heads) does. Head h owns the contiguous block of columns h*d_k to '
-        '(h+1)*d_k, which is what W_q of that head produces.',
+        "Your heads take every heads-th column (head h gets columns h, h + heads, ...), as "
+        "X.reshape(n, d_k, heads) does. Head h owns the contiguous block of columns h*d_k to "
+        "(h+1)*d_k, which is what W_q of that head produces.",
         "Reshape so that each head's d_k columns stay together: (n, heads, d_k), not (n, d_k, "
-        'heads).',
+        "heads).",
         "heads"),
     "inverse-dk": Entry(
         "1/d_k = {value} divides by d_k one time too many: a sum of more terms spreads more, not less, "
@@ -549,16 +549,16 @@ CATALOGUE: dict[str, Entry] = {
     "keys-from-decoder": Entry(
         "Your values come from X_enc, but your keys from X_dec, the decoder's own states. The "
         "scores then compare each decoder position with the decoder's positions (n x n), while the "
-        'values have one row per source position (m): the keys must come from the same sequence as '
-        'the values, X_enc through W_k, so the scores are n x m.',
-        'Compute K = X_enc @ W_k, like V = X_enc @ W_v.',
+        "values have one row per source position (m): the keys must come from the same sequence as "
+        "the values, X_enc through W_k, so the scores are n x m.",
+        "Compute K = X_enc @ W_k, like V = X_enc @ W_v.",
         "heads"),
     "keys-from-queries": Entry(
-        'Your values come from X_kv but your keys from X_q. The scores then compare each query with'
+        "Your values come from X_kv but your keys from X_q. The scores then compare each query with"
         " the queries' own sequence, (n, n), while the values have one row per position of X_kv "
-        '(m): keys and values come from the same sequence read, X_kv, so the scores are (n, m). (On'
-        ' the self-attention case, where X_q is X_kv, your answer is right.)',
-        'Project the keys from X_kv, like the values: K_h = X_kv @ W_k[h].',
+        "(m): keys and values come from the same sequence read, X_kv, so the scores are (n, m). (On"
+        " the self-attention case, where X_q is X_kv, your answer is right.)",
+        "Project the keys from X_kv, like the values: K_h = X_kv @ W_k[h].",
         "heads"),
     "keys-not-chunked": Entry(
         "Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
@@ -580,44 +580,44 @@ CATALOGUE: dict[str, Entry] = {
         "and the encoder's output never reaches the decoder. In the cross-attention sublayer only "
         "the queries come from the decoder; the keys and values are the encoder's output X_enc "
         "projected by this sublayer's W_k and W_v, so the scores are n x m, one column per source "
-        'position.',
-        'Compute K = X_enc @ W_k and V = X_enc @ W_v; only Q = X_dec @ W_q comes from the decoder.',
+        "position.",
+        "Compute K = X_enc @ W_k and V = X_enc @ W_v; only Q = X_dec @ W_q comes from the decoder.",
         "heads"),
     "kv-from-queries": Entry(
         "Your keys and values come from X_q instead of X_kv: every head attends to the queries' own"
-        ' sequence. In cross-attention the queries ask (X_q), and the keys and values come from the'
-        ' sequence read (X_kv, m positions).',
-        'Keys and values come from X_kv.',
+        " sequence. In cross-attention the queries ask (X_q), and the keys and values come from the"
+        " sequence read (X_kv, m positions).",
+        "Keys and values come from X_kv.",
         "heads"),
     "l1-length": Entry(
-        'You multiplied by the sum of the absolute values of each value row; the length of a vector'
-        ' is the square root of the sum of squares.',
-        'np.linalg.norm(V, axis=-1).',
+        "You multiplied by the sum of the absolute values of each value row; the length of a vector"
+        " is the square root of the sum of squares.",
+        "np.linalg.norm(V, axis=-1).",
         "average"),
     "last-head-only": Entry(
         "Every one of your heads uses the last head's projections W_q[-1], W_k[-1], W_v[-1]: a loop"
-        ' variable read after its loop ended (or one set of weights kept from the last pass) gives '
-        'h copies of one head. Each head has its own projections.',
-        'Inside the loop over h, use W_q[h], W_k[h] and W_v[h] of that same pass.',
+        " variable read after its loop ended (or one set of weights kept from the last pass) gives "
+        "h copies of one head. Each head has its own projections.",
+        "Inside the loop over h, use W_q[h], W_k[h] and W_v[h] of that same pass.",
         "heads"),
     "length-over-keys": Entry(
-        'You took the norm over axis -2, down the keys, which gives one length per component of the'
+        "You took the norm over axis -2, down the keys, which gives one length per component of the"
         " value rows; each key's value row is a row of V, so its length runs along axis -1.",
-        'np.linalg.norm(V, axis=-1) gives one length per key, (..., m).',
+        "np.linalg.norm(V, axis=-1) gives one length per key, (..., m).",
         "average"),
     "lengths-along-queries": Entry(
         "You took each value row's length (axis -1, right), but laid the lengths down a column, "
-        '[..., :, None], one per row of the weights: the rows of the weights are the queries, and a'
+        "[..., :, None], one per row of the weights: the rows of the weights are the queries, and a"
         " key's length belongs to its column, so it multiplies weights[..., i, j] for every query "
-        'i. (numpy refuses the product whenever n != m; where n = m it would multiply by the wrong '
+        "i. (numpy refuses the product whenever n != m; where n = m it would multiply by the wrong "
         "key's length.)",
-        'Put the new axis in front of the keys: np.linalg.norm(V, axis=-1)[..., None, :], shape '
-        '(..., 1, m).',
+        "Put the new axis in front of the keys: np.linalg.norm(V, axis=-1)[..., None, :], shape "
+        "(..., 1, m).",
         "average"),
     "lengths-only": Entry(
         "You returned each key's value length for every query, without the weights; a key adds its "
-        'value row in proportion to its weight.',
-        'Multiply the lengths by the weights.',
+        "value row in proportion to its weight.",
+        "Multiply the lengths by the weights.",
         "average"),
     "linear-in-n": Entry(
         "You counted one weight per token and head; a head computes one weight per (query, key) pair, so its "
@@ -625,11 +625,11 @@ CATALOGUE: dict[str, Entry] = {
         "Each head's weights form an n x n matrix.",
         "counting"),
     "loop-stops-short": Entry(
-        'Your loop stops one key short, range(0, m - 1, chunk_size): whenever chunk_size does not '
-        'reach the last key in its final chunk, key m - 1 is never seen (on K (7, 5) with '
-        'chunk_size 1, 2 or 3, key 6; with one chunk of all 7 keys it is right). Every one of the m'
-        ' keys must take part.',
-        'Loop over range(0, m, chunk_size): range stops before m by itself.',
+        "Your loop stops one key short, range(0, m - 1, chunk_size): whenever chunk_size does not "
+        "reach the last key in its final chunk, key m - 1 is never seen (on K (7, 5) with "
+        "chunk_size 1, 2 or 3, key 6; with one chunk of all 7 keys it is right). Every one of the m"
+        " keys must take part.",
+        "Loop over range(0, m, chunk_size): range stops before m by itself.",
         "cost"),
     "low-precision": Entry(
         "Your {what} on {label} is {dtype}: it is the right answer up to the rounding of {dtype}, which keeps "
@@ -647,10 +647,10 @@ CATALOGUE: dict[str, Entry] = {
         MASK_FIX,
         "mask"),
     "mask-on-values": Entry(
-        'Your function applies the mask to V (zeroing the value rows of blocked keys) instead of to'
-        ' the scores. The blocked keys still take their share of the weights, which now multiply '
-        'zeros, so each output is pulled towards 0 rather than averaged over the allowed keys.',
-        'Mask the scores before the softmax: np.where(mask, scores, -np.inf); leave V as it is.',
+        "Your function applies the mask to V (zeroing the value rows of blocked keys) instead of to"
+        " the scores. The blocked keys still take their share of the weights, which now multiply "
+        "zeros, so each output is pulled towards 0 rather than averaged over the allowed keys.",
+        "Mask the scores before the softmax: np.where(mask, scores, -np.inf); leave V as it is.",
         "mask"),
     "mask-zero": Entry(
         "Your function sets blocked scores to 0 (filling 0, or multiplying the scores by the mask) instead of "
@@ -663,45 +663,45 @@ CATALOGUE: dict[str, Entry] = {
         "Fill the masked entries and return a plain array: np.ma.filled(result, 0.0).",
         "generic"),
     "masked-cache": Entry(
-        'Your step masks the cache with a causal mask laid out as for a square score matrix: row 0 '
-        'of np.tril lets the new query see only the first position. The new token is the latest '
-        'position, so every cached key is earlier than it: the causal mask blocks nothing in this '
-        'row, and the step needs no mask at all.',
+        "Your step masks the cache with a causal mask laid out as for a square score matrix: row 0 "
+        "of np.tril lets the new query see only the first position. The new token is the latest "
+        "position, so every cached key is earlier than it: the causal mask blocks nothing in this "
+        "row, and the step needs no mask at all.",
         "Drop the mask: the new query's row of the causal mask is all True.",
         "decoding"),
     "masks-queries": Entry(
-        'Your pattern is right, but the mask is (batch, m, 1): it runs along the query axis. '
-        'Against scores (batch, n, m) it would block query rows, not key columns, and a padding '
-        'position would still be attended to.',
-        'Put the axis of length 1 in the middle, where the queries go: shape (batch, 1, m).',
+        "Your pattern is right, but the mask is (batch, m, 1): it runs along the query axis. "
+        "Against scores (batch, n, m) it would block query rows, not key columns, and a padding "
+        "position would still be attended to.",
+        "Put the axis of length 1 in the middle, where the queries go: shape (batch, 1, m).",
         "mask"),
     "max-before-mask": Entry(
         "Your function puts -inf in the blocked scores but takes each row's maximum from the scores"
-        ' before the mask. The maximum must come from the masked scores: here a blocked key scores '
-        '1000 more than the allowed ones, so it becomes the maximum, every allowed exponential '
-        'underflows to 0, and the row is 0/0 (NaN).',
-        'Take the maximum of the masked scores, after -inf is in place.',
+        " before the mask. The maximum must come from the masked scores: here a blocked key scores "
+        "1000 more than the allowed ones, so it becomes the maximum, every allowed exponential "
+        "underflows to 0, and the row is 0/0 (NaN).",
+        "Take the maximum of the masked scores, after -inf is in place.",
         "mask"),
     "max-never-updated": Entry(
-        'Your running maximum is never updated after the first chunk. That is still exact while no '
-        'later score is far above it, but here keys 4 to 7 score about 900 more than the first '
+        "Your running maximum is never updated after the first chunk. That is still exact while no "
+        "later score is far above it, but here keys 4 to 7 score about 900 more than the first "
         "chunk's, exp(900) overflows to inf, and inf / inf is NaN.",
-        'After each chunk: new_max = np.maximum(running_max, chunk_max); rescale the sums by '
-        'np.exp(running_max - new_max); then running_max = new_max.',
+        "After each chunk: new_max = np.maximum(running_max, chunk_max); rescale the sums by "
+        "np.exp(running_max - new_max); then running_max = new_max.",
         "cost"),
     "max-not-running": Entry(
         "Your new maximum is each chunk's own maximum, not np.maximum(running_max, chunk_max). "
-        'Rescaling by exp(old_max - new_max) keeps that exact in theory, but the reference can then'
-        ' fall: after a chunk far below an earlier one, exp(old_max - new_max) overflows (exp(710) '
-        'is inf) and the sums become inf or NaN.',
-        'The running maximum is the largest score seen so far: it may rise, never fall.',
+        "Rescaling by exp(old_max - new_max) keeps that exact in theory, but the reference can then"
+        " fall: after a chunk far below an earlier one, exp(old_max - new_max) overflows (exp(710) "
+        "is inf) and the sums become inf or NaN.",
+        "The running maximum is the largest score seen so far: it may rise, never fall.",
         "cost"),
     "max-starts-at-zero": Entry(
-        'Your running maximum starts at 0 instead of -inf. While some score is above 0 that changes'
-        ' nothing, but here every score is near -1000: the maximum stays 0, exp(score - 0) '
-        'underflows to 0 for every key (below about -745 in float64), and 0 / 0 gives NaN.',
+        "Your running maximum starts at 0 instead of -inf. While some score is above 0 that changes"
+        " nothing, but here every score is near -1000: the maximum stays 0, exp(score - 0) "
+        "underflows to 0 for every key (below about -745 in float64), and 0 / 0 gives NaN.",
         "Start with running_max = np.full((n, 1), -np.inf): the first chunk's maximum then replaces"
-        ' it.',
+        " it.",
         "cost"),
     "max-wrong-axis": Entry(
         "Your softmax subtracts each column's maximum instead of each row's. Adding one constant to a whole row "
@@ -725,43 +725,43 @@ CATALOGUE: dict[str, Entry] = {
         "var(x) = E[x^2] - (E[x])^2, for each product.",
         "scaling"),
     "missing-outer-weights": Entry(
-        'Your dS is dP - rowsum(dP * P), without the factor P in front. Every entry of the '
+        "Your dS is dP - rowsum(dP * P), without the factor P in front. Every entry of the "
         "softmax's Jacobian carries the weight it differentiates, dp_j/ds_k = p_j (delta_jk - p_k),"
-        ' so dS_k = p_k (dP_k - sum_j dP_j p_j): a key with almost no weight passes almost no '
-        'gradient back to its score.',
-        'Multiply the whole bracket by the weights P, entry by entry.',
+        " so dS_k = p_k (dP_k - sum_j dP_j p_j): a key with almost no weight passes almost no "
+        "gradient back to its score.",
+        "Multiply the whole bracket by the weights P, entry by entry.",
         "backward"),
     "missing-query-axis": Entry(
-        'Your pattern is right, but the mask is (batch, m), with no axis for the queries. Against '
-        'scores (batch, n, m), numpy lines up the last axes: your batch axis meets the n queries, '
+        "Your pattern is right, but the mask is (batch, m), with no axis for the queries. Against "
+        "scores (batch, n, m), numpy lines up the last axes: your batch axis meets the n queries, "
         "so sequence b's mask would be used for query b (or the shapes fail to broadcast).",
-        'Add an axis of length 1 for the queries, between the batch and the keys: shape (batch, 1, '
-        'm).',
+        "Add an axis of length 1 for the queries, between the batch and the keys: shape (batch, 1, "
+        "m).",
         "mask"),
     "missing-row-sum": Entry(
-        'Your dS is P * dP: the row-sum term is missing. Every weight of a row depends on every '
-        'score of that row (they share one denominator), so the Jacobian dp_j/ds_k = p_j (delta_jk '
-        '- p_k) has off-diagonal entries -p_j p_k. Summed over j they give the term -p_k * sum_j '
-        'dP_j p_j: you kept only the delta_jk part.',
+        "Your dS is P * dP: the row-sum term is missing. Every weight of a row depends on every "
+        "score of that row (they share one denominator), so the Jacobian dp_j/ds_k = p_j (delta_jk "
+        "- p_k) has off-diagonal entries -p_j p_k. Summed over j they give the term -p_k * sum_j "
+        "dP_j p_j: you kept only the delta_jk part.",
         "Subtract each row's sum of dP * P from dP before multiplying by P.",
         "backward"),
     "mixed-keys": Entry(
-        'Your output mixes the rows of K, not of V. Keys are what queries are compared with; V '
-        'holds what is heard, so the output is weights @ V, a weighted average of value rows, of '
-        'width d_v.',
-        'Multiply the weights by V: output = weights @ V.',
+        "Your output mixes the rows of K, not of V. Keys are what queries are compared with; V "
+        "holds what is heard, so the output is weights @ V, a weighted average of value rows, of "
+        "width d_v.",
+        "Multiply the weights by V: output = weights @ V.",
         "attention"),
     "mixed-queries": Entry(
-        'Your output mixes the rows of Q, not of V. The weights decide who is listened to; V holds '
-        'what is heard, so the output is weights @ V, a weighted average of value rows, of width '
-        'd_v.',
-        'Multiply the weights by V: output = weights @ V.',
+        "Your output mixes the rows of Q, not of V. The weights decide who is listened to; V holds "
+        "what is heard, so the output is weights @ V, a weighted average of value rows, of width "
+        "d_v.",
+        "Multiply the weights by V: output = weights @ V.",
         "attention"),
     "multiplied-by-temperature": Entry(
-        'You multiplied the scores by the temperature instead of dividing. Then T < 1 flattens the '
-        'weights and T > 1 sharpens them, the opposite of a temperature: dividing by a small T '
-        'widens the gaps between scores, and the largest takes more weight.',
-        'Divide the scores by the temperature first, then take the stable softmax of each row.',
+        "You multiplied the scores by the temperature instead of dividing. Then T < 1 flattens the "
+        "weights and T > 1 sharpens them, the opposite of a temperature: dividing by a small T "
+        "widens the gaps between scores, and the largest takes more weight.",
+        "Divide the scores by the temperature first, then take the stable softmax of each row.",
         "softmax"),
     "multiply-by-sqrt-dk": Entry(
         "Your {what} matches the scores multiplied by sqrt(d_k) instead of divided by it: the scores grow to "
@@ -775,12 +775,12 @@ CATALOGUE: dict[str, Entry] = {
         FIX_OVERFLOW,
         "softmax"),
     "naive-softmax-overflow": Entry(
-        'Your attention is right on small scores but gives NaN or inf on {label}. Exponentials of '
-        'scores near 1000 overflow: exp(710) is already above the largest float64 (about 1.8e308), '
-        'and inf / inf is NaN.',
+        "Your attention is right on small scores but gives NaN or inf on {label}. Exponentials of "
+        "scores near 1000 overflow: exp(710) is already above the largest float64 (about 1.8e308), "
+        "and inf / inf is NaN.",
         "Subtract each row's maximum before np.exp: x - np.max(x, axis=-1, keepdims=True). Adding a"
-        ' constant to a row does not change its softmax, and the largest exponent becomes exp(0) = '
-        '1.',
+        " constant to a row does not change its softmax, and the largest exponent becomes exp(0) = "
+        "1.",
         "softmax"),
     "neg-inf-not-zero": Entry(
         "For {label}, weight {at} belongs to an entry of -inf but is {value}: exp(-inf) = 0, so it must be "
@@ -793,17 +793,17 @@ CATALOGUE: dict[str, Entry] = {
         "Apply np.exp before dividing by the row sum.",
         "softmax"),
     "new-token-twice": Entry(
-        'Your step attends over the new key and value twice: they were appended to the cache, and '
-        'then appended again (a cache updated in place and concatenated once more, say). The new '
-        'position then counts double in the softmax, as two keys with the same score.',
-        'Append k and v once: K_all = np.concatenate([K_cache, k], axis=-2), the same for V; use '
-        'K_all and V_all from there on.',
+        "Your step attends over the new key and value twice: they were appended to the cache, and "
+        "then appended again (a cache updated in place and concatenated once more, say). The new "
+        "position then counts double in the softmax, as two keys with the same score.",
+        "Append k and v once: K_all = np.concatenate([K_cache, k], axis=-2), the same for V; use "
+        "K_all and V_all from there on.",
         "decoding"),
     "next-token": Entry(
-        'You took the key just after each query (weights[i, i+1]). In weights[..., i, j] the row i '
-        'is the query and the column j the key; the previous token of query i is key i - 1.',
-        'np.diagonal(weights, offset=-1, axis1=-2, axis2=-1) holds weights[i, i-1] for i = 1 .. '
-        'n-1.',
+        "You took the key just after each query (weights[i, i+1]). In weights[..., i, j] the row i "
+        "is the query and the column j the key; the previous token of query i is key i - 1.",
+        "np.diagonal(weights, offset=-1, axis1=-2, axis2=-1) holds weights[i, i-1] for i = 1 .. "
+        "n-1.",
         "positions"),
     "no-<name>-parameter": Entry(
         "Without {name} your function is right on all {count} cases, but it cannot take {name}: it is defined "
@@ -824,9 +824,9 @@ CATALOGUE: dict[str, Entry] = {
         "Divide each row of exponentials by its sum: e / np.sum(e, axis=-1, keepdims=True).",
         "softmax"),
     "no-final-division": Entry(
-        'Your output is the running sum of exp(score - max) times value rows, never divided by the '
-        'running sum of exponentials: the weights do not sum to one.',
-        'Return running_out / running_sum at the end.',
+        "Your output is the running sum of exp(score - max) times value rows, never divided by the "
+        "running sum of exponentials: the weights do not sum to one.",
+        "Return running_out / running_sum at the end.",
         "cost"),
     "no-keepdims": Entry(
         "A row statistic (a sum or a maximum) lost its axis (no keepdims=True): np.sum(e, axis=-1) has shape "
@@ -835,26 +835,26 @@ CATALOGUE: dict[str, Entry] = {
         "Add keepdims=True, so the statistic has shape (..., n, 1) and broadcasts along each row.",
         "softmax"),
     "no-rescale": Entry(
-        'When a chunk raises the running maximum, your old running sums are not multiplied by '
-        'exp(old_max - new_max). They stay measured against the old maximum while the new terms use'
-        ' the new one, so the early chunks count too much. With one chunk (chunk_size >= m) nothing'
-        ' needs rescaling, which is why that case is right.',
-        'Before adding a chunk: correction = np.exp(running_max - new_max); running_sum = '
-        'running_sum * correction + ...; running_out = running_out * correction + ....',
+        "When a chunk raises the running maximum, your old running sums are not multiplied by "
+        "exp(old_max - new_max). They stay measured against the old maximum while the new terms use"
+        " the new one, so the early chunks count too much. With one chunk (chunk_size >= m) nothing"
+        " needs rescaling, which is why that case is right.",
+        "Before adding a chunk: correction = np.exp(running_max - new_max); running_sum = "
+        "running_sum * correction + ...; running_out = running_out * correction + ....",
         "cost"),
     "no-running-max": Entry(
-        'Your chunked attention is right on small scores but gives NaN or inf on {label}: the '
-        'exponentials are taken without subtracting a running maximum. Exponentials of scores near '
-        '1000 overflow: exp(710) is already above the largest float64 (about 1.8e308), and inf / '
-        'inf is NaN.',
-        'Keep running_max, the largest score seen so far for each query; take exp(scores - '
-        'new_max), and rescale the old sums by exp(old_max - new_max) when it grows.',
+        "Your chunked attention is right on small scores but gives NaN or inf on {label}: the "
+        "exponentials are taken without subtracting a running maximum. Exponentials of scores near "
+        "1000 overflow: exp(710) is already above the largest float64 (about 1.8e308), and inf / "
+        "inf is NaN.",
+        "Keep running_max, the largest score seen so far for each query; take exp(scores - "
+        "new_max), and rescale the old sums by exp(old_max - new_max) when it grows.",
         "cost"),
     "no-scale": Entry(
-        'Your gradient is sqrt(d_k) times too large: the scale was forgotten. The scores are Q K^T '
-        '/ sqrt(d_k), so the chain rule carries that factor into dQ = d_scores K / sqrt(d_k), and '
-        'from there into dW_q = X^T dQ.',
-        'Divide d_scores @ K by np.sqrt(d_k), with d_k = K.shape[-1].',
+        "Your gradient is sqrt(d_k) times too large: the scale was forgotten. The scores are Q K^T "
+        "/ sqrt(d_k), so the chain rule carries that factor into dQ = d_scores K / sqrt(d_k), and "
+        "from there into dW_q = X^T dQ.",
+        "Divide d_scores @ K by np.sqrt(d_k), with d_k = K.shape[-1].",
         "backward"),
     "no-scaling": Entry(
         "Your {what} matches scores never divided by sqrt(d_k). A score is a sum of d_k products, so its spread "
@@ -926,18 +926,18 @@ CATALOGUE: dict[str, Entry] = {
         "Put your n into the count of weights, compare it with the parameters, and do the same for its neighbours.",
         "counting"),
     "np-dot-on-batch": Entry(
-        'Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like '
-        'np.tensordot) does not treat leading axes as a batch. On weights (b, n, m) and V (b, m, '
+        "Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like "
+        "np.tensordot) does not treat leading axes as a batch. On weights (b, n, m) and V (b, m, "
         "d_v) it pairs every sentence's weights with every sentence's values, giving (b, n, b, "
-        'd_v).',
-        'Use np.matmul (the @ operator), which multiplies the last two axes and treats the others '
-        'as a batch.',
+        "d_v).",
+        "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others "
+        "as a batch.",
         "average"),
     "off-by-one": Entry(
-        'Your mask is off by one key: sequence b owns keys 0 to lengths[b] - 1 (keys are counted '
-        'from 0), so key lengths[b] is the first padding position. A sequence of length 3 owns keys'
-        ' 0, 1 and 2.',
-        'Keep key j exactly when j < lengths[b] (a strict comparison).',
+        "Your mask is off by one key: sequence b owns keys 0 to lengths[b] - 1 (keys are counted "
+        "from 0), so key lengths[b] is the first padding position. A sequence of length 3 owns keys"
+        " 0, 1 and 2.",
+        "Keep key j exactly when j < lengths[b] (a strict comparison).",
         "mask"),
     "one-head": Entry(
         "That is where a single head's n x n weights would get there; the model has {layers} x {heads} heads.",
@@ -953,9 +953,9 @@ CATALOGUE: dict[str, Entry] = {
         "Count every layer and every head: n x n weights each.",
         "counting"),
     "one-length": Entry(
-        'You multiplied every weight by one number, the norm of the whole of V; each key has its '
-        'own value row, and its own length.',
-        'np.linalg.norm(V, axis=-1) gives one length per key (per batch entry).',
+        "You multiplied every weight by one number, the norm of the whole of V; each key has its "
+        "own value row, and its own length.",
+        "np.linalg.norm(V, axis=-1) gives one length per key (per batch entry).",
         "average"),
     "one-when-unscaled": Entry(
         "1 is the variance of one product q_i k_i, or of the score after the division by sqrt(d_k); the unscaled "
@@ -986,23 +986,23 @@ CATALOGUE: dict[str, Entry] = {
         SHAPES_HINT,
         "shapes"),
     "positions-last": Entry(
-        'Your result is (heads, d_k, n): each head is transposed, one column per position. Rows are'
-        ' positions, so a head is (n, d_k).',
-        'Choose the axis order that keeps positions before widths: (heads, n, d_k).',
+        "Your result is (heads, d_k, n): each head is transposed, one column per position. Rows are"
+        " positions, so a head is (n, d_k).",
+        "Choose the axis order that keeps positions before widths: (heads, n, d_k).",
         "heads"),
     "power-after-softmax": Entry(
-        'You raised the weights to the power 1 / temperature after the softmax. That does change '
-        'their ratios as dividing the scores would (w^(1/T) is proportional to exp(scores / T)), '
-        'but the rows no longer sum to one: the normalisation happened before the power.',
-        'Divide the scores by the temperature before the softmax, so that its division normalises '
-        'the rows last.',
+        "You raised the weights to the power 1 / temperature after the softmax. That does change "
+        "their ratios as dividing the scores would (w^(1/T) is proportional to exp(scores / T)), "
+        "but the rows no longer sum to one: the normalisation happened before the power.",
+        "Divide the scores by the temperature before the softmax, so that its division normalises "
+        "the rows last.",
         "softmax"),
     "power-precedence": Entry(
-        'Your scores are divided by 2 d_k (or by d_k / 2): `d_k ** 1/2` reads as (d_k ** 1) / 2, '
-        'because ** binds tighter than /. Inline, `scores / d_k ** 1/2` divides by d_k and then by '
-        '2; computed first, `scale = d_k ** 1/2` is d_k / 2. The square root is d_k ** 0.5, or d_k '
-        '** (1/2) with the exponent in brackets.',
-        'Write np.sqrt(d_k), or d_k ** 0.5.',
+        "Your scores are divided by 2 d_k (or by d_k / 2): `d_k ** 1/2` reads as (d_k ** 1) / 2, "
+        "because ** binds tighter than /. Inline, `scores / d_k ** 1/2` divides by d_k and then by "
+        "2; computed first, `scale = d_k ** 1/2` is d_k / 2. The square root is d_k ** 0.5, or d_k "
+        "** (1/2) with the exponent in brackets.",
+        "Write np.sqrt(d_k), or d_k ** 0.5.",
         "scaling"),
     "q-rows-m": Entry(
         "Q has one row per query: n rows. m counts the keys (in cross-attention, the encoder's positions).",
@@ -1017,69 +1017,69 @@ CATALOGUE: dict[str, Entry] = {
         SHAPES_HINT,
         "shapes"),
     "queries-from-encoder": Entry(
-        'Your queries come from X_enc and the keys and values from X_dec: the roles are swapped. '
-        'The decoder asks (its n positions give the queries, and the output has one row per query, '
+        "Your queries come from X_enc and the keys and values from X_dec: the roles are swapped. "
+        "The decoder asks (its n positions give the queries, and the output has one row per query, "
         "n rows); the encoder's output is what is read, so it gives the keys and values.",
-        'Q = X_dec @ W_q; K and V from X_enc.',
+        "Q = X_dec @ W_q; K and V from X_enc.",
         "heads"),
     "queries-from-keys": Entry(
         "Your scores use the new token's key k where its query q belongs: the step asks with q and "
-        'is answered by the keys, the cached ones and k.',
-        'Score q against the keys: q @ K_all^T.',
+        "is answered by the keys, the cached ones and k.",
+        "Score q against the keys: q @ K_all^T.",
         "decoding"),
     "queries-from-kv": Entry(
-        'Your queries come from X_kv and the keys and values from X_q: the roles are swapped. The '
-        'queries ask, so they come from the sequence being written (X_q, n positions); keys and '
-        'values come from the sequence read (X_kv, m positions). The output has one row per query: '
-        '(n, d_model).',
-        'Queries come from X_q; keys and values come from X_kv.',
+        "Your queries come from X_kv and the keys and values from X_q: the roles are swapped. The "
+        "queries ask, so they come from the sequence being written (X_q, n positions); keys and "
+        "values come from the sequence read (X_kv, m positions). The output has one row per query: "
+        "(n, d_model).",
+        "Queries come from X_q; keys and values come from X_kv.",
         "heads"),
     "queries-transposed": Entry(
-        'You transposed Q instead of K: Q^T K pairs the columns of Q (its d_k features) with the '
-        'rows of K, and only runs when n = m. Each score dots one query row with one key row, so '
-        'the rows of Q stay rows and K is the one turned on its side: (n, d_k) x (d_k, m) -> (n, '
-        'm).',
-        'Transpose K, not Q: swap the last two axes of K, and keep Q as it is.',
+        "You transposed Q instead of K: Q^T K pairs the columns of Q (its d_k features) with the "
+        "rows of K, and only runs when n = m. Each score dots one query row with one key row, so "
+        "the rows of Q stay rows and K is the one turned on its side: (n, d_k) x (d_k, m) -> (n, "
+        "m).",
+        "Transpose K, not Q: swap the last two axes of K, and keep Q as it is.",
         "scores"),
     "renormalised": Entry(
         "You divided each row by its sum, which gives each key's share of the row; the problem asks"
-        ' for the weight times the length itself, whose row sums say how much the head adds.',
-        'Leave out the division by the row sum.',
+        " for the weight times the length itself, whose row sums say how much the head adds.",
+        "Leave out the division by the row sum.",
         "average"),
     "rescale-inverted": Entry(
-        'Your correction is exp(new_max - old_max), the wrong way round: a running maximum only '
-        'grows, so the old sums must shrink by exp(old_max - new_max) <= 1 to be measured against '
-        'the new maximum. Yours grows them instead, and at the first chunk, where the old maximum '
-        'is -inf, it is exp(+inf) = inf (times a sum of 0: NaN).',
-        'correction = np.exp(running_max - new_max): the old maximum minus the new one.',
+        "Your correction is exp(new_max - old_max), the wrong way round: a running maximum only "
+        "grows, so the old sums must shrink by exp(old_max - new_max) <= 1 to be measured against "
+        "the new maximum. Yours grows them instead, and at the first chunk, where the old maximum "
+        "is -inf, it is exp(+inf) = inf (times a sum of 0: NaN).",
+        "correction = np.exp(running_max - new_max): the old maximum minus the new one.",
         "cost"),
     "rescale-output-only": Entry(
-        'You rescale the running sum of value rows when the maximum changes, but not the running '
-        'sum of exponentials (the denominator). Both need the factor exp(old_max - new_max).',
-        'Multiply running_sum by the same correction as running_out.',
+        "You rescale the running sum of value rows when the maximum changes, but not the running "
+        "sum of exponentials (the denominator). Both need the factor exp(old_max - new_max).",
+        "Multiply running_sum by the same correction as running_out.",
         "cost"),
     "rescale-sum-only": Entry(
-        'You rescale the running sum of exponentials when the maximum changes, but not the running '
-        'sum of value rows. Both are sums of exp(score - running_max) terms, so both need the '
-        'factor exp(old_max - new_max).',
-        'Multiply running_out by the same correction as running_sum.',
+        "You rescale the running sum of exponentials when the maximum changes, but not the running "
+        "sum of value rows. Both are sums of exp(score - running_max) terms, so both need the "
+        "factor exp(old_max - new_max).",
+        "Multiply running_out by the same correction as running_sum.",
         "cost"),
     "result-transposed": Entry(
-        'Your result is (d_k, d_model): dQ^T X, the transpose of dW_q. W_q maps an input row of '
-        'width d_model to a query of width d_k, so W_q and its gradient are (d_model, d_k).',
-        'Put X first: X^T dQ.',
+        "Your result is (d_k, d_model): dQ^T X, the transpose of dW_q. W_q maps an input row of "
+        "width d_model to a query of width d_k, so W_q and its gradient are (d_model, d_k).",
+        "Put X first: X^T dQ.",
         "backward"),
     "returned-d-weights": Entry(
-        'Your function returns dP unchanged: it does not go back through the softmax at all. dS is '
+        "Your function returns dP unchanged: it does not go back through the softmax at all. dS is "
         "what the loss's change looks like one step earlier, after the softmax's Jacobian.",
-        'dP is what you receive; dS, the gradient with respect to the scores, goes through the '
+        "dP is what you receive; dS, the gradient with respect to the scores, goes through the "
         "softmax's Jacobian.",
         "backward"),
     "returned-heads": Entry(
         "Your function returns the heads' outputs stacked, (heads, n, d_v): one output per head, "
-        'not yet one per position. Multi-head attention puts the heads side by side for each '
-        'position, (n, heads * d_v), and maps that with W^O to (n, d_model).',
-        'Concatenate along the last axis, then multiply by W_o.',
+        "not yet one per position. Multi-head attention puts the heads side by side for each "
+        "position, (n, heads * d_v), and maps that with W^O to (n, d_model).",
+        "Concatenate along the last axis, then multiply by W_o.",
         "heads"),
     "returned-list": Entry(
         "Your function returned a Python list of {count} items; the problem asks for an array of the {what}. A "
@@ -1094,13 +1094,13 @@ CATALOGUE: dict[str, Entry] = {
     "returned-output": Entry(
         "You returned weights @ V, the head's output (n, d_v). The problem asks for one number per "
         "(query, key) pair: each weight times the length of that key's value row, (..., n, m).",
-        'Take the length of each value row, np.linalg.norm(V, axis=-1), and multiply each column of'
+        "Take the length of each value row, np.linalg.norm(V, axis=-1), and multiply each column of"
         " the weights by its key's length.",
         "average"),
     "returned-scores": Entry(
-        'Your function returns the scaled scores Q K^T / sqrt(d_k), before the softmax and before '
-        'V.',
-        'Take the softmax of each row of the scores, then multiply by V.',
+        "Your function returns the scaled scores Q K^T / sqrt(d_k), before the softmax and before "
+        "V.",
+        "Take the softmax of each row of the scores, then multiply by V.",
         "attention"),
     "returned-tuple": Entry(
         "Your function returned a tuple of {count} items; return the {what} alone, as one array.",
@@ -1120,24 +1120,24 @@ CATALOGUE: dict[str, Entry] = {
         "Put your n into the count of weights, compare it with the parameters, and do the same for its neighbours.",
         "counting"),
     "rounded-sqrt": Entry(
-        'You rounded sqrt(d_k) to a whole number (math.isqrt, int(np.sqrt(d_k)), round(d_k ** 0.5) '
-        'or an integer division): that is right only when d_k is a perfect square such as 64. At '
-        'd_k = 8 the standard deviation of a raw score is sqrt(8) = 2.83, and dividing by 2 or 3 '
-        'leaves the scores too wide or too narrow.',
-        'Keep the square root a float: np.sqrt(d_k) or d_k ** 0.5, with no int() or round() around '
-        'it.',
+        "You rounded sqrt(d_k) to a whole number (math.isqrt, int(np.sqrt(d_k)), round(d_k ** 0.5) "
+        "or an integer division): that is right only when d_k is a perfect square such as 64. At "
+        "d_k = 8 the standard deviation of a raw score is sqrt(8) = 2.83, and dividing by 2 or 3 "
+        "leaves the scores too wide or too narrow.",
+        "Keep the square root a float: np.sqrt(d_k) or d_k ** 0.5, with no int() or round() around "
+        "it.",
         "scaling"),
     "row-sum-added": Entry(
-        'Your dS adds the row-sum term where it subtracts it: P * (dP + rowsum(dP * P)). Raising '
-        'one score takes weight from every other key of its row (dp_j/ds_k = -p_j p_k for j != k), '
+        "Your dS adds the row-sum term where it subtracts it: P * (dP + rowsum(dP * P)). Raising "
+        "one score takes weight from every other key of its row (dp_j/ds_k = -p_j p_k for j != k), "
         "so the row's weighted average of dP comes off: dS = P * (dP - rowsum(dP * P)).",
         "Subtract the row's weighted average of dP: dP - np.sum(dP * P, axis=-1, keepdims=True).",
         "backward"),
     "row-sum-without-weights": Entry(
-        'Your row-sum term sums dP alone, without weighting it by P. The term comes from sum_j dP_j'
-        ' dp_j/ds_k with dp_j/ds_k = -p_j p_k for j != k: each dP_j is weighted by its own p_j.',
-        'The row term is the weighted average of dP: weigh each entry by its P before summing the '
-        'row.',
+        "Your row-sum term sums dP alone, without weighting it by P. The term comes from sum_j dP_j"
+        " dp_j/ds_k with dp_j/ds_k = -p_j p_k for j != k: each dP_j is weighted by its own p_j.",
+        "The row term is the weighted average of dP: weigh each entry by its P before summing the "
+        "row.",
         "backward"),
     "rows-not-one": Entry(
         "For {label}, row {row} of your weights sums to {total}, not 1. Each row is one query's distribution "
@@ -1145,17 +1145,17 @@ CATALOGUE: dict[str, Entry] = {
         "Divide each row by its own sum: e / np.sum(e, axis=-1, keepdims=True).",
         "softmax"),
     "same-length-for-all": Entry(
-        'Your mask uses one length for every sequence of the batch (the first, or the longest). '
-        'Each sequence b was padded by its own amount, so row b of the mask must keep its own '
-        'lengths[b] keys.',
+        "Your mask uses one length for every sequence of the batch (the first, or the longest). "
+        "Each sequence b was padded by its own amount, so row b of the mask must keep its own "
+        "lengths[b] keys.",
         "Compare the key positions with every sequence's own length at once: one row per sequence, "
-        '(batch, m).',
+        "(batch, m).",
         "mask"),
     "scaled-after-softmax": Entry(
-        'Your output matches softmax(Q K^T) V / sqrt(d_k): the division came after the softmax. It '
-        'must change the scores, before the softmax; divided weights no longer sum to one, so each '
-        'output is no longer an average of value rows.',
-        'Divide the scores, then take the softmax, then multiply by V.',
+        "Your output matches softmax(Q K^T) V / sqrt(d_k): the division came after the softmax. It "
+        "must change the scores, before the softmax; divided weights no longer sum to one, so each "
+        "output is no longer an average of value rows.",
+        "Divide the scores, then take the softmax, then multiply by V.",
         "scaling"),
     "scaled-by-dv": Entry(
         "Your {what} matches scores divided by sqrt(d_v), the width of the values: the scale was read from V. "
@@ -1164,17 +1164,17 @@ CATALOGUE: dict[str, Entry] = {
         "Take the scale from the queries' width: d_k = {d_k}.",
         "scaling"),
     "scaled-too-early": Entry(
-        'You divided the scores (by sqrt(d_k), or by d_k). Scaling is the next step (notebook 03); '
-        'this function returns the raw dot products Q K^T, entry (i, j) = query i . key j.',
-        'This problem asks for the raw dot products: leave out the division.',
+        "You divided the scores (by sqrt(d_k), or by d_k). Scaling is the next step (notebook 03); "
+        "this function returns the raw dot products Q K^T, entry (i, j) = query i . key j.",
+        "This problem asks for the raw dot products: leave out the division.",
         "scores"),
     "scaled-twice": Entry(
-        'Your gradient carries 1/sqrt(d_k) twice (1/d_k in all): dQ = d_scores @ K / sqrt(d_k) '
+        "Your gradient carries 1/sqrt(d_k) twice (1/d_k in all): dQ = d_scores @ K / sqrt(d_k) "
         "already carries the forward pass's factor, so dW_q = X^T dQ must not divide again (or dQ "
-        'was divided by d_k instead of sqrt(d_k), or Q was scaled by 1/sqrt(d_k) in the forward '
+        "was divided by d_k instead of sqrt(d_k), or Q was scaled by 1/sqrt(d_k) in the forward "
         "pass and the scores divided again). The chain rule carries exactly the forward pass's "
-        'factor, once.',
-        'Divide by np.sqrt(d_k) once, where dQ is formed.',
+        "factor, once.",
+        "Divide by np.sqrt(d_k) once, where dQ is formed.",
         "backward"),
     "scores-square": Entry(
         "{a} x {a} would be self-attention, queries and keys from one sequence; here they come from two sequences"
@@ -1198,19 +1198,19 @@ CATALOGUE: dict[str, Entry] = {
         "shapes"),
     "self": Entry(
         "You took each query's weight on itself (the main diagonal), not on the token before it.",
-        'Use offset=-1: the diagonal just below the main one.',
+        "Use offset=-1: the diagonal just below the main one.",
         "positions"),
     "self-attention-on-kv": Entry(
-        'Your queries come from X_kv too, so every head is self-attention on the sequence read: one'
-        ' output row per key position, (m, d_model). In cross-attention only the keys and values '
-        'come from X_kv; the queries ask from the sequence being written, X_q, so the output has '
-        'one row per query, (n, d_model). (On the self-attention case, where X_q is X_kv, your '
-        'answer is right.)',
+        "Your queries come from X_kv too, so every head is self-attention on the sequence read: one"
+        " output row per key position, (m, d_model). In cross-attention only the keys and values "
+        "come from X_kv; the queries ask from the sequence being written, X_q, so the output has "
+        "one row per query, (n, d_model). (On the self-attention case, where X_q is X_kv, your "
+        "answer is right.)",
         "Each head's queries are projected from X_q; only its keys and values come from X_kv.",
         "heads"),
     "shape-transposed": Entry(
-        'Your mask has shape (m, n); it should be (n, m): one row per query, one column per key.',
-        'Rows are queries: shape (n, m).',
+        "Your mask has shape (m, n); it should be (n, m): one row per query, one column per key.",
+        "Rows are queries: shape (n, m).",
         "mask"),
     "shared-projection": Entry(
         "One projection matrix does two jobs: {which}. Each has its own W_q for what is asked, W_k for what each "
@@ -1229,15 +1229,15 @@ CATALOGUE: dict[str, Entry] = {
         "backward"),
     "small-fill": Entry(SMALL_FILL, MASK_FIX, "mask"),
     "softmax-no-keepdims": Entry(
-        'A row statistic of your softmax (the sum or the max) lost its axis: np.sum(e, axis=-1) has'
-        ' shape (n,), and dividing an (n, m) array by it divides column j by the sum of row j. It '
-        'fails when n != m and is silently wrong when n == m.',
-        'Add keepdims=True, so the sums have shape (n, 1) and each row is divided by its own sum.',
+        "A row statistic of your softmax (the sum or the max) lost its axis: np.sum(e, axis=-1) has"
+        " shape (n,), and dividing an (n, m) array by it divides column j by the sum of row j. It "
+        "fails when n != m and is silently wrong when n == m.",
+        "Add keepdims=True, so the sums have shape (n, 1) and each row is divided by its own sum.",
         "softmax"),
     "softmax-whole-array": Entry(
-        'Your weights sum to one over the whole array, not along each row: each query shares its '
-        'own attention among the keys, so every row must sum to one.',
-        'Give the maximum and the sum axis=-1 and keepdims=True.',
+        "Your weights sum to one over the whole array, not along each row: each query shares its "
+        "own attention among the keys, so every row must sum to one.",
+        "Give the maximum and the sum axis=-1 and keepdims=True.",
         "softmax"),
     "softmax-whole-matrix": Entry(
         "Your function normalises the whole array at once (the whole score matrix: a sum with no axis): all n*m weights together sum "
@@ -1251,10 +1251,10 @@ CATALOGUE: dict[str, Entry] = {
         "Use axis=-1, with keepdims=True, in the maximum and the sum of the softmax.",
         "softmax"),
     "split-positions": Entry(
-        'You split X along axis 0, the positions: np.split(X, heads, axis=0) gives each head a '
-        'block of positions with all d_model columns (and fails when n is not a multiple of heads).'
-        ' Each head takes its own block of d_k columns, from every position.',
-        'Split the last axis, the d_model columns, not the positions.',
+        "You split X along axis 0, the positions: np.split(X, heads, axis=0) gives each head a "
+        "block of positions with all d_model columns (and fails when n is not a multiple of heads)."
+        " Each head takes its own block of d_k columns, from every position.",
+        "Split the last axis, the d_model columns, not the positions.",
         "heads"),
     "split-scale": Entry(
         SPLIT_SCALE,
@@ -1267,11 +1267,11 @@ CATALOGUE: dict[str, Entry] = {
         "Variances add; standard deviations do not.",
         "scaling"),
     "sqrt-of-shape": Entry(
-        'You divided by np.sqrt(Q.shape), the square root of the whole shape tuple: an array of one'
-        ' number per axis, which numpy then tries to broadcast against the scores. d_k is one '
-        'number, the last axis of Q: Q.shape[-1].',
-        'Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch '
-        'axes).',
+        "You divided by np.sqrt(Q.shape), the square root of the whole shape tuple: an array of one"
+        " number per axis, which numpy then tries to broadcast against the scores. d_k is one "
+        "number, the last axis of Q: Q.shape[-1].",
+        "Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch "
+        "axes).",
         "scaling"),
     "sqrt-when-scaled": Entry(
         "{value} = sqrt(d_k) would be the variance if dividing a score by a number divided its variance by the "
@@ -1284,8 +1284,8 @@ CATALOGUE: dict[str, Entry] = {
         "{hint}",
         "counting"),
     "squared-length": Entry(
-        'You multiplied by the squared length of each value row; the length is its square root.',
-        'np.linalg.norm(V, axis=-1) is the length sqrt(sum of squares).',
+        "You multiplied by the squared length of each value row; the length is its square root.",
+        "np.linalg.norm(V, axis=-1) is the length sqrt(sum of squares).",
         "average"),
     "standard-deviations": Entry(
         "You used standard deviations where variances belong.",
@@ -1298,12 +1298,12 @@ CATALOGUE: dict[str, Entry] = {
         "scaling"),
     "subtract-abs-max": Entry(
         "Your softmax subtracts each row's largest absolute value, np.max(np.abs(x)), instead of "
-        'its largest value. Where the two agree the weights are right, but a -inf entry (a masked '
-        'score) makes |x| infinite: the whole row becomes x - inf = -inf, exp gives 0 everywhere, '
-        'and 0/0 is NaN. (A row of large negative scores, all below about -709 after the shift, '
-        'would underflow to 0/0 the same way.)',
-        'Subtract the maximum itself, np.max(x, axis=-1, keepdims=True): the largest exponent is '
-        'then exp(0) = 1, whatever the signs.',
+        "its largest value. Where the two agree the weights are right, but a -inf entry (a masked "
+        "score) makes |x| infinite: the whole row becomes x - inf = -inf, exp gives 0 everywhere, "
+        "and 0/0 is NaN. (A row of large negative scores, all below about -709 after the shift, "
+        "would underflow to 0/0 the same way.)",
+        "Subtract the maximum itself, np.max(x, axis=-1, keepdims=True): the largest exponent is "
+        "then exp(0) = 1, whatever the signs.",
         "softmax"),
     "subtract-min": Entry(
         "Your softmax subtracts each row's minimum (or its mean) instead of its maximum. The result is the same "
@@ -1315,18 +1315,18 @@ CATALOGUE: dict[str, Entry] = {
         "softmax"),
     "sum-not-length": Entry(
         "You multiplied by the sum of each value row's components; positive and negative components"
-        ' cancel there, and a length does not.',
-        'np.linalg.norm(V, axis=-1) is the length of each row.',
+        " cancel there, and a length does not.",
+        "np.linalg.norm(V, axis=-1) is the length of each row.",
         "average"),
     "sum-not-mean": Entry(
-        'You returned the sum of the weights on previous tokens; the share is their mean, between 0'
-        ' and 1.',
-        'Divide by the number of queries that have a previous token, n - 1.',
+        "You returned the sum of the weights on previous tokens; the share is their mean, between 0"
+        " and 1.",
+        "Divide by the number of queries that have a previous token, n - 1.",
         "positions"),
     "sum-whole-array": Entry(
-        'Your row term sums dP * P over the whole array, not over each row. Score s_ik only moves '
-        'the weights of its own row i, so each row gets its own sum over its m keys.',
-        'Give the sum the key axis (the last one), with keepdims=True.',
+        "Your row term sums dP * P over the whole array, not over each row. Score s_ik only moves "
+        "the weights of its own row i, so each row gets its own sum over its m keys.",
+        "Give the sum the key axis (the last one), with keepdims=True.",
         "backward"),
     "sum-wrong-axis": Entry(
         "Your sum runs over the wrong axis (the queries, or the value components) instead of over the keys of "
@@ -1335,42 +1335,42 @@ CATALOGUE: dict[str, Entry] = {
         "Sum over the keys: the last axis of the weights, the one they share with V's rows.",
         "average"),
     "summed-over-keys": Entry(
-        'You formed every product Q[i, c] K[j, c] (a broadcast of shape (n, m, d_k)) but summed '
-        'over the keys (axis -2) instead of over the d_k features. A score adds up the d_k products'
-        ' of one query with one key, so the sum runs over the last axis and leaves (n, m).',
-        'Sum the broadcast products over axis=-1, the d_k axis.',
+        "You formed every product Q[i, c] K[j, c] (a broadcast of shape (n, m, d_k)) but summed "
+        "over the keys (axis -2) instead of over the d_k features. A score adds up the d_k products"
+        " of one query with one key, so the sum runs over the last axis and leaves (n, m).",
+        "Sum the broadcast products over axis=-1, the d_k axis.",
         "scores"),
     "temperature-after-softmax": Entry(
-        'You applied the temperature to the weights after the softmax. The temperature divides the '
-        'scores before the softmax: weights scaled afterwards no longer sum to one, and their '
-        'ratios do not change.',
-        'Divide the scores by the temperature first, then take the stable softmax of each row.',
+        "You applied the temperature to the weights after the softmax. The temperature divides the "
+        "scores before the softmax: weights scaled afterwards no longer sum to one, and their "
+        "ratios do not change.",
+        "Divide the scores by the temperature first, then take the stable softmax of each row.",
         "softmax"),
     "temperature-ignored": Entry(
-        'Your weights are the softmax of the scores at temperature 1 whatever the temperature: the '
-        'temperature never reaches the scores (dividing a copy, or subtracting it, changes '
-        'nothing).',
-        'Divide the scores by the temperature first, then take the stable softmax of each row.',
+        "Your weights are the softmax of the scores at temperature 1 whatever the temperature: the "
+        "temperature never reaches the scores (dividing a copy, or subtracting it, changes "
+        "nothing).",
+        "Divide the scores by the temperature first, then take the stable softmax of each row.",
         "softmax"),
     "temperature-square-root": Entry(
-        'You divided the scores by the square root of the temperature. Softmax at temperature T '
-        'divides each score by T itself (the square root of d_k is a different division, inside '
+        "You divided the scores by the square root of the temperature. Softmax at temperature T "
+        "divides each score by T itself (the square root of d_k is a different division, inside "
         "attention's scores).",
-        'Divide the scores by the temperature first, then take the stable softmax of each row.',
+        "Divide the scores by the temperature first, then take the stable softmax of each row.",
         "softmax"),
     "temperature-squared": Entry(
-        'You divided the scores by the temperature squared. Softmax at temperature T divides each '
-        'score by T once.',
-        'Divide the scores by the temperature first, then take the stable softmax of each row.',
+        "You divided the scores by the temperature squared. Softmax at temperature T divides each "
+        "score by T once.",
+        "Divide the scores by the temperature first, then take the stable softmax of each row.",
         "softmax"),
     "tensordot-on-batch": Entry(
-        'Your function is right on 2-D inputs but not with a batch axis in front: '
+        "Your function is right on 2-D inputs but not with a batch axis in front: "
         "np.tensordot(weights, V, axes=1) (or axes=(-1, 0)) pairs the weights' last axis, the keys,"
         " with V's first axis. On 2-D inputs that is V's key axis; on a batch V is (b, m, d_v) and "
-        'its first axis is the batch b, so the keys meet the batch (and tensordot keeps no batch of'
-        ' its own: with the right axes it pairs every sentence with every other).',
-        'Use np.matmul (the @ operator), which multiplies the last two axes and treats the others '
-        'as a batch.',
+        "its first axis is the batch b, so the keys meet the batch (and tensordot keeps no batch of"
+        " its own: with the right axes it pairs every sentence with every other).",
+        "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others "
+        "as a batch.",
         "average"),
     "three-projections": Entry(
         "that counts W_q, W_k and W_v together; the question asks for W_q alone.",
@@ -1397,11 +1397,11 @@ CATALOGUE: dict[str, Entry] = {
         "(Kernel > Interrupt stops a cell that runs forever).",
         "generic"),
     "transpose-batch": Entry(
-        'Your function transposes K with .T (or np.transpose(K)), which reverses every axis: on a '
-        'batch K (b, m, d_k) it gives (d_k, m, b), not (b, d_k, m), so Q @ K.T fails (or pairs the '
-        'wrong numbers). It is right only for 2-D inputs, and the problem promises leading batch '
-        'axes.',
-        'Swap only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)), or '
+        "Your function transposes K with .T (or np.transpose(K)), which reverses every axis: on a "
+        "batch K (b, m, d_k) it gives (d_k, m, b), not (b, d_k, m), so Q @ K.T fails (or pairs the "
+        "wrong numbers). It is right only for 2-D inputs, and the problem promises leading batch "
+        "axes.",
+        "Swap only the last two axes: np.swapaxes(K, -1, -2) (or K.swapaxes(-1, -2)), or "
         "np.einsum('...nd,...md->...nm', Q, K).",
         "shapes"),
     "transpose-on-batch": Entry(
@@ -1432,17 +1432,17 @@ CATALOGUE: dict[str, Entry] = {
         "",
         "shapes"),
     "unweighted-mean": Entry(
-        'Your output is the plain mean of the value rows, the same for every query: the weights are'
-        ' never used. That is what attention gives only when every weight in a row is 1/m (a query '
-        'that scores every key alike); in general each query listens to the keys in its own '
-        'proportions.',
-        'Weight each value row j by weights[..., i, j] and add them: output[i] = sum_j weights[i, '
-        'j] * V[j].',
+        "Your output is the plain mean of the value rows, the same for every query: the weights are"
+        " never used. That is what attention gives only when every weight in a row is 1/m (a query "
+        "that scores every key alike); in general each query listens to the keys in its own "
+        "proportions.",
+        "Weight each value row j by weights[..., i, j] and add them: output[i] = sum_j weights[i, "
+        "j] * V[j].",
         "average"),
     "upper-triangle": Entry(
-        'Your mask keeps the upper triangle (j >= i): query i sees itself and the future, which is '
-        'what the causal mask must block. Rows are queries, columns keys.',
-        'Keep the lower triangle, diagonal included: True where j <= i.',
+        "Your mask keeps the upper triangle (j >= i): query i sees itself and the future, which is "
+        "what the causal mask must block. Rows are queries, columns keys.",
+        "Keep the lower triangle, diagonal included: True where j <= i.",
         "mask"),
     "used-attn-lib": Entry(
         "{reason} {rule}",
@@ -1462,8 +1462,8 @@ CATALOGUE: dict[str, Entry] = {
         "counting"),
     "used-scores": Entry(
         "Your formula uses the scores S where it needs the weights P = softmax(S). The softmax's "
-        'Jacobian is written in its outputs, dp_j/ds_k = p_j (delta_jk - p_k): that is why the '
-        'forward pass keeps the n x m weights for the backward pass.',
+        "Jacobian is written in its outputs, dp_j/ds_k = p_j (delta_jk - p_k): that is why the "
+        "forward pass keeps the n x m weights for the backward pass.",
         "The softmax's Jacobian is written with the weights P, not the scores.",
         "backward"),
     "v-rows-n": Entry(
@@ -1481,31 +1481,31 @@ CATALOGUE: dict[str, Entry] = {
         SHAPES_HINT,
         "shapes"),
     "values-first": Entry(
-        'You multiplied V by the weights, V @ weights: (m, d_v) x (n, m) only runs when d_v = n, '
-        'and then it mixes value components with queries. The weights come first, one row per '
-        'query, and V second, one row per key: (n, m) x (m, d_v).',
-        'Put the weights first (one row per query) and V second (one row per key).',
+        "You multiplied V by the weights, V @ weights: (m, d_v) x (n, m) only runs when d_v = n, "
+        "and then it mixes value components with queries. The weights come first, one row per "
+        "query, and V second, one row per key: (n, m) x (m, d_v).",
+        "Put the weights first (one row per query) and V second (one row per key).",
         "average"),
     "values-from-decoder": Entry(
         "Your keys come from X_enc, but your values from X_dec, the decoder's own states. The "
-        'weights (..., n, m) have one column per source position, so they average m value rows, and'
+        "weights (..., n, m) have one column per source position, so they average m value rows, and"
         " those must come from the same sequence as the keys: the encoder's output X_enc through "
-        'W_v. With values from X_dec there are n value rows, which do not fit the m columns of the '
-        'weights.',
-        'Compute V = X_enc @ W_v, like K = X_enc @ W_k.',
+        "W_v. With values from X_dec there are n value rows, which do not fit the m columns of the "
+        "weights.",
+        "Compute V = X_enc @ W_v, like K = X_enc @ W_k.",
         "heads"),
     "values-from-queries": Entry(
-        'Your keys come from X_kv but your values from X_q. The weights (n, m) have one column per '
-        'key, so they average m value rows, and those come from the same sequence as the keys: V_h '
-        '= X_kv @ W_v[h], (m, d_v). With values from X_q there are n value rows, which fit the '
-        'weights only when n = m (the self-attention case), where your answer is right.',
-        'Project the values from X_kv, like the keys: V_h = X_kv @ W_v[h].',
+        "Your keys come from X_kv but your values from X_q. The weights (n, m) have one column per "
+        "key, so they average m value rows, and those come from the same sequence as the keys: V_h "
+        "= X_kv @ W_v[h], (m, d_v). With values from X_q there are n value rows, which fit the "
+        "weights only when n = m (the self-attention case), where your answer is right.",
+        "Project the values from X_kv, like the keys: V_h = X_kv @ W_v[h].",
         "heads"),
     "w-o-transposed": Entry(
-        'You multiplied by W_o transposed. W_o is (heads * d_v, d_model): its rows meet the '
-        'concatenated heads, so it goes on the right as it is, (n, heads * d_v) x (heads * d_v, '
-        'd_model).',
-        'Use concat @ W_o, without .T.',
+        "You multiplied by W_o transposed. W_o is (heads * d_v, d_model): its rows meet the "
+        "concatenated heads, so it goes on the right as it is, (n, heads * d_v) x (heads * d_v, "
+        "d_model).",
+        "Use concat @ W_o, without .T.",
         "heads"),
     "weights-square": Entry(
         "{a} x {a} would be self-attention, queries and keys from one sequence; here they come from two sequences"
@@ -1533,8 +1533,8 @@ CATALOGUE: dict[str, Entry] = {
         "counting"),
     "wrapped-first-row": Entry(
         "You included query 0, whose 'previous token' weights[0, -1] wraps round to the last key. "
-        'The first token has no previous token: average over queries 1 .. n-1 only.',
-        'Start at i = 1; np.diagonal with offset=-1 does that for you.',
+        "The first token has no previous token: average over queries 1 .. n-1 only.",
+        "Start at i = 1; np.diagonal with offset=-1 does that for you.",
         "positions"),
     "wrong-combination": Entry(
         "Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the mistake is in "
@@ -1571,11 +1571,11 @@ CATALOGUE: dict[str, Entry] = {
         VARIANCES_ADD,
         "scaling"),
     "x-not-transposed": Entry(
-        'You multiplied X by dQ without transposing X. dW_q has one row per input feature and one '
-        'column per query feature, (d_model, d_k): each entry sums, over the positions, X[i, a] '
-        'times dQ[i, c], which is X^T dQ. (X @ dQ only runs at all because this X is square.)',
-        'Use np.swapaxes(X, -1, -2) @ dQ (or X.T @ dQ for a single sequence), then sum over the '
-        'batch.',
+        "You multiplied X by dQ without transposing X. dW_q has one row per input feature and one "
+        "column per query feature, (d_model, d_k): each entry sums, over the positions, X[i, a] "
+        "times dQ[i, c], which is X^T dQ. (X @ dQ only runs at all because this X is square.)",
+        "Use np.swapaxes(X, -1, -2) @ dQ (or X.T @ dQ for a single sequence), then sum over the "
+        "batch.",
         "backward"),
     "zero-then-renormalise": Entry(
         "Your function removes the blocked keys after the softmax (or after taking exponentials) of all the "
