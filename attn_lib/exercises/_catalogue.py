@@ -884,7 +884,8 @@ CATALOGUE: dict[str, Entry] = {
         "Write the number itself: not in quotes, not inside a list or a tuple.",
         "generic"),
     "not-a-shape": Entry(
-        "check_shapes expects a dict such as {{'Q': (n, d_k), 'scores': (n, m)}}; got {got}.",
+        "{got} is not a shape check_shapes can read: it expects a dict of shapes such as {{'Q': (n, d_k), "
+        "'scores': (n, m)}}, each a tuple of sizes, in numbers or in the names n, m, d_k, d_v.",
         "",
         "shapes"),
     "not-an-array": Entry(

@@ -130,7 +130,7 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
         names = [k for k in _SHAPE_NAMES if isinstance(answers, dict) and k in answers] or list(_SHAPE_NAMES)
         return not_answered(f"your predicted shapes of {', '.join(names)}")  # None, ..., {} or a dict of blanks
     if not isinstance(answers, dict):
-        return failure("not-a-shape", got=f"{type(answers).__name__} {answers!r}")
+        return failure("not-a-shape", got=f"{type(answers).__name__} {answers!r}")  # not a dict
     unknown = [k for k in answers if k not in _SHAPE_NAMES]
     if unknown:
         return failure("unknown-name", name=repr(unknown[0]), names=", ".join(_SHAPE_NAMES))
@@ -154,8 +154,7 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
         want, why = right[name]
         got = _shape_of(answers[name], sizes)
         if got is None:
-            lines.append(f"- {name}: {answers[name]!r} is not a shape; write a tuple of sizes, in numbers or in "
-                         "the names n, m, d_k, d_v.")
+            lines.append(f"- {name}: {_words('not-a-shape', got=repr(answers[name]))}")
             first = first or "not-a-shape"
             continue
         if got == want:

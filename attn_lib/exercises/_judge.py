@@ -103,7 +103,9 @@ Writing one
   odd returns were reported before; compare with ``close(a.result, a.case.expected, a.tol)``);
   ``after_pass(attempts, runner) -> Feedback | str | None`` runs once everything is right: return a failing
   Feedback, a note to append, or None; ``batch_mistake(attempt, runner) -> Feedback | None`` names the habit of
-  a no-batch answer. ``runner.call_inputs({name: value})`` calls the learner's function safely (same rules) as
+  a no-batch answer. A hook's failing Feedback is ``failure(id, **fields)`` (``_feedback``), its words the
+  catalogue's, and ``gives`` lists the ids the hooks can give (the teacher's table is generated from the
+  tables, :func:`mistake_ids` and ``gives``). ``runner.call_inputs({name: value})`` calls the learner's function safely (same rules) as
   the cases are called, ``runner.call(*args, **kwargs)`` with the arguments as given; both return the raw
   result or a ``Raised``; ``runner.fn`` is the learner's function, ``runner.peak`` the memory of its last call. ``convert="float"`` turns results into float arrays;
   ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` (for a problem
