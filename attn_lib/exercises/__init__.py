@@ -15,9 +15,9 @@ first measurable difference, printed with enough digits that the two numbers dif
 
 Layout, bottom to top (each module imports only those above it in this list): ``_catalogue.py`` (every mistake
 id a checker gives, once, with its reason, hint and idea), ``_feedback.py`` (the :class:`Feedback` itself, and
-``failure(id, **fields)``, a Feedback of a catalogue entry), ``_types.py`` (what every judging step shares: ``Case``, ``Mistake``,
-``FunctionProblem``, ``Raised``, ``Bad``, one ``Attempt`` per case, the case tags), ``_compare.py`` (tolerance,
-printed differences), ``_pieces.py`` (learner-style numpy pieces),
+``failure(id, **fields)``, a Feedback of a catalogue entry), ``_types.py`` (what every judging step shares:
+``Case``, ``Mistake``, ``FunctionProblem``, ``Raised``, ``Bad``, one ``Attempt`` per case, the case tags),
+``_compare.py`` (tolerance, printed differences), ``_pieces.py`` (learner-style numpy pieces),
 ``_learner_code.py`` (the learner's line and signature), ``_running.py`` (the ``Runner``: copies, the time limit,
 ``SystemExit``, the guard against attn_lib's own function, how a case becomes a call), ``_explain.py`` (the steps
 that explain a wrong answer), ``_judge.py`` (the whole pipeline, ``BEFORE_RUNNING`` and ``JUDGING_STEPS``);

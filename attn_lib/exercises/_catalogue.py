@@ -1,9 +1,10 @@
 """The catalogue of mistakes: every mistake id a checker can give, once, with its reason and hint in the terms of
 the idea it belongs to.
 
-A checker names a mistake by its id (``Mistake(id, variants=..., **fields)``, ``_feedback.failure(id, **fields)``); the words come from
-here. A reason that needs the problem's own words (which output, which sizes) is a ``str.format`` template with
-named fields, and the checker fills them in; a field never holds the number a problem asks for. An id not in
+A checker names a mistake by its id (``Mistake(id, variants=..., **fields)``, ``_feedback.failure(id,
+**fields)``); the words come from here. A reason that needs the problem's own words (which output, which sizes)
+is a ``str.format`` template with named fields, and the checker fills them in; a field never holds the number a
+problem asks for. An id not in
 :data:`CATALOGUE` is refused (a ``ValueError`` naming it), the way an unknown case tag is.
 
 Ids a prediction problem defines for itself (``mistakes=[(value, id, reason, hint)]`` in ``_predictions_NN.py``,
@@ -78,9 +79,22 @@ SPLIT_SCALE = (
     "by 1/sqrt(d_k) is fine; what counts is that the scores Q K^T end up divided by sqrt(d_k), exactly once."
 )
 # check_shapes' mistakes: its one hint is for all its lines, so an entry's hint says where the shapes come from.
-SHAPES_HINT = "Write each shape next to the equation, and say for each axis what it counts: queries, keys, or a width."
+SHAPES_HINT = ("Write each shape next to the equation, and say for each axis what it counts: queries, keys, or a "
+               "width.")
+# additive-mask, said of a causal mask whose 0s are not where j <= i either.
+NOT_CAUSAL_EITHER = " Its pattern is not the causal one either: 0 must sit where j <= i."
+# not-boolean's trouble: what a mask of numbers does where a boolean one is expected, by the kind of its numbers.
+_ADDED = ("; and 0s and 1s added to the scores, as if they were an additive mask, move each score by at most 1, so "
+          "blocked keys keep their weight (an additive mask holds 0 and -inf)")
+NUMBER_MASK_TROUBLE = {
+    "float": "~mask on floats raises TypeError (invert is defined for integers and booleans only), and a float "
+             "array used as an index raises IndexError" + _ADDED,
+    "integer": "~ of an integer 1 is -2, and an array of 0s and 1s used as an index picks rows 0 and 1 instead of "
+               "selecting entries" + _ADDED,
+}
 # The rule behind a variance: the hint of check_variance's mistakes.
-VARIANCES_ADD = "Variances of independent terms add. What is the variance of one product q_i k_i, and how many are there?"
+VARIANCES_ADD = ("Variances of independent terms add. What is the variance of one product q_i k_i, and how many are "
+                 "there?")
 # wrong-values when an entry the problem promises is exactly 0 is only close to 0.
 EXACT_ZERO = ("entry {at} of your {what} is {value} where it should be exactly 0: the problem promises 0 there, and "
               "exp of a finite number is never 0")
@@ -109,7 +123,7 @@ CATALOGUE: dict[str, Entry] = {
         "scaling"),
     "additive-mask": Entry(
         "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The course's "
-        "masks are boolean, True = may attend, and the -inf goes in with np.where.{pattern}",
+        "masks are boolean, True = may attend, and the -inf goes in with np.where.",
         "Return the boolean pattern instead (True = may attend), not 0 and -inf.",
         "mask"),
     "all-heads": Entry(
@@ -231,8 +245,8 @@ CATALOGUE: dict[str, Entry] = {
         "{hint}",
         "counting"),
     "d-model-scaling": Entry(
-        "Your {what} matches a scale of sqrt(d_model) (or d_model), the model's full width (d_model = 512 in "
-        "the base model), instead of the per-head sqrt(d_k). Inside one head a score is a dot product of d_k = {d_k} "
+        "Your {what} matches a scale of sqrt(d_model) (or d_model), the model's full width (d_model = 512 in the "
+        "base model), instead of the per-head sqrt(d_k). Inside one head a score is a dot product of d_k = {d_k} "
         "terms, so its standard deviation is sqrt(d_k), the per-head width; d_model plays no part in one head's "
         "scores.",
         "Read d_k from the problem's own arrays, d_k = {d_k}, and divide the scores by np.sqrt(d_k).",
@@ -456,7 +470,8 @@ CATALOGUE: dict[str, Entry] = {
         "instead of each query's own maximum. That is exact in theory, but a query whose scores are all far "
         "below the overall maximum then has every exponential underflow to 0, and 0/0 gives NaN (here: "
         "{example}).",
-        "Subtract each row's own maximum (one per query): np.max(scores, axis=-1, keepdims=True), shape (..., n, 1).",
+        "Subtract each row's own maximum (one per query): np.max(scores, axis=-1, keepdims=True), shape (..., n, "
+        "1).",
         "softmax"),
     "hardcoded-dk": Entry(
         "Your {what} matches dividing by 8 = sqrt(64) as a fixed number: that is right only for the paper's "
@@ -527,8 +542,8 @@ CATALOGUE: dict[str, Entry] = {
         "Var(a X) = a^2 Var(X).",
         "scaling"),
     "inverted-mask": Entry(
-        "Your mask is inverted, the wrong way round: True where attending is forbidden and False where it is allowed, so "
-        "the blocked keys are the ones attended to. In this course (as in PyTorch's "
+        "Your mask is inverted, the wrong way round: True where attending is forbidden and False where it is "
+        "allowed, so the blocked keys are the ones attended to. In this course (as in PyTorch's "
         "scaled_dot_product_attention) True means 'may attend'.",
         "Turn the mask around: True where the key may be attended to ({allowed}), False where it is blocked.",
         "mask"),
@@ -818,9 +833,9 @@ CATALOGUE: dict[str, Entry] = {
         "(np.matmul) multiplies the last two axes and broadcasts the rest.",
         "shapes"),
     "no-division": Entry(
-        "In your {what}, the exponentials are used without dividing each row by its sum (never divided): the "
-        "rows do not sum to one, so they are not weights yet (each row is the right weights times a constant), and an output "
-        "mixed with them is not an average of value rows.",
+        "In your {what}, the exponentials are used without dividing each row by its sum (never divided): the rows "
+        "do not sum to one, so they are not weights yet (each row is the right weights times a constant), and an "
+        "output mixed with them is not an average of value rows.",
         "Divide each row of exponentials by its sum: e / np.sum(e, axis=-1, keepdims=True).",
         "softmax"),
     "no-final-division": Entry(
@@ -1214,10 +1229,10 @@ CATALOGUE: dict[str, Entry] = {
         "Rows are queries: shape (n, m).",
         "mask"),
     "shared-projection": Entry(
-        "One projection matrix does two jobs: {which}. Each has its own W_q for what is asked, W_k for what each "
-        "position offers and W_v for what it passes on; with a shared matrix the heads compute the same thing, "
-        "or a query scores highest the position that looks most like itself, whatever the model has learned to "
-        "ask.",
+        "One projection matrix does two jobs: {which}. Each head, and each attention sublayer, has its own W_q for "
+        "what is asked, W_k for what each position offers and W_v for what it passes on; with a shared matrix the "
+        "heads compute the same thing, or a query scores highest the position that looks most like itself, whatever"
+        " the model has learned to ask.",
         "Use W_q for the queries, W_k for the keys, W_v for the values, each head (h) its own W_q[h], W_k[h], "
         "W_v[h].",
         "heads"),
@@ -1241,8 +1256,8 @@ CATALOGUE: dict[str, Entry] = {
         "Give the maximum and the sum axis=-1 and keepdims=True.",
         "softmax"),
     "softmax-whole-matrix": Entry(
-        "Your function normalises the whole array at once (the whole score matrix: a sum with no axis): all n*m weights together sum "
-        "to one, so each row sums to far less than one. Softmax acts on each row separately.",
+        "Your function normalises the whole array at once (the whole score matrix: a sum with no axis): all n*m "
+        "weights together sum to one, so each row sums to far less than one. Softmax acts on each row separately.",
         "Sum each row separately: np.sum(e, axis=-1, keepdims=True).",
         "softmax"),
     "softmax-wrong-axis": Entry(
@@ -1472,9 +1487,9 @@ CATALOGUE: dict[str, Entry] = {
         SHAPES_HINT,
         "shapes"),
     "v-transposed": Entry(
-        "V stores one value per row, one row per key, (m, d_v), not (d_v, m): the weights have one column per key and meet V "
-        "as it is, (n, m) x (m, d_v). Transposed, V's columns mix the wrong numbers, and a product with it only "
-        "runs when d_v = m.",
+        "V stores one value per row, one row per key, (m, d_v), not (d_v, m): the weights have one column per key "
+        "and meet V as it is, (n, m) x (m, d_v). Transposed, V's columns mix the wrong numbers, and a product with "
+        "it only runs when d_v = m.",
         "V keeps its shape (m, d_v): one value row per key; do not transpose it.",
         "average"),
     "v-width-dk": Entry(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._catalogue import NOT_CAUSAL_EITHER
 from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
@@ -26,11 +27,12 @@ def _pattern(rule):
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake("inverted-mask", (_pattern(lambda i, j: j > i),), allowed='j <= i, the key no later than the query'),
+        Mistake("inverted-mask", (_pattern(lambda i, j: j > i),), allowed="j <= i, the key no later than the query"),
         Mistake("diagonal-blocked", (_pattern(lambda i, j: j < i),)),
         Mistake("upper-triangle", (_pattern(lambda i, j: j >= i),)),
         Mistake("bottom-right-aligned", (lambda n, m: np.tri(n, m, k=m - n, dtype=bool),)),
-        Mistake("shape-transposed", (lambda n, m: np.tri(m, n, dtype=bool), lambda n, m: np.tri(n, m, dtype=bool).T)),
+        Mistake("shape-transposed",
+                (lambda n, m: np.tri(m, n, dtype=bool), lambda n, m: np.tri(n, m, dtype=bool).T)),
         Mistake("ignores-m", (lambda n, m: np.tri(n, n, dtype=bool),)),
     ]
 
@@ -45,8 +47,7 @@ def _diagnose(attempts, runner) -> Feedback | None:
         values = np.concatenate([g.ravel() for g in (a.result for a in attempts)]).astype(float)
         if np.isin(values, (0.0, -np.inf)).all() and np.isneginf(values).any():
             right_pattern = all(((g == 0) == r).all() for g, r in zip((a.result for a in attempts), right))
-            return failure("additive-mask", pattern="" if right_pattern else " Its pattern is not the causal one "
-                           "either: 0 must sit where j <= i.")
+            return failure("additive-mask", also="" if right_pattern else NOT_CAUSAL_EITHER)
     for got, case in ((a.result, a.case) for a in attempts):
         p, r = got.astype(bool), case.expected
         if not (p == r).all():

@@ -89,40 +89,58 @@ def _cases() -> list[Case]:
     return cases
 
 
+# The template fields of the scale mistakes (no-scaling, divide-by-dk, ...): what this checker returns, and
+# where d_k is read.
+_SCALE_FIELDS = {"what": "chunked output", "d_k": "Q.shape[-1]"}
+
+
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake("global-max", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, shared_max=True),), strict_nonfinite=True, array='chunk', example='query 0 near 0, query 1 near 1000'),
-        Mistake("max-not-running", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, use_running_max=False),), strict_nonfinite=True),
-        Mistake("max-never-updated", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, update_max=False),), strict_nonfinite=True),
-        Mistake("max-starts-at-zero", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, start_max=0.0),), strict_nonfinite=True),
-        Mistake("rescale-inverted", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, inverted=True),), strict_nonfinite=True),
-        Mistake("no-rescale", (
-                lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False, rescale_out=False),
-                lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False, rescale_out=False,
-                                                    use_running_max=False),
-            )),
+        Mistake("global-max", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, shared_max=True),),
+                strict_nonfinite=True, array="chunk", example="query 0 near 0, query 1 near 1000"),
+        Mistake("max-not-running",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, use_running_max=False),),
+                strict_nonfinite=True),
+        Mistake("max-never-updated", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, update_max=False),),
+                strict_nonfinite=True),
+        Mistake("max-starts-at-zero", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, start_max=0.0),),
+                strict_nonfinite=True),
+        Mistake("rescale-inverted", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, inverted=True),),
+                strict_nonfinite=True),
+        Mistake("no-rescale",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False, rescale_out=False),
+                 lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False, rescale_out=False,
+                                                    use_running_max=False))),
         Mistake("rescale-sum-only", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_out=False),)),
-        Mistake("rescale-output-only", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False),)),
+        Mistake("rescale-output-only",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False),)),
         Mistake("no-final-division", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide=False),)),
-        Mistake("chunk-average", (
-                _chunk_average,
-                lambda Q, K, V, chunk_size: _chunk_average(Q, K, V, chunk_size, average=False),
-            )),
+        Mistake("chunk-average", (_chunk_average,
+                 lambda Q, K, V, chunk_size: _chunk_average(Q, K, V, chunk_size, average=False))),
         Mistake("drops-last-chunk", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, drop_last=True),)),
         Mistake("loop-stops-short", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, stop_short=True),)),
         Mistake("dropped-key", (lambda Q, K, V, chunk_size: attention_out(Q, K[:-1], V[:-1]),
-             lambda Q, K, V, chunk_size: attention_out(Q, K[1:], V[1:]),
-             lambda Q, K, V, chunk_size: attention_out(Q, K[_short(K.shape[0], chunk_size)], V[_short(K.shape[0], chunk_size)]))),
-        Mistake("no-scaling", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=1.0),), what='chunked output', d_k='Q.shape[-1]'),
-        Mistake("divide-by-dk", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),), what='chunked output', d_k='Q.shape[-1]'),
-        Mistake("power-precedence", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=2.0 * Q.shape[-1]),
+                 lambda Q, K, V, chunk_size: attention_out(Q, K[1:], V[1:]),
+                 lambda Q, K, V, chunk_size: attention_out(Q, K[_short(K.shape[0], chunk_size)], V[_short(K.shape[0], chunk_size)]))),
+        Mistake("no-scaling", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=1.0),),
+                **_SCALE_FIELDS),
+        Mistake("divide-by-dk", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),),
+                **_SCALE_FIELDS),
+        Mistake("power-precedence",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=2.0 * Q.shape[-1]),
                  lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[-1] / 2))),
-        Mistake("split-scale", tuple((lambda Q, K, V, chunk_size, p=p: _online(Q, K, V, chunk_size, divide_by=Q.shape[-1] ** p))
+        Mistake("split-scale",
+                tuple((lambda Q, K, V, chunk_size, p=p: _online(Q, K, V, chunk_size, divide_by=Q.shape[-1] ** p))
                       for p in SPLIT_SCALE_POWERS)),
-        Mistake("d-model-scaling", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(512)),
-             lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=512.0)), what='chunked output', d_k='Q.shape[-1]'),
-        Mistake("scaled-by-dv", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(V.shape[1])),), what='chunked output', d_k='Q.shape[-1]'),
-        Mistake("uniform-weights", (lambda Q, K, V, chunk_size: np.broadcast_to(V.mean(axis=0), (Q.shape[0], V.shape[1])),)),
+        Mistake("d-model-scaling",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(512)),
+                 lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=512.0)),
+                **_SCALE_FIELDS),
+        Mistake("scaled-by-dv",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(V.shape[1])),),
+                **_SCALE_FIELDS),
+        Mistake("uniform-weights",
+                (lambda Q, K, V, chunk_size: np.broadcast_to(V.mean(axis=0), (Q.shape[0], V.shape[1])),)),
     ]
 
 

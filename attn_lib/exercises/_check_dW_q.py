@@ -45,23 +45,33 @@ def _scaled(factor):
     return variant
 
 
+# The template fields of the scale mistakes (no-scaling, divide-by-dk, ...): what this checker returns, and
+# where d_k is read.
+_SCALE_FIELDS = {"what": "gradient", "d_k": "K.shape[-1]"}
+
+
 def _mistakes() -> list[Mistake]:
     return [
         Mistake("no-scale", (_scaled(lambda d_k, d_model: 1.0),)),
         Mistake("scaled-twice", (_scaled(lambda d_k, d_model: 1.0 / d_k),)),
-        Mistake("multiply-by-sqrt-dk", (_scaled(lambda d_k, d_model: np.sqrt(d_k)),), what='gradient', d_k='K.shape[-1]'),
-        Mistake("d-model-scaling", (_scaled(lambda d_k, d_model: d_model**-0.5), _scaled(lambda d_k, d_model: 1.0 / d_model)), what='gradient', d_k='K.shape[-1]'),
+        Mistake("multiply-by-sqrt-dk", (_scaled(lambda d_k, d_model: np.sqrt(d_k)),), **_SCALE_FIELDS),
+        Mistake("d-model-scaling",
+                (_scaled(lambda d_k, d_model: d_model**-0.5), _scaled(lambda d_k, d_model: 1.0 / d_model)),
+                **_SCALE_FIELDS),
         Mistake("split-scale", tuple(_scaled(lambda d_k, d_model, p=p: d_k ** -p) for p in (0.25, 0.75))),
-        Mistake("sign-flipped", (lambda X, K, d_scores: -_right(X, K, d_scores),), what='gradient'),
+        Mistake("sign-flipped", (lambda X, K, d_scores: -_right(X, K, d_scores),), what="gradient"),
         Mistake("x-not-transposed", (lambda X, K, d_scores: X @ (d_scores @ K / np.sqrt(K.shape[-1])),)),
         Mistake("result-transposed", (lambda X, K, d_scores: _right(X, K, d_scores).T,)),
         Mistake("d-scores-transposed", (lambda X, K, d_scores: _right(X, K, np.swapaxes(d_scores, -1, -2)),)),
-        Mistake("batch-not-summed", (lambda X, K, d_scores: np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1])),)),
-        Mistake("einsum-ellipsis-dropped", (lambda X, K, d_scores: np.einsum("...nd,...nk->dk", X, d_scores @ K) / np.sqrt(K.shape[-1]),)),
+        Mistake("batch-not-summed",
+                (lambda X, K, d_scores: np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1])),)),
+        Mistake("einsum-ellipsis-dropped",
+                (lambda X, K, d_scores: np.einsum("...nd,...nk->dk", X, d_scores @ K) / np.sqrt(K.shape[-1]),)),
         Mistake("batch-axes", (lambda X, K, d_scores: X.T @ (d_scores @ K / np.sqrt(K.shape[-1])),
-             lambda X, K, d_scores: np.dot(X.T, d_scores @ K / np.sqrt(K.shape[-1])),
-             lambda X, K, d_scores: np.einsum("nd,nm,mk->dk", X, d_scores, K) / np.sqrt(K.shape[-1]))),
-        Mistake("batch-averaged", (lambda X, K, d_scores: (np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1]))).reshape(
+                 lambda X, K, d_scores: np.dot(X.T, d_scores @ K / np.sqrt(K.shape[-1])),
+                 lambda X, K, d_scores: np.einsum("nd,nm,mk->dk", X, d_scores, K) / np.sqrt(K.shape[-1]))),
+        Mistake("batch-averaged",
+                (lambda X, K, d_scores: (np.swapaxes(X, -1, -2) @ (d_scores @ K / np.sqrt(K.shape[-1]))).reshape(
                 -1, X.shape[-1], K.shape[-1]).mean(axis=0),)),
     ]
 

@@ -70,30 +70,47 @@ def _with_all(fn):
     return variant
 
 
+# The template fields of the scale mistakes (no-scaling, divide-by-dk, ...): what this checker returns, and
+# where d_k is read.
+_SCALE_FIELDS = {"what": "output", "d_k": "q.shape[-1]"}
+
+
 def _mistakes() -> list[Mistake]:
     return [
         Mistake("forgot-append", (lambda q, k, v, K_cache, V_cache: attention_out(q, K_cache, V_cache),
-             # the same, where an empty cache at the first step averages nothing and gives zeros
-             lambda q, k, v, K_cache, V_cache: (np.zeros_like(v + 0.0 * q[..., :1]) if K_cache.shape[-2] == 0
+                 lambda q, k, v, K_cache, V_cache: (np.zeros_like(v + 0.0 * q[..., :1]) if K_cache.shape[-2] == 0
                                                 else attention_out(q, K_cache, V_cache)))),
         Mistake("forgot-cache", (lambda q, k, v, K_cache, V_cache: attention_out(q, k, v),)),
-        Mistake("new-token-twice", (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(_appended(K_cache, k), k),
+        Mistake("new-token-twice",
+                (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(_appended(K_cache, k), k),
                                                           _appended(_appended(V_cache, v), v)),)),
-        Mistake("cache-order-mismatch", (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(k, K_cache), _appended(V_cache, v)),
-             lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(K_cache, k), _appended(v, V_cache)))),
+        Mistake("cache-order-mismatch",
+                (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(k, K_cache), _appended(V_cache, v)),
+                 lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(K_cache, k), _appended(v, V_cache)))),
         Mistake("masked-cache", (_first_key_only, _square_causal_mask)),
-        Mistake("scaled-by-dv", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(d_v))),), what='output', d_k='q.shape[-1]'),
-        Mistake("no-scaling", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=1.0)),), what='output', d_k='q.shape[-1]'),
-        Mistake("divide-by-dk", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k)),), what='output', d_k='q.shape[-1]'),
-        Mistake("power-precedence", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=2.0 * d_k)),
+        Mistake("scaled-by-dv",
+                (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(d_v))),),
+                **_SCALE_FIELDS),
+        Mistake("no-scaling", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=1.0)),),
+                **_SCALE_FIELDS),
+        Mistake("divide-by-dk", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k)),),
+                **_SCALE_FIELDS),
+        Mistake("power-precedence",
+                (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=2.0 * d_k)),
                  _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k / 2)))),
-        Mistake("split-scale", tuple(_with_all(lambda q, k, K, V, d_k, d_v, p=p: attention_out(q, K, V, divide_by=d_k ** p))
+        Mistake("split-scale",
+                tuple(_with_all(lambda q, k, K, V, d_k, d_v, p=p: attention_out(q, K, V, divide_by=d_k ** p))
                       for p in SPLIT_SCALE_POWERS)),
-        Mistake("d-model-scaling", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(512))),
-             _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=512.0))), what='output', d_k='q.shape[-1]'),
+        Mistake("d-model-scaling",
+                (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(512))),
+                 _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=512.0))),
+                **_SCALE_FIELDS),
         Mistake("queries-from-keys", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(k, K, V)),)),
-        Mistake("softmax-wrong-axis", (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K), axis=-2) @ V),)),
-        Mistake("returned-weights", (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K))),), shape='over the positions, (..., 1, t + 1)', product='(..., 1, d_v)', values='the cache with v appended'),
+        Mistake("softmax-wrong-axis",
+                (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K), axis=-2) @ V),)),
+        Mistake("returned-weights", (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K))),),
+                shape="over the positions, (..., 1, t + 1)", product="(..., 1, d_v)",
+                values="the cache with v appended"),
     ]
 
 

@@ -36,6 +36,11 @@ def _cases():
     return cases
 
 
+# The template fields of the scale mistakes (no-scaling, divide-by-dk, ...): what this checker returns, and
+# where d_k is read.
+_SCALE_FIELDS = {"what": "answer", "d_k": "Q.shape[-1]"}
+
+
 def _mistakes():
     def by(divisor):
         return lambda Q, K: _qkt(Q, K) / divisor(Q, K)
@@ -43,22 +48,28 @@ def _mistakes():
     return [
         Mistake("transpose-on-batch", variants=(lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]),
                       lambda Q, K: np.dot(Q, K.T) / np.sqrt(Q.shape[-1]))),
-        Mistake("dk-from-wrong-axis", variants=(by(lambda Q, K: np.sqrt(Q.shape[1])), by(lambda Q, K: np.sqrt(K.shape[1])))),
+        Mistake("dk-from-wrong-axis",
+                variants=(by(lambda Q, K: np.sqrt(Q.shape[1])), by(lambda Q, K: np.sqrt(K.shape[1])))),
         Mistake("no-transpose", variants=(lambda Q, K: Q @ K / np.sqrt(Q.shape[-1]),)),
         Mistake("keys-times-queries", variants=(lambda Q, K: K @ transpose_last(Q) / np.sqrt(Q.shape[-1]),)),
-        Mistake("no-scaling", variants=(lambda Q, K: _qkt(Q, K),), what='answer', d_k='Q.shape[-1]'),
-        Mistake("divide-by-dk", variants=(by(lambda Q, K: Q.shape[-1]),), what='answer', d_k='Q.shape[-1]'),
-        Mistake("sqrt-of-shape", variants=(lambda Q, K: _qkt(Q, K) / np.sqrt(Q.shape), lambda Q, K: _qkt(Q, K) / np.sqrt(K.shape))),
+        Mistake("no-scaling", variants=(lambda Q, K: _qkt(Q, K),), **_SCALE_FIELDS),
+        Mistake("divide-by-dk", variants=(by(lambda Q, K: Q.shape[-1]),), **_SCALE_FIELDS),
+        Mistake("sqrt-of-shape",
+                variants=(lambda Q, K: _qkt(Q, K) / np.sqrt(Q.shape), lambda Q, K: _qkt(Q, K) / np.sqrt(K.shape))),
         Mistake("split-scale", variants=tuple(by(lambda Q, K, p=p: Q.shape[-1] ** p) for p in SPLIT_SCALE_POWERS)),
         Mistake("power-precedence", variants=(by(lambda Q, K: 2.0 * Q.shape[-1]), by(lambda Q, K: Q.shape[-1] / 2))),
-        Mistake("multiply-by-sqrt-dk", variants=(lambda Q, K: _qkt(Q, K) * np.sqrt(Q.shape[-1]),), what='answer', d_k='Q.shape[-1]'),
-        Mistake("d-model-scaling", variants=(by(lambda Q, K: np.sqrt(512)), by(lambda Q, K: 512.0)), what='answer', d_k='Q.shape[-1]'),
-        Mistake("hardcoded-dk", variants=(by(lambda Q, K: 8.0), by(lambda Q, K: 64.0)), what='answer', sizes='the checker also tries d_k = 12, 8, 3 and 32'),
+        Mistake("multiply-by-sqrt-dk", variants=(lambda Q, K: _qkt(Q, K) * np.sqrt(Q.shape[-1]),), **_SCALE_FIELDS),
+        Mistake("d-model-scaling", variants=(by(lambda Q, K: np.sqrt(512)), by(lambda Q, K: 512.0)),
+                **_SCALE_FIELDS),
+        Mistake("hardcoded-dk", variants=(by(lambda Q, K: 8.0), by(lambda Q, K: 64.0)), what="answer",
+                sizes="the checker also tries d_k = 12, 8, 3 and 32"),
         Mistake("rounded-sqrt", variants=(by(lambda Q, K: float(int(np.sqrt(Q.shape[-1])))),
                       by(lambda Q, K: float(round(Q.shape[-1] ** 0.5))),
                       by(lambda Q, K: float(np.ceil(np.sqrt(Q.shape[-1])))))),
-        Mistake("dk-from-rows", variants=(by(lambda Q, K: np.sqrt(Q.shape[-2])), by(lambda Q, K: np.sqrt(K.shape[-2])),
-                      by(lambda Q, K: np.sqrt(Q.shape[0])), by(lambda Q, K: np.sqrt(K.shape[0]))), what='answer'),
+        Mistake("dk-from-rows",
+                variants=(by(lambda Q, K: np.sqrt(Q.shape[-2])), by(lambda Q, K: np.sqrt(K.shape[-2])),
+                      by(lambda Q, K: np.sqrt(Q.shape[0])), by(lambda Q, K: np.sqrt(K.shape[0]))),
+                what="answer"),
     ]
 
 

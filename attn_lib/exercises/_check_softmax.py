@@ -44,32 +44,28 @@ def _cases() -> list[Case]:
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake("global-max", (global_max_softmax, lambda x: softmax_from(x - np.max(x, axis=(-2, -1), keepdims=True))), strict_nonfinite=True, array='array', example='a row near 0 next to a row near 1000'),
-        Mistake("subtract-abs-max", (lambda x: softmax_from(x - np.max(np.abs(x), axis=-1, keepdims=True)),), strict_nonfinite=True),
+        Mistake("global-max",
+                (global_max_softmax, lambda x: softmax_from(x - np.max(x, axis=(-2, -1), keepdims=True))),
+                strict_nonfinite=True, array="array", example="a row near 0 next to a row near 1000"),
+        Mistake("subtract-abs-max", (lambda x: softmax_from(x - np.max(np.abs(x), axis=-1, keepdims=True)),),
+                strict_nonfinite=True),
         Mistake("subtract-min", (lambda x: softmax_from(x - np.min(x, axis=-1, keepdims=True)),
-             lambda x: softmax_from(x - np.mean(x, axis=-1, keepdims=True))), strict_nonfinite=True),
-        Mistake("axis-1-on-batch", (
-                lambda x: row_softmax(x, axis=1),
-                lambda x: softmax_from(max_shift(x, axis=1)),
-                lambda x: softmax_from(max_shift(x), axis=1),
-            )),
+                 lambda x: softmax_from(x - np.mean(x, axis=-1, keepdims=True))),
+                strict_nonfinite=True),
+        Mistake("axis-1-on-batch", (lambda x: row_softmax(x, axis=1),
+                 lambda x: softmax_from(max_shift(x, axis=1)),
+                 lambda x: softmax_from(max_shift(x), axis=1))),
         Mistake("softmax-wrong-axis", (lambda x: row_softmax(x, axis=0), lambda x: row_softmax(x, axis=-2))),
-        Mistake("softmax-whole-matrix", (
-                softmax_whole,
-                lambda x: softmax_from(x, axis=None),
-                lambda x: softmax_from(max_shift(x), axis=None),
-                per_matrix_softmax,
-            )),
-        Mistake("no-keepdims", (
-                softmax_no_keepdims,
-                lambda x: softmax_no_keepdims(x, "max"),
-                lambda x: softmax_no_keepdims(x, "both"),
-            )),
-        Mistake("max-wrong-axis", (
-                lambda x: softmax_from(x - np.max(x, axis=0, keepdims=True)),
-                lambda x: softmax_from(x - np.max(x, axis=-2, keepdims=True)),
-            )),
-        Mistake("no-division", (lambda x: np.exp(max_shift(x)), lambda x: np.exp(x)), what='weights'),
+        Mistake("softmax-whole-matrix", (softmax_whole,
+                 lambda x: softmax_from(x, axis=None),
+                 lambda x: softmax_from(max_shift(x), axis=None),
+                 per_matrix_softmax)),
+        Mistake("no-keepdims", (softmax_no_keepdims,
+                 lambda x: softmax_no_keepdims(x, "max"),
+                 lambda x: softmax_no_keepdims(x, "both"))),
+        Mistake("max-wrong-axis", (lambda x: softmax_from(x - np.max(x, axis=0, keepdims=True)),
+                 lambda x: softmax_from(x - np.max(x, axis=-2, keepdims=True)))),
+        Mistake("no-division", (lambda x: np.exp(max_shift(x)), lambda x: np.exp(x)), what="weights"),
         Mistake("uniform-weights", (uniform_weights, lambda x: np.full(x.shape, 1 / x.shape[-1]))),
     ]
 

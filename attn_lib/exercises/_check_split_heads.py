@@ -32,22 +32,25 @@ def _mistakes() -> list[Mistake]:
 
     return [
         Mistake("no-transpose", (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),
-             lambda X, heads: np.swapaxes(X.reshape(heads, X.shape[0], dk(X, heads)), 0, 1))),
+                 lambda X, heads: np.swapaxes(X.reshape(heads, X.shape[0], dk(X, heads)), 0, 1))),
         Mistake("heads-last", (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)),)),
         Mistake("full-width", (lambda X, heads: np.broadcast_to(X, (heads, *X.shape)),)),
-        Mistake("interleaved-columns", (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(2, 0, 1),)),
-        Mistake("heads-dk-swapped", (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(1, 0, 2),
-             lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(2, 0, 1))),
+        Mistake("interleaved-columns",
+                (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(2, 0, 1),)),
+        Mistake("heads-dk-swapped",
+                (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(1, 0, 2),
+                 lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(2, 0, 1))),
         Mistake("positions-last", (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(1, 2, 0),)),
         Mistake("split-positions", (lambda X, heads: np.stack(np.split(X, heads, axis=0)),
-             lambda X, heads: np.array(np.split(X, heads, axis=0)))),
+                 lambda X, heads: np.array(np.split(X, heads, axis=0)))),
     ]
 
 
 def _diagnose(attempts, runner) -> Feedback | None:
     for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
-            return failure("wrong-shape", label=case.label, what="result", expected=f"(heads, n, d_k) = {case.expected.shape}",
+            return failure("wrong-shape", label=case.label, what="result",
+                           expected=f"(heads, n, d_k) = {case.expected.shape}",
                            got=got.shape, extra="", hint="A reshape to (n, heads, d_k) cuts each row into heads "
                            "pieces; then the heads axis goes first.")
     if all(np.array_equal(got, np.trunc(got)) and (np.abs(got - case.expected) < 1).all()

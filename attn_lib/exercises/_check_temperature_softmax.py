@@ -52,22 +52,31 @@ def _mistakes():
     return [
         Mistake("global-max", variants=(lambda scores, temperature: global_max_softmax(scores / temperature),
                       lambda scores, temperature: softmax_from(
-                          scores / temperature - np.max(scores / temperature, axis=(-2, -1), keepdims=True))), strict_nonfinite=True, array='array', example='after dividing by T = 0.01, a row near 0 next to a row near 1000'),
-        Mistake("multiplied-by-temperature", variants=(lambda scores, temperature: row_softmax(scores * temperature),)),
-        Mistake("temperature-after-softmax", variants=(lambda scores, temperature: row_softmax(scores) / temperature,
+                          scores / temperature - np.max(scores / temperature, axis=(-2, -1), keepdims=True))),
+                strict_nonfinite=True, array="array",
+                example="after dividing by T = 0.01, a row near 0 next to a row near 1000"),
+        Mistake("multiplied-by-temperature",
+                variants=(lambda scores, temperature: row_softmax(scores * temperature),)),
+        Mistake("temperature-after-softmax",
+                variants=(lambda scores, temperature: row_softmax(scores) / temperature,
                       lambda scores, temperature: row_softmax(scores) * temperature)),
-        Mistake("power-after-softmax", variants=(lambda scores, temperature: row_softmax(scores) ** (1 / temperature),)),
+        Mistake("power-after-softmax",
+                variants=(lambda scores, temperature: row_softmax(scores) ** (1 / temperature),)),
         Mistake("temperature-ignored", variants=(lambda scores, temperature: row_softmax(scores),)),
-        Mistake("temperature-squared", variants=(lambda scores, temperature: row_softmax(scores / temperature ** 2),)),
-        Mistake("temperature-square-root", variants=(lambda scores, temperature: row_softmax(scores / np.sqrt(temperature)),)),
+        Mistake("temperature-squared",
+                variants=(lambda scores, temperature: row_softmax(scores / temperature ** 2),)),
+        Mistake("temperature-square-root",
+                variants=(lambda scores, temperature: row_softmax(scores / np.sqrt(temperature)),)),
         Mistake("no-keepdims", variants=(lambda scores, temperature: softmax_no_keepdims(scores / temperature),
                       lambda scores, temperature: softmax_no_keepdims(scores / temperature, "max"),
                       lambda scores, temperature: softmax_no_keepdims(scores / temperature, "both"))),
-        Mistake("softmax-wrong-axis", variants=(lambda scores, temperature: row_softmax(scores / temperature, axis=-2),
+        Mistake("softmax-wrong-axis",
+                variants=(lambda scores, temperature: row_softmax(scores / temperature, axis=-2),
                       lambda scores, temperature: row_softmax(scores / temperature, axis=0))),
         Mistake("softmax-whole-array", variants=(lambda scores, temperature: _whole(scores / temperature),
                       lambda scores, temperature: softmax_from(max_shift(scores / temperature), axis=None))),
-        Mistake("no-division", variants=(_unnormalised, lambda scores, temperature: np.exp(scores / temperature)), what='weights'),
+        Mistake("no-division", variants=(_unnormalised, lambda scores, temperature: np.exp(scores / temperature)),
+                what="weights"),
     ]
 
 
@@ -86,7 +95,8 @@ PROBLEM = FunctionProblem(
         "stable softmax after dividing by the temperature: subtracting each row's maximum of scores / temperature "
         "is part of what is checked."
     ),
-    overflow=("naive-overflow", {"what": "function", "when": " after dividing by the temperature (a small temperature makes the scores large)"}),
+    overflow=("naive-overflow", {"what": "function", "when": " after dividing by the temperature (a small temperature "
+                                                            "makes the scores large)"}),
     hint="Divide the scores by the temperature, subtract each row's maximum, exponentiate, divide by the row sum.",
 )
 

@@ -39,7 +39,8 @@ def _mistakes():
         Mistake("one-length", variants=(lambda weights, V: weights * norm(V),)),
         Mistake("renormalised", variants=(lambda weights, V: _weighted_length(weights, V)
                           / _weighted_length(weights, V).sum(axis=-1, keepdims=True),)),
-        Mistake("lengths-only", variants=(lambda weights, V: np.broadcast_to(norm(V, axis=-1)[..., None, :], weights.shape),)),
+        Mistake("lengths-only",
+                variants=(lambda weights, V: np.broadcast_to(norm(V, axis=-1)[..., None, :], weights.shape),)),
     ]
 
 

@@ -47,29 +47,30 @@ def _swap(x):
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake("returned-weights", (lambda weights, V: weights,), shape='(..., n, m)', product='(..., n, m) x (..., m, d_v) -> (..., n, d_v)', values='V'),
-        Mistake("unweighted-mean", (
-                lambda weights, V: np.broadcast_to(
+        Mistake("returned-weights", (lambda weights, V: weights,), shape="(..., n, m)",
+                product="(..., n, m) x (..., m, d_v) -> (..., n, d_v)", values="V"),
+        Mistake("unweighted-mean", (lambda weights, V: np.broadcast_to(
                     V.mean(axis=-2, keepdims=True), (*weights.shape[:-1], V.shape[-1])
                 ),
-                lambda weights, V: V.mean(axis=-2),
-                lambda weights, V: V.mean(axis=0),
-            )),
+                 lambda weights, V: V.mean(axis=-2),
+                 lambda weights, V: V.mean(axis=0))),
         Mistake("output-transposed", (lambda weights, V: _swap(weights @ V),)),
         Mistake("v-transposed", (lambda weights, V: weights @ _swap(V), lambda weights, V: weights @ V.T)),
         Mistake("weights-transposed", (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V)),
-        Mistake("elementwise-product", (lambda weights, V: weights * V,), a='weights', b='V', result='output', over='the keys, sum_j weights[i, j] * V[j]', product='(..., n, m) x (..., m, d_v) -> (..., n, d_v)'),
+        Mistake("elementwise-product", (lambda weights, V: weights * V,), a="weights", b="V", result="output",
+                over="the keys, sum_j weights[i, j] * V[j]", product="(..., n, m) x (..., m, d_v) -> (..., n, d_v)"),
         Mistake("values-first", (lambda weights, V: V @ weights,)),
-        Mistake("mean-not-sum", (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).mean(axis=-2),), term='output (the weighted value rows)'),
+        Mistake("mean-not-sum", (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).mean(axis=-2),),
+                term="output (the weighted value rows)"),
         Mistake("tensordot-on-batch", (lambda weights, V: np.tensordot(weights, V, axes=1),
-             lambda weights, V: np.tensordot(weights, V, axes=(-1, 0)))),
-        Mistake("np-dot-on-batch", (lambda weights, V: np.dot(weights, V), lambda weights, V: np.tensordot(weights, V, axes=(-1, -2)))),
-        Mistake("fixed-axis-on-batch", (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=1),)),
-        Mistake("sum-wrong-axis", (
-                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
-                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
-                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-1),
-            )),
+                 lambda weights, V: np.tensordot(weights, V, axes=(-1, 0)))),
+        Mistake("np-dot-on-batch",
+                (lambda weights, V: np.dot(weights, V), lambda weights, V: np.tensordot(weights, V, axes=(-1, -2)))),
+        Mistake("fixed-axis-on-batch",
+                (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=1),)),
+        Mistake("sum-wrong-axis", (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
+                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
+                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-1))),
     ]
 
 

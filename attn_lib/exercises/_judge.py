@@ -105,15 +105,15 @@ Writing one
   Feedback, a note to append, or None; ``batch_mistake(attempt, runner) -> Feedback | None`` names the habit of
   a no-batch answer. A hook's failing Feedback is ``failure(id, **fields)`` (``_feedback``), its words the
   catalogue's, and ``gives`` lists the ids the hooks can give (the teacher's table is generated from the
-  tables, :func:`mistake_ids` and ``gives``). ``runner.call_inputs({name: value})`` calls the learner's function safely (same rules) as
-  the cases are called, ``runner.call(*args, **kwargs)`` with the arguments as given; both return the raw
-  result or a ``Raised``; ``runner.fn`` is the learner's function, ``runner.peak`` the memory of its last call. ``convert="float"`` turns results into float arrays;
-  ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` (for a problem
-  whose text says "an array"; elsewhere a list of the right numbers is one more style) refuses a list as
-  ``returned-list``.
+  tables, :func:`mistake_ids` and ``gives``). ``runner.call_inputs({name: value})`` calls the learner's
+  function safely (same rules) as the cases are called, ``runner.call(*args, **kwargs)`` with the arguments as
+  given; both return the raw result or a ``Raised``; ``runner.fn`` is the learner's function, ``runner.peak`` the
+  memory of its last call. ``convert="float"`` turns results into float arrays; ``convert="array"`` keeps
+  bool/int dtypes; ``array_only=True`` (for a problem whose text says "an array"; elsewhere a list of the right
+  numbers is one more style) refuses a list as ``returned-list``.
   ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments' shapes in the hint of an exception that names
-  shapes; ``no_batch=(id, fields)`` (an id of the catalogue and its template fields) replaces the generic ``no-batch`` for an answer right on 2-D inputs and
-  on no batch.
+  shapes; ``no_batch=(id, fields)`` (a catalogue id and its template fields) replaces the generic ``no-batch``
+  for an answer right on 2-D inputs and on no batch.
 - Helpers in
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe

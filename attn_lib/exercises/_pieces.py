@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ._catalogue import NUMBER_MASK_TROUBLE
+
 
 def row_softmax(x, axis=-1):
     x = x - np.max(x, axis=axis, keepdims=True)  # NaN for a slice that is all -inf, as a learner's would be
@@ -100,11 +102,6 @@ FINITE_FILL_NOTE = (
 
 
 def number_mask_trouble(dtype) -> str:
-    """What goes wrong with a mask of numbers of ``dtype`` where a boolean one is expected."""
-    added = ("; and 0s and 1s added to the scores, as if they were an additive mask, move each score by at most 1, "
-             "so blocked keys keep their weight (an additive mask holds 0 and -inf)")
-    if np.dtype(dtype).kind == "f":
-        return ("~mask on floats raises TypeError (invert is defined for integers and booleans only), and a float "
-                "array used as an index raises IndexError" + added)
-    return "~ of an integer 1 is -2, and an array of 0s and 1s used as an index picks rows 0 and 1 instead of " \
-           "selecting entries" + added
+    """What goes wrong with a mask of numbers of ``dtype`` where a boolean one is expected (not-boolean's
+    ``trouble``; the words are the catalogue's)."""
+    return NUMBER_MASK_TROUBLE["float" if np.dtype(dtype).kind == "f" else "integer"]

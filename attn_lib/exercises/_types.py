@@ -104,7 +104,7 @@ class FunctionProblem:
     forbidden: tuple = ()
     forbidden_why: str = ""  # the reason when the learner calls a forbidden function (default: a generic one)
     tools: str = "np.exp, np.max, np.sum, @, ..."  # what the used-attn-lib hint suggests instead
-    overflow: tuple | None = None  # (id, {field: value}): the catalogue's id, its fields but {label}; None: naive-overflow
+    overflow: tuple | None = None  # (id, {field: value}): a catalogue id, its fields but label; None: naive-overflow
     diagnose: Callable | None = None
     after_pass: Callable | None = None
     after_pass_inputs: str = ""  # when after_pass runs the function on larger inputs: what they are (own time limit)
