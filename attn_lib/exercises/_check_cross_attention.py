@@ -58,32 +58,40 @@ def _mistakes() -> list[Mistake]:
                 (lambda X_dec, X_enc, W_q, W_k, W_v: attention_out(X_dec @ W_q, X_enc @ W_k, X_dec @ W_v),)),
         Mistake("keys-from-decoder",
                 (lambda X_dec, X_enc, W_q, W_k, W_v: attention_out(X_dec @ W_q, X_dec @ W_k, X_enc @ W_v),)),
-        Mistake("kv-from-decoder", (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_dec, W_q, W_k, W_v),
+        Mistake("kv-from-decoder",
+                (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_dec, W_q, W_k, W_v),
                  lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(  # and K.T, which fails on a batch
                     (X_dec @ W_q) @ (X_dec @ W_k).T / np.sqrt(W_q.shape[-1])) @ (X_dec @ W_v))),
         Mistake("queries-from-encoder", (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_enc, X_dec, W_q, W_k, W_v),)),
-        Mistake("shared-projection", (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_q, W_v),
+        Mistake("shared-projection",
+                (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_q, W_v),
                  lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_k, W_k, W_v)),
                 which="the keys are projected with W_q (or the queries with W_k)"),
-        Mistake("causal-mask", tuple((lambda X_dec, X_enc, W_q, W_k, W_v, corner=corner: _head(
+        Mistake("causal-mask",
+                tuple((lambda X_dec, X_enc, W_q, W_k, W_v, corner=corner: _head(
                 X_dec, X_enc, W_q, W_k, W_v, mask=_causal(X_dec.shape[-2], X_enc.shape[-2], corner)))
                 for corner in (False, True))),
-        Mistake("transpose-on-batch", (lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(
+        Mistake("transpose-on-batch",
+                (lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(
                 (X_dec @ W_q) @ (X_enc @ W_k).T / np.sqrt(W_q.shape[-1])) @ (X_enc @ W_v),)),
-        Mistake("divide-by-dk", (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
+        Mistake("divide-by-dk",
+                (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                        divide_by=float(W_q.shape[-1])),),
                 **_SCALE_FIELDS),
         Mistake("power-precedence",
                 tuple((lambda X_dec, X_enc, W_q, W_k, W_v, f=f: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                                      divide_by=f(W_q.shape[-1])))
                       for f in (lambda d_k: 2.0 * d_k, lambda d_k: d_k / 2))),
-        Mistake("split-scale", tuple((lambda X_dec, X_enc, W_q, W_k, W_v, p=p: _head(X_dec, X_enc, W_q, W_k, W_v,
+        Mistake("split-scale",
+                tuple((lambda X_dec, X_enc, W_q, W_k, W_v, p=p: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                                      divide_by=W_q.shape[-1] ** p))
                       for p in SPLIT_SCALE_POWERS)),
-        Mistake("scaled-by-dv", (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
+        Mistake("scaled-by-dv",
+                (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                        divide_by=np.sqrt(W_v.shape[-1])),),
                 **_SCALE_FIELDS),
-        Mistake("d-model-scaling", (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
+        Mistake("d-model-scaling",
+                (lambda X_dec, X_enc, W_q, W_k, W_v: _head(X_dec, X_enc, W_q, W_k, W_v,
                                                        divide_by=np.sqrt(X_dec.shape[-1])),),
                 **_SCALE_FIELDS),
         Mistake("no-scaling",
@@ -92,7 +100,8 @@ def _mistakes() -> list[Mistake]:
         Mistake("returned-weights",
                 (lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(scaled_qk(X_dec @ W_q, X_enc @ W_k)),),
                 shape="(..., n, m)", product="(..., n, d_v)", values="V = X_enc @ W_v"),
-        Mistake("softmax-wrong-axis", (lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(
+        Mistake("softmax-wrong-axis",
+                (lambda X_dec, X_enc, W_q, W_k, W_v: row_softmax(
                 scaled_qk(X_dec @ W_q, X_enc @ W_k), axis=-2) @ (X_enc @ W_v),)),
     ]
 

@@ -77,7 +77,8 @@ _SCALE_FIELDS = {"what": "output", "d_k": "q.shape[-1]"}
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake("forgot-append", (lambda q, k, v, K_cache, V_cache: attention_out(q, K_cache, V_cache),
+        Mistake("forgot-append",
+                (lambda q, k, v, K_cache, V_cache: attention_out(q, K_cache, V_cache),
                  lambda q, k, v, K_cache, V_cache: (np.zeros_like(v + 0.0 * q[..., :1]) if K_cache.shape[-2] == 0
                                                 else attention_out(q, K_cache, V_cache)))),
         Mistake("forgot-cache", (lambda q, k, v, K_cache, V_cache: attention_out(q, k, v),)),

@@ -73,22 +73,26 @@ def _mistakes() -> list[Mistake]:
                 values="V_h = X_kv @ W_v[h], in each head"),
         Mistake("forgot-w-o", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)),)),
         Mistake("returned-heads", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v),)),
-        Mistake("concat-wrong-axis", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
+        Mistake("concat-wrong-axis",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     _heads(X_q, X_kv, W_q, W_k, W_v).reshape(X_q.shape[0], -1) @ W_o
                 ),
                  lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     np.stack(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=-1).reshape(X_q.shape[0], -1) @ W_o
                 ))),
-        Mistake("concat-axis-0", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: (  # stacked down the rows: fails at W_o
+        Mistake("concat-axis-0",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: (  # stacked down the rows: fails at W_o
                 np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0) @ W_o),
                  lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0))),
-        Mistake("shared-projection", tuple(
+        Mistake("shared-projection",
+                tuple(
                 (lambda share: lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                     _heads(X_q, X_kv, W_q, W_k, W_v, share=share)) @ W_o)(share)
                 for share in (("q", "k", "v"), ("q",), ("k",), ("v",), ("q", "k"))
             ),
                 which="every head uses head 0's projections"),
-        Mistake("last-head-only", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+        Mistake("last-head-only",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 [_head(X_q, X_kv, W_q[-1], W_k[-1], W_v[-1])] * W_q.shape[0]) @ W_o,)),
         Mistake("heads-summed",
                 (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v).sum(axis=0),
@@ -106,30 +110,38 @@ def _mistakes() -> list[Mistake]:
                 (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_v=X_q)) @ W_o,)),
         Mistake("keys-from-queries",
                 (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_k=X_q)) @ W_o,)),
-        Mistake("divide-by-dk", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+        Mistake("divide-by-dk",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]))) @ W_o,),
                 **_SCALE_FIELDS),
-        Mistake("power-precedence", tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, f=f: _concat(
+        Mistake("power-precedence",
+                tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, f=f: _concat(
                     _heads(X_q, X_kv, W_q, W_k, W_v, scale=f(W_q.shape[-1]))) @ W_o)
                       for f in (lambda d_k: 2.0 * d_k, lambda d_k: d_k / 2))),
-        Mistake("split-scale", tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, p=p: _concat(
+        Mistake("split-scale",
+                tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, p=p: _concat(
                     _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]) ** p)) @ W_o)
                       for p in SPLIT_SCALE_POWERS)),
-        Mistake("scaled-by-dv", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+        Mistake("scaled-by-dv",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(W_v.shape[-1]))) @ W_o,),
                 **_SCALE_FIELDS),
-        Mistake("d-model-scaling", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+        Mistake("d-model-scaling",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(X_q.shape[-1]))) @ W_o,),
                 **_SCALE_FIELDS),
-        Mistake("dk-from-d-model", tuple(
+        Mistake("dk-from-d-model",
+                tuple(
                 (lambda split: lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(
                     X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(split(X_q.shape[-1], W_q.shape[0])))) @ W_o)(split)
                 for split in (np.floor_divide, np.true_divide)
             )),
-        Mistake("no-scaling", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+        Mistake("no-scaling",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=1.0)) @ W_o,),
                 **_SCALE_FIELDS),
-        Mistake("softmax-wrong-axis", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+        Mistake("softmax-wrong-axis",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, axis=-2)) @ W_o,)),
     ]
 

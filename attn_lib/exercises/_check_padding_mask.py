@@ -35,7 +35,8 @@ def _mistakes() -> list[Mistake]:
     return [
         Mistake("inverted-mask", (_pattern(lambda j, n: j >= n),), allowed="j < lengths[b], the real keys"),
         Mistake("off-by-one", (_pattern(lambda j, n: j <= n), _pattern(lambda j, n: j < n - 1))),
-        Mistake("same-length-for-all", (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
+        Mistake("same-length-for-all",
+                (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
                  lambda lengths, m: _right([max(lengths)] * len(lengths), m),
                  lambda lengths, m: _right([min(lengths)] * len(lengths), m))),
         Mistake("missing-query-axis", (lambda lengths, m: _right(lengths, m)[:, 0, :],)),

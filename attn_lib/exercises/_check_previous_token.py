@@ -27,16 +27,13 @@ def _cases():
 def _mistakes():
     n_of = lambda w: w.shape[-1]  # noqa: E731
     return [
-        Mistake("next-token",
-                variants=(lambda weights: np.diagonal(weights, offset=1, axis1=-2, axis2=-1).mean(axis=-1),)),
-        Mistake("self", variants=(lambda weights: np.diagonal(weights, axis1=-2, axis2=-1).mean(axis=-1),)),
+        Mistake("next-token", (lambda weights: np.diagonal(weights, offset=1, axis1=-2, axis2=-1).mean(axis=-1),)),
+        Mistake("self", (lambda weights: np.diagonal(weights, axis1=-2, axis2=-1).mean(axis=-1),)),
         Mistake("wrapped-first-row",
-                variants=(lambda weights: np.mean([weights[..., i, i - 1] for i in range(n_of(weights))], axis=0),)),
-        Mistake("dropped-last-query", variants=(lambda weights: _previous(weights[..., :-1, :-1]),)),
-        Mistake("divided-by-n",
-                variants=(lambda weights: _previous(weights) * (n_of(weights) - 1) / n_of(weights),)),
-        Mistake("sum-not-mean",
-                variants=(lambda weights: np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).sum(axis=-1),)),
+                (lambda weights: np.mean([weights[..., i, i - 1] for i in range(n_of(weights))], axis=0),)),
+        Mistake("dropped-last-query", (lambda weights: _previous(weights[..., :-1, :-1]),)),
+        Mistake("divided-by-n", (lambda weights: _previous(weights) * (n_of(weights) - 1) / n_of(weights),)),
+        Mistake("sum-not-mean", (lambda weights: np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).sum(axis=-1),)),
     ]
 
 

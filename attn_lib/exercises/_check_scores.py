@@ -31,20 +31,20 @@ def _cases():
 
 def _mistakes():
     return [
-        Mistake("transpose-on-batch", variants=(lambda Q, K: Q @ K.T, lambda Q, K: np.matmul(Q, np.transpose(K)))),
-        Mistake("dot-on-batch", variants=(lambda Q, K: np.dot(Q, transpose_last(K)), lambda Q, K: np.dot(Q, K.T))),
-        Mistake("no-transpose", variants=(lambda Q, K: Q @ K, lambda Q, K: np.einsum("...ij,...jk->...ik", Q, K))),
-        Mistake("queries-transposed", variants=(lambda Q, K: np.swapaxes(Q, -1, -2) @ K,)),
-        Mistake("elementwise-product", variants=(lambda Q, K: Q * K, lambda Q, K: np.sum(Q * K, axis=-1)), a="Q",
-                b="K", result="scores", over="the d_k features of one query and one key",
+        Mistake("transpose-on-batch", (lambda Q, K: Q @ K.T, lambda Q, K: np.matmul(Q, np.transpose(K)))),
+        Mistake("dot-on-batch", (lambda Q, K: np.dot(Q, transpose_last(K)), lambda Q, K: np.dot(Q, K.T))),
+        Mistake("no-transpose", (lambda Q, K: Q @ K, lambda Q, K: np.einsum("...ij,...jk->...ik", Q, K))),
+        Mistake("queries-transposed", (lambda Q, K: np.swapaxes(Q, -1, -2) @ K,)),
+        Mistake("elementwise-product", (lambda Q, K: Q * K, lambda Q, K: np.sum(Q * K, axis=-1)), a="Q", b="K",
+                result="scores", over="the d_k features of one query and one key",
                 product="(n, d_k) x (d_k, m) -> (n, m)"),
-        Mistake("summed-over-keys", variants=(lambda Q, K: (Q[..., :, None, :] * K[..., None, :, :]).sum(axis=-2),)),
+        Mistake("summed-over-keys", (lambda Q, K: (Q[..., :, None, :] * K[..., None, :, :]).sum(axis=-2),)),
         Mistake("keys-times-queries",
-                variants=(lambda Q, K: K @ np.swapaxes(Q, -1, -2),
-                          lambda Q, K: np.swapaxes(Q @ transpose_last(K), -1, -2))),
+                (lambda Q, K: K @ np.swapaxes(Q, -1, -2),
+                 lambda Q, K: np.swapaxes(Q @ transpose_last(K), -1, -2))),
         Mistake("scaled-too-early",
-                variants=(lambda Q, K: Q @ transpose_last(K) / np.sqrt(Q.shape[-1]),
-                          lambda Q, K: Q @ transpose_last(K) / Q.shape[-1])),
+                (lambda Q, K: Q @ transpose_last(K) / np.sqrt(Q.shape[-1]),
+                 lambda Q, K: Q @ transpose_last(K) / Q.shape[-1])),
     ]
 
 

@@ -45,28 +45,34 @@ def _mistakes() -> list[Mistake]:
                 (lambda scores, weights, d_weights: d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True),)),
         Mistake("row-sum-without-weights",
                 (lambda scores, weights, d_weights: weights * (d_weights - d_weights.sum(axis=-1, keepdims=True)),)),
-        Mistake("sum-wrong-axis", (lambda scores, weights, d_weights: weights * (
+        Mistake("sum-wrong-axis",
+                (lambda scores, weights, d_weights: weights * (
                     d_weights - np.sum(d_weights * weights, axis=-2, keepdims=True)),
                  lambda scores, weights, d_weights: weights * (
                     d_weights - np.sum(d_weights * weights, axis=0, keepdims=True)))),
-        Mistake("fixed-axis-on-batch", (lambda scores, weights, d_weights: weights * (
+        Mistake("fixed-axis-on-batch",
+                (lambda scores, weights, d_weights: weights * (
                 d_weights - np.sum(d_weights * weights, axis=1, keepdims=True)),)),
         Mistake("no-keepdims",
                 (lambda scores, weights, d_weights: weights * (d_weights - np.sum(d_weights * weights, axis=-1)),)),
-        Mistake("used-scores", (lambda scores, weights, d_weights: scores * (
+        Mistake("used-scores",
+                (lambda scores, weights, d_weights: scores * (
                     d_weights - np.sum(d_weights * scores, axis=-1, keepdims=True)),
                  lambda scores, weights, d_weights: scores * (
                     d_weights - np.sum(d_weights * weights, axis=-1, keepdims=True)),
                  lambda scores, weights, d_weights: weights * (
                     d_weights - np.sum(d_weights * scores, axis=-1, keepdims=True)),
                  lambda scores, weights, d_weights: scores * d_weights)),
-        Mistake("sign-flipped", (lambda scores, weights, d_weights: weights * (
+        Mistake("sign-flipped",
+                (lambda scores, weights, d_weights: weights * (
                 np.sum(d_weights * weights, axis=-1, keepdims=True) - d_weights),),
                 what="dS"),
-        Mistake("row-sum-added", (lambda scores, weights, d_weights: weights * (
+        Mistake("row-sum-added",
+                (lambda scores, weights, d_weights: weights * (
                 d_weights + np.sum(d_weights * weights, axis=-1, keepdims=True)),)),
         Mistake("returned-d-weights", (lambda scores, weights, d_weights: d_weights,)),
-        Mistake("mean-not-sum", (lambda scores, weights, d_weights: weights * (
+        Mistake("mean-not-sum",
+                (lambda scores, weights, d_weights: weights * (
                 d_weights - np.mean(d_weights * weights, axis=-1, keepdims=True)),),
                 term="row term (dP * P over the row)"),
         Mistake("sum-whole-array",

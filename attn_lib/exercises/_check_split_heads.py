@@ -31,7 +31,8 @@ def _mistakes() -> list[Mistake]:
         return X.shape[1] // heads
 
     return [
-        Mistake("no-transpose", (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),
+        Mistake("no-transpose",
+                (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),
                  lambda X, heads: np.swapaxes(X.reshape(heads, X.shape[0], dk(X, heads)), 0, 1))),
         Mistake("heads-last", (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)),)),
         Mistake("full-width", (lambda X, heads: np.broadcast_to(X, (heads, *X.shape)),)),
@@ -41,7 +42,8 @@ def _mistakes() -> list[Mistake]:
                 (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(1, 0, 2),
                  lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(2, 0, 1))),
         Mistake("positions-last", (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(1, 2, 0),)),
-        Mistake("split-positions", (lambda X, heads: np.stack(np.split(X, heads, axis=0)),
+        Mistake("split-positions",
+                (lambda X, heads: np.stack(np.split(X, heads, axis=0)),
                  lambda X, heads: np.array(np.split(X, heads, axis=0)))),
     ]
 

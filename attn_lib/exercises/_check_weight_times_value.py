@@ -30,17 +30,18 @@ def _cases():
 def _mistakes():
     norm = np.linalg.norm
     return [
-        Mistake("returned-output", variants=(lambda weights, V: weights @ V,)),
-        Mistake("length-over-keys", variants=(lambda weights, V: weights * norm(V, axis=-2)[..., None, :],)),
-        Mistake("lengths-along-queries", variants=(lambda weights, V: weights * norm(V, axis=-1)[..., :, None],)),
-        Mistake("squared-length", variants=(lambda weights, V: weights * (V ** 2).sum(axis=-1)[..., None, :],)),
-        Mistake("sum-not-length", variants=(lambda weights, V: weights * V.sum(axis=-1)[..., None, :],)),
-        Mistake("l1-length", variants=(lambda weights, V: weights * np.abs(V).sum(axis=-1)[..., None, :],)),
-        Mistake("one-length", variants=(lambda weights, V: weights * norm(V),)),
-        Mistake("renormalised", variants=(lambda weights, V: _weighted_length(weights, V)
+        Mistake("returned-output", (lambda weights, V: weights @ V,)),
+        Mistake("length-over-keys", (lambda weights, V: weights * norm(V, axis=-2)[..., None, :],)),
+        Mistake("lengths-along-queries", (lambda weights, V: weights * norm(V, axis=-1)[..., :, None],)),
+        Mistake("squared-length", (lambda weights, V: weights * (V ** 2).sum(axis=-1)[..., None, :],)),
+        Mistake("sum-not-length", (lambda weights, V: weights * V.sum(axis=-1)[..., None, :],)),
+        Mistake("l1-length", (lambda weights, V: weights * np.abs(V).sum(axis=-1)[..., None, :],)),
+        Mistake("one-length", (lambda weights, V: weights * norm(V),)),
+        Mistake("renormalised",
+                (lambda weights, V: _weighted_length(weights, V)
                           / _weighted_length(weights, V).sum(axis=-1, keepdims=True),)),
         Mistake("lengths-only",
-                variants=(lambda weights, V: np.broadcast_to(norm(V, axis=-1)[..., None, :], weights.shape),)),
+                (lambda weights, V: np.broadcast_to(norm(V, axis=-1)[..., None, :], weights.shape),)),
     ]
 
 

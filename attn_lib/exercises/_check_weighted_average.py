@@ -49,7 +49,8 @@ def _mistakes() -> list[Mistake]:
     return [
         Mistake("returned-weights", (lambda weights, V: weights,), shape="(..., n, m)",
                 product="(..., n, m) x (..., m, d_v) -> (..., n, d_v)", values="V"),
-        Mistake("unweighted-mean", (lambda weights, V: np.broadcast_to(
+        Mistake("unweighted-mean",
+                (lambda weights, V: np.broadcast_to(
                     V.mean(axis=-2, keepdims=True), (*weights.shape[:-1], V.shape[-1])
                 ),
                  lambda weights, V: V.mean(axis=-2),
@@ -62,13 +63,15 @@ def _mistakes() -> list[Mistake]:
         Mistake("values-first", (lambda weights, V: V @ weights,)),
         Mistake("mean-not-sum", (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).mean(axis=-2),),
                 term="output (the weighted value rows)"),
-        Mistake("tensordot-on-batch", (lambda weights, V: np.tensordot(weights, V, axes=1),
+        Mistake("tensordot-on-batch",
+                (lambda weights, V: np.tensordot(weights, V, axes=1),
                  lambda weights, V: np.tensordot(weights, V, axes=(-1, 0)))),
         Mistake("np-dot-on-batch",
                 (lambda weights, V: np.dot(weights, V), lambda weights, V: np.tensordot(weights, V, axes=(-1, -2)))),
         Mistake("fixed-axis-on-batch",
                 (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=1),)),
-        Mistake("sum-wrong-axis", (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
+        Mistake("sum-wrong-axis",
+                (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
                  lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
                  lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-1))),
     ]
