@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import InputValueError, check_size
 from ._catalogue import entry
-from ._feedback import Feedback, NOT_ANSWERED, fail, failure, is_blank, not_answered
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 
 
 _SHAPE_NAMES = ("Q", "K", "V", "scores", "weights", "output")
@@ -139,13 +139,12 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
             raise InputValueError(f"asks must name some of {', '.join(_SHAPE_NAMES)}; got {asks!r}")
         missing = [k for k in asks if k not in answers]
         if missing:
-            return Feedback(False, f"Not everything is answered yet: {', '.join(missing)} "
-                                   f"{'is' if len(missing) == 1 else 'are'} missing from your answers; put "
-                                   f"{'it' if len(missing) == 1 else 'them'} back and fill in the shape.", "",
-                            NOT_ANSWERED)
+            return not_answered(f"your predicted shapes of {', '.join(asks)}; {', '.join(missing)} "
+                                f"{'is' if len(missing) == 1 else 'are'} missing from your answers: put "
+                                f"{'it' if len(missing) == 1 else 'them'} back and fill in the shape")
     blank = [k for k in _SHAPE_NAMES if k in answers and is_blank(answers[k])]
     if blank:
-        return Feedback(False, f"Not everything is answered yet: fill in {', '.join(blank)}.", "", NOT_ANSWERED)
+        return not_answered(f"your predicted shapes of {', '.join(answers)}; fill in {', '.join(blank)}")
     right, wrong = _shape_rules(sizes["n"], sizes["m"], sizes["d_k"], sizes["d_v"])
     lines, first, good = [], None, []
     for name in _SHAPE_NAMES:
