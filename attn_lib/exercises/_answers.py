@@ -13,7 +13,7 @@ import re
 import numpy as np
 
 from ._compare import two_numbers
-from ._feedback import Feedback, is_blank, fail, not_answered
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 
 
 def as_number(answer, finite: bool = False):
@@ -188,6 +188,14 @@ def named_mistakes(mistakes, expected, rel, abs_tol) -> list:
     return out
 
 
+# The ids each checker of this module gives (the teacher's table is generated from them): "<own>" stands for the
+# author's own ids (``mistakes=``), "chose-<label>" for one id per option, its reason the option's own.
+GIVES = {
+    "check_number": ("<own>", "too-few-decimals", "wrong-number", "not-a-number"),
+    "check_choice": ("chose-<label>", "not-an-option"),
+}
+
+
 def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explain="", hint="",
                  what="your answer", decimals=None) -> Feedback:
     """Check a predicted number: right within ``rel`` (relative) or ``abs_tol`` of ``expected``.
@@ -259,12 +267,8 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
         return not_answered(what)
     value = as_number(answer)
     if value is None:
-        return fail(
-            "not-a-number",
-            f"{what[:1].upper() + what[1:]} should be a number, like {NUMBER_EXAMPLES}; got {type(answer).__name__} "
-            f"{answer!r}.",
-            "Write the number itself: not in quotes, not inside a list or a tuple.",
-        )
+        return failure("not-a-number", what=what[:1].upper() + what[1:], examples=NUMBER_EXAMPLES,
+                       got=f"{type(answer).__name__} {answer!r}")
     if _near(value, expected, rel, abs_tol):
         return Feedback(True, explain or _judged_against(value, expected, rel, abs_tol))
     close = [(abs(value - v) if math.isfinite(v) else 0.0, mid, reason, h) for v, mid, reason, h in table
@@ -273,16 +277,14 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
         fewer = [k for k in range(int(decimals)) if value == round(value, k) == round(expected, k)]
         if fewer:
             k = fewer[-1]
-            return fail("too-few-decimals", f"{_number_text(value)} agrees with the answer to {k} decimal"
-                         f"{'' if k == 1 else 's'}, but the problem asks for {decimals}: work out "
-                         f"{'one more digit' if decimals - k == 1 else f'{decimals - k} more digits'}.",
-                         hint)
+            return failure("too-few-decimals", value=_number_text(value), k=k, s="" if k == 1 else "s",
+                           decimals=decimals, hint=hint,
+                           more="one more digit" if decimals - k == 1 else f"{decimals - k} more digits")
     if close:
         _, mid, reason, mistake_hint = min(close, key=lambda c: c[0])
         return fail(mid, reason, hint if mistake_hint is None else mistake_hint)
     step = 2 * max(rel * abs(expected), abs_tol) or None  # what the tolerance tells apart
-    reason = how_far(value, expected, step)
-    return fail("wrong-number", reason, hint)
+    return failure("wrong-number", how_far=how_far(value, expected, step), hint=hint)
 
 
 def _norm(option) -> str:
@@ -350,11 +352,7 @@ def check_choice(answer, right, reasons, *, hint="") -> Feedback:
     else:
         label = None
     if label is None:
-        return fail(
-            "not-an-option",
-            f"{answer!r} is not one of the options; answer with one of: {options}.",
-            'Write the option\'s label as a string, e.g. answer = "' + str(next(iter(reasons))) + '".',
-        )
+        return failure("not-an-option", answer=repr(answer), options=options, first=next(iter(reasons)))
     if label == right:
         return Feedback(True, reasons[right])
     return fail(f"chose-{label}", reasons[label], hint)

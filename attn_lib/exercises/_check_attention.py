@@ -7,12 +7,12 @@ import dataclasses
 import numpy as np
 
 from ..attention import attention as _attention
-from ._attention_mistakes import attention_mistakes, diagnose_output
+from ._attention_mistakes import OUTPUT_DIAGNOSIS, attention_mistakes, diagnose_output
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, BROADCAST, LARGE, Case, FunctionProblem
 from ._learner_code import fills_blocked, zeroed_before_max
-from ._pieces import FINITE_FILL_NOTE, FIX_OVERFLOW, OVERFLOW, scaled_qk
+from ._pieces import FINITE_FILL_NOTE, scaled_qk
 
 
 def _cases() -> list[Case]:
@@ -73,7 +73,6 @@ def _cases() -> list[Case]:
     return cases
 
 
-
 def _after_pass(attempts, runner) -> str:
     """A note (not a failure) when a row whose keys are all blocked comes back as NaN."""
     rng = np.random.default_rng(1)
@@ -92,6 +91,7 @@ def _after_pass(attempts, runner) -> str:
 
 
 PROBLEM = FunctionProblem(
+    gives=OUTPUT_DIAGNOSIS,
     checker="check_attention",
     params=("Q", "K", "V"),
     optional=("mask",),
@@ -103,11 +103,7 @@ PROBLEM = FunctionProblem(
         "Your attention matches softmax(Q K^T / sqrt(d_k)) V on all {count} cases: n != m, d_k != d_v, scores as "
         "large as 1000, causal and padding masks (also masks that broadcast), and one or two leading batch axes."
     ),
-    overflow=(
-        "naive-softmax-overflow",
-        "Your attention is right on small scores but gives NaN or inf on {label}. " + OVERFLOW,
-        FIX_OVERFLOW,
-    ),
+    overflow=("naive-softmax-overflow", {}),
     diagnose=diagnose_output,
     after_pass=_after_pass,
     hint=(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback, fail
+from ._catalogue import NOT_CAUSAL_EITHER
+from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
 from ._pieces import number_mask_trouble
@@ -26,48 +27,13 @@ def _pattern(rule):
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake(
-            "inverted-mask",
-            "Your mask is inverted: True where key j > query i, that is, where attending is forbidden. In this "
-            "course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
-            "Return the complement: True where the key comes no later than the query (j <= i).",
-            (_pattern(lambda i, j: j > i),),
-        ),
-        Mistake(
-            "diagonal-blocked",
-            "Your mask blocks the diagonal: query i may not see key i. Causal means no looking ahead, j <= i; "
-            "a position may attend to itself (and query 0 would have nothing left to attend to).",
-            "Use j <= i (np.tri with k=0), not j < i.",
-            (_pattern(lambda i, j: j < i),),
-        ),
-        Mistake(
-            "upper-triangle",
-            "Your mask keeps the upper triangle (j >= i): query i sees itself and the future, which is what the "
-            "causal mask must block. Rows are queries, columns keys.",
-            "Keep the lower triangle, diagonal included: True where j <= i.",
-            (_pattern(lambda i, j: j >= i),),
-        ),
-        Mistake(
-            "bottom-right-aligned",
-            "Your mask is aligned to the bottom-right corner (query i sees keys up to i + m - n). The course "
-            "aligns it top-left, like PyTorch's is_causal and attn_lib.causal_mask: query i sees keys 0..i "
-            "whatever m is. Both conventions exist (bottom-right suits a decoder whose first m - n keys are "
-            "cached), so when n != m you must know which one your library uses: they let different keys through.",
-            "Compare each key index j with the query's own index i, counted from the first query: j <= i.",
-            (lambda n, m: np.tri(n, m, k=m - n, dtype=bool),),
-        ),
-        Mistake(
-            "shape-transposed",
-            "Your mask has shape (m, n); it should be (n, m): one row per query, one column per key.",
-            "Rows are queries: shape (n, m).",
-            (lambda n, m: np.tri(m, n, dtype=bool), lambda n, m: np.tri(n, m, dtype=bool).T),
-        ),
-        Mistake(
-            "ignores-m",
-            "Your mask has shape (n, n): it ignores m. In cross-attention there are m keys, so the mask is n x m.",
-            "Build it with both sizes: n rows (queries) and m columns (keys).",
-            (lambda n, m: np.tri(n, n, dtype=bool),),
-        ),
+        Mistake("inverted-mask", (_pattern(lambda i, j: j > i),), allowed="j <= i, the key no later than the query"),
+        Mistake("diagonal-blocked", (_pattern(lambda i, j: j < i),)),
+        Mistake("upper-triangle", (_pattern(lambda i, j: j >= i),)),
+        Mistake("bottom-right-aligned", (lambda n, m: np.tri(n, m, k=m - n, dtype=bool),)),
+        Mistake("shape-transposed",
+                (lambda n, m: np.tri(m, n, dtype=bool), lambda n, m: np.tri(n, m, dtype=bool).T)),
+        Mistake("ignores-m", (lambda n, m: np.tri(n, n, dtype=bool),)),
     ]
 
 
@@ -75,31 +41,22 @@ def _diagnose(attempts, runner) -> Feedback | None:
     right = [a.case.expected for a in attempts]
     for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
-            return fail("wrong-shape", f"For {case.label} your mask has shape {got.shape}; it should be (n, m) = "
-                         f"{case.expected.shape}.", "One row per query, one column per key.")
+            return failure("wrong-shape", label=case.label, what="mask", expected=f"(n, m) = {case.expected.shape}",
+                           got=got.shape, extra="", hint="One row per query, one column per key.")
     if all(g.dtype != np.bool_ for g in (a.result for a in attempts)):
         values = np.concatenate([g.ravel() for g in (a.result for a in attempts)]).astype(float)
         if np.isin(values, (0.0, -np.inf)).all() and np.isneginf(values).any():
             right_pattern = all(((g == 0) == r).all() for g, r in zip((a.result for a in attempts), right))
-            return fail(
-                "additive-mask",
-                "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. "
-                "The course's masks are boolean, True = may attend, and the -inf goes in with np.where."
-                + ("" if right_pattern else " Its pattern is not the causal one either: 0 must sit where j <= i."),
-                "Return the boolean pattern instead (True = may attend), not 0 and -inf.",
-            )
+            return failure("additive-mask", also="" if right_pattern else NOT_CAUSAL_EITHER)
     for got, case in ((a.result, a.case) for a in attempts):
         p, r = got.astype(bool), case.expected
         if not (p == r).all():
             i, j = np.argwhere(p != r)[0]
             says = "allows" if p[i, j] else "blocks"
             should = "allowed" if r[i, j] else "blocked"
-            return fail(
-                "wrong-pattern",
-                f"For {case.label} your mask {says} query {i} -> key {j}, which should be {should}: query i may "
-                f"attend to key j exactly when j <= i.",
-                "Compare the query index i (a column of indices) with the key index j (a row of indices).",
-            )
+            return failure("wrong-pattern", label=case.label, says=says, pair=f"query {i} -> key {j}", should=should,
+                           rule="query i may attend to key j exactly when j <= i",
+                           compare="the query index i (a column of indices) with the key index j (a row of indices)")
     return None
 
 
@@ -110,16 +67,11 @@ def _after_pass(attempts, runner) -> Feedback | None:
         return None
     if dtype == np.bool_:
         return None
-    shown = dtype
-    return fail(
-        "not-boolean",
-        f"Your mask has the right pattern but dtype {shown}, not bool. A number mask misbehaves: "
-        f"{number_mask_trouble(dtype)}.",
-        "Make it boolean: build it from a comparison, or give dtype=bool.",
-    )
+    return failure("not-boolean", dtype=dtype, trouble=number_mask_trouble(dtype))
 
 
 PROBLEM = FunctionProblem(
+    gives=("additive-mask", "wrong-pattern", "not-boolean"),
     checker="check_causal_mask",
     array_only=True,  # 06 P5: "returning a boolean (n, m) array"
     params=("n", "m"),

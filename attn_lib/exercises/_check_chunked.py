@@ -7,13 +7,12 @@ import tracemalloc
 import numpy as np
 
 from ..attention import attention as _attention
-from ._attention_mistakes import diagnose_output
+from ._attention_mistakes import OUTPUT_DIAGNOSIS, diagnose_output
 from ._compare import allclose, first_difference
-from ._feedback import Feedback, fail
+from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import LARGE, ONE_CHUNK, Case, FunctionProblem, Mistake
-from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, OVERFLOW, POWER_PRECEDENCE, SPLIT_SCALE,
-                      SPLIT_SCALE_POWERS, UNIFORM, attention_out)
+from ._pieces import SPLIT_SCALE_POWERS, attention_out
 
 
 def _online(Q, K, V, chunk_size, rescale_sum=True, rescale_out=True, divide=True, use_running_max=True,
@@ -90,166 +89,59 @@ def _cases() -> list[Case]:
     return cases
 
 
+# The template fields of the scale mistakes (no-scaling, divide-by-dk, ...): what this checker returns, and
+# where d_k is read.
+_SCALE_FIELDS = {"what": "chunked output", "d_k": "Q.shape[-1]"}
+
+
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake(
-            "global-max",
-            "Your running maximum is one number shared by all queries (the largest score of the whole chunk) "
-            "instead of one per query. That is exact in theory, but a query whose scores are far below another "
-            "query's then has every exponential underflow to 0, and 0/0 gives NaN (here: query 0 near 0, "
-            "query 1 near 1000).",
-            "Keep one running maximum per query: scores.max(axis=-1, keepdims=True), shape (n, 1).",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, shared_max=True),),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "max-not-running",
-            "Your new maximum is each chunk's own maximum, not np.maximum(running_max, chunk_max). Rescaling by "
-            "exp(old_max - new_max) keeps that exact in theory, but the reference can then fall: after a chunk "
-            "far below an earlier one, exp(old_max - new_max) overflows (exp(710) is inf) and the sums become "
-            "inf or NaN.",
-            "The running maximum is the largest score seen so far: it may rise, never fall.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, use_running_max=False),),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "max-never-updated",
-            "Your running maximum is never updated after the first chunk. That is still exact while no later "
-            "score is far above it, but here keys 4 to 7 score about 900 more than the first chunk's, exp(900) "
-            "overflows to inf, and inf / inf is NaN.",
-            "After each chunk: new_max = np.maximum(running_max, chunk_max); rescale the sums by "
-            "np.exp(running_max - new_max); then running_max = new_max.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, update_max=False),),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "max-starts-at-zero",
-            "Your running maximum starts at 0 instead of -inf. While some score is above 0 that changes nothing, "
-            "but here every score is near -1000: the maximum stays 0, exp(score - 0) underflows to 0 for every "
-            "key (below about -745 in float64), and 0 / 0 gives NaN.",
-            "Start with running_max = np.full((n, 1), -np.inf): the first chunk's maximum then replaces it.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, start_max=0.0),),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "rescale-inverted",
-            "Your correction is exp(new_max - old_max), the wrong way round: a running maximum only grows, so the "
-            "old sums must shrink by exp(old_max - new_max) <= 1 to be measured against the new maximum. Yours "
-            "grows them instead, and at the first chunk, where the old maximum is -inf, it is exp(+inf) = inf "
-            "(times a sum of 0: NaN).",
-            "correction = np.exp(running_max - new_max): the old maximum minus the new one.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, inverted=True),),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "no-rescale",
-            "When a chunk raises the running maximum, your old running sums are not multiplied by "
-            "exp(old_max - new_max). They stay measured against the old maximum while the new terms use the "
-            "new one, so the early chunks count too much. With one chunk (chunk_size >= m) nothing needs "
-            "rescaling, which is why that case is right.",
-            "Before adding a chunk: correction = np.exp(running_max - new_max); running_sum = running_sum * "
-            "correction + ...; running_out = running_out * correction + ....",
-            (
-                lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False, rescale_out=False),
-                lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False, rescale_out=False,
-                                                    use_running_max=False),
-            ),
-        ),
-        Mistake(
-            "rescale-sum-only",
-            "You rescale the running sum of exponentials when the maximum changes, but not the running sum of "
-            "value rows. Both are sums of exp(score - running_max) terms, so both need the factor "
-            "exp(old_max - new_max).",
-            "Multiply running_out by the same correction as running_sum.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_out=False),),
-        ),
-        Mistake(
-            "rescale-output-only",
-            "You rescale the running sum of value rows when the maximum changes, but not the running sum of "
-            "exponentials (the denominator). Both need the factor exp(old_max - new_max).",
-            "Multiply running_sum by the same correction as running_out.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False),),
-        ),
-        Mistake(
-            "no-final-division",
-            "Your output is the running sum of exp(score - max) times value rows, never divided by the running "
-            "sum of exponentials: the weights do not sum to one.",
-            "Return running_out / running_sum at the end.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide=False),),
-        ),
-        Mistake(
-            "chunk-average",
-            "Your function normalises each chunk separately (a softmax over the chunk's keys) and then averages "
-            "(or adds) the chunk outputs. A chunk whose scores are all small then counts as much as one with "
-            "the best key; the weights must be normalised over all m keys together. With one chunk it is right.",
-            "Keep unnormalised sums across chunks (with a running maximum) and divide once, at the end.",
-            (
-                _chunk_average,
-                lambda Q, K, V, chunk_size: _chunk_average(Q, K, V, chunk_size, average=False),
-            ),
-        ),
-        Mistake(
-            "drops-last-chunk",
-            "Your loop drops the last, shorter chunk when chunk_size does not divide m (and does nothing when "
-            "chunk_size > m): some keys are never seen.",
-            "Loop over for start in range(0, m, chunk_size) and slice K[start:start + chunk_size]; numpy "
-            "shortens the last slice by itself.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, drop_last=True),),
-        ),
-        Mistake(
-            "loop-stops-short",
-            "Your loop stops one key short, range(0, m - 1, chunk_size): whenever chunk_size does not reach the "
-            "last key in its final chunk, key m - 1 is never seen (on K (7, 5) with chunk_size 1, 2 or 3, key 6; "
-            "with one chunk of all 7 keys it is right). Every one of the m keys must take part.",
-            "Loop over range(0, m, chunk_size): range stops before m by itself.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, stop_short=True),),
-        ),
-        Mistake(
-            "dropped-key",
-            "Your output leaves out one key (the last or the first): a range or slice stops one short, e.g. "
-            "K[:-1], K[1:] or K[start:start + chunk_size - 1]. Every one of the m keys must take part.",
-            "Loop over range(0, m, chunk_size) and slice K[start:start + chunk_size].",
-            (lambda Q, K, V, chunk_size: attention_out(Q, K[:-1], V[:-1]),
-             lambda Q, K, V, chunk_size: attention_out(Q, K[1:], V[1:]),
-             lambda Q, K, V, chunk_size: attention_out(Q, K[_short(K.shape[0], chunk_size)], V[_short(K.shape[0], chunk_size)])),
-        ),
-        Mistake(
-            "no-scaling",
-            "Your chunked output matches softmax(Q K^T) V: the scores were never divided by sqrt(d_k).",
-            "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=1.0),),
-        ),
-        Mistake(
-            "divide-by-dk",
-            "Your chunked output matches softmax(Q K^T / d_k) V: the scores were divided by d_k (or by sqrt(d_k) "
-            "twice) instead of by sqrt(d_k) once. The standard deviation of a score, the unit that makes scores "
-            "comparable, is sqrt(d_k).",
-            "Divide each chunk's scores by the square root of d_k, once.",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),),
-        ),
-        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+        Mistake("global-max", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, shared_max=True),),
+                strict_nonfinite=True, array="chunk", example="query 0 near 0, query 1 near 1000"),
+        Mistake("max-not-running",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, use_running_max=False),),
+                strict_nonfinite=True),
+        Mistake("max-never-updated", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, update_max=False),),
+                strict_nonfinite=True),
+        Mistake("max-starts-at-zero", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, start_max=0.0),),
+                strict_nonfinite=True),
+        Mistake("rescale-inverted", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, inverted=True),),
+                strict_nonfinite=True),
+        Mistake("no-rescale",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False, rescale_out=False),
+                 lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False, rescale_out=False,
+                                                    use_running_max=False))),
+        Mistake("rescale-sum-only", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_out=False),)),
+        Mistake("rescale-output-only",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, rescale_sum=False),)),
+        Mistake("no-final-division", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide=False),)),
+        Mistake("chunk-average",
+                (_chunk_average,
+                 lambda Q, K, V, chunk_size: _chunk_average(Q, K, V, chunk_size, average=False))),
+        Mistake("drops-last-chunk", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, drop_last=True),)),
+        Mistake("loop-stops-short", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, stop_short=True),)),
+        Mistake("dropped-key",
+                (lambda Q, K, V, chunk_size: attention_out(Q, K[:-1], V[:-1]),
+                 lambda Q, K, V, chunk_size: attention_out(Q, K[1:], V[1:]),
+                 lambda Q, K, V, chunk_size: attention_out(Q, K[_short(K.shape[0], chunk_size)], V[_short(K.shape[0], chunk_size)]))),
+        Mistake("no-scaling", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=1.0),),
+                **_SCALE_FIELDS),
+        Mistake("divide-by-dk", (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[1]),),
+                **_SCALE_FIELDS),
+        Mistake("power-precedence",
                 (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=2.0 * Q.shape[-1]),
                  lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=Q.shape[-1] / 2))),
-        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+        Mistake("split-scale",
                 tuple((lambda Q, K, V, chunk_size, p=p: _online(Q, K, V, chunk_size, divide_by=Q.shape[-1] ** p))
                       for p in SPLIT_SCALE_POWERS)),
-        Mistake(
-            "d-model-scaling",
-            "Your chunked output matches dividing the scores by sqrt(512) (or 512), the base model's width "
-            "d_model. Inside one head a score is a dot product of d_k = Q.shape[-1] terms, so its unit is "
-            "sqrt(d_k); the model's width plays no part in one head's scores.",
-            "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(512)),
-             lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=512.0)),
-        ),
-        Mistake(
-            "scaled-by-dv",
-            "Your chunked output matches dividing the scores by sqrt(d_v): the scale was read from V. It belongs "
-            "to the dot products of queries with keys, which have d_k terms; d_v is the width of the values.",
-            "Divide each chunk's scores by np.sqrt(d_k), with d_k = Q.shape[-1].",
-            (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(V.shape[1])),),
-        ),
-        Mistake("uniform-weights", UNIFORM, "Weigh each value row by exp(score - running_max), as above.",
+        Mistake("d-model-scaling",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(512)),
+                 lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=512.0)),
+                **_SCALE_FIELDS),
+        Mistake("scaled-by-dv",
+                (lambda Q, K, V, chunk_size: _online(Q, K, V, chunk_size, divide_by=np.sqrt(V.shape[1])),),
+                **_SCALE_FIELDS),
+        Mistake("uniform-weights",
                 (lambda Q, K, V, chunk_size: np.broadcast_to(V.mean(axis=0), (Q.shape[0], V.shape[1])),)),
     ]
 
@@ -266,14 +158,9 @@ def _diagnose(attempts, runner) -> Feedback | None:
     if one_chunk_right and wrong and all(a.result.shape == a.case.expected.shape for a in wrong):
         sizes = ", ".join(str(a.case.inputs["chunk_size"]) for a in wrong)
         first = wrong[0]
-        return fail(
-            "wrong-combination",
-            f"Your output is right when one chunk holds every key, but wrong for chunk_size {sizes}: the "
-            f"mistake is in how chunks are combined. For {first.case.label}, "
-            f"{first_difference(first.result, first.case.expected, first.tol, 'output')}.",
-            "After each chunk, running_sum and running_out must equal the sums over all keys so far, measured "
-            "against the current running maximum.",
-        )
+        return failure(
+            "wrong-combination", sizes=sizes, label=first.case.label,
+            difference=first_difference(first.result, first.case.expected, first.tol, 'output'))
     return diagnose_output(attempts, runner)
 
 
@@ -316,17 +203,8 @@ def _memory_check(runner) -> Feedback | None:
         return None
     right = isinstance(out, np.ndarray) and out.shape == (n, 1) and allclose(
         np.asarray(out, float), _attention(Q, K, V), rtol=1e-3, atol=1e-5)
-    return fail(
-        "full-score-matrix",
-        f"Your function {'gives the right output, but it ' if right else ''}needs memory for the whole score "
-        f"matrix at once: on Q ({n}, 1), K ({m}, 1) with chunk_size={c}, its memory peaked at about as much as "
-        f"all n x m = {n * m:,} scores ({n * m * 8 / 1e3:.0f} kB in float64), where one chunk of scores is "
-        f"n x chunk_size = {n * c:,} ({n * c * 8 / 1e3:.0f} kB): it holds them all (or Python lists of all the "
-        "keys, K.tolist(), which weigh about as much). Chunking exists to avoid that: memory must grow with "
-        "n x chunk_size, not n x m.",
-        "Compute the scores of one chunk at a time, Q @ K[start:start + chunk_size].T, inside the loop; never "
-        "Q @ K.T for all keys.",
-    )
+    return failure("full-score-matrix", right="gives the right output, but it " if right else "", n=n, m=m, c=c,
+                   nm=n * m, nm_kb=n * m * 8 / 1e3, nc=n * c, nc_kb=n * c * 8 / 1e3)
 
 
 def _chunks_check(runner) -> Feedback | None:
@@ -342,17 +220,7 @@ def _chunks_check(runner) -> Feedback | None:
     per_width = (p2 - p1) / (w2 - w1)
     if p1 - per_width * w1 < 1.5 * m * 8:
         return None
-    return fail(
-        "keys-not-chunked",
-        f"Your function gives the right output, but it does not take the keys chunk_size at a time: on Q ({n}, "
-        f"{w2}), K ({m:,}, {w2}) with chunk_size={c}, its memory peaked at more than a whole row of m = {m:,} scores "
-        f"({m * 8 / 1e3:.0f} kB in float64) at once, as when one query meets all m keys in one product (Python lists "
-        "of all the keys, K.tolist(), weigh as much). The "
-        "problem asks for chunks of chunk_size keys, with a running maximum, sum and weighted sum for each "
-        "query, so that memory grows with chunk_size, not with m.",
-        "Inside your loop over chunks, use only the keys and values of the current chunk, sliced: "
-        "K[start:start + chunk_size].",
-    )
+    return failure("keys-not-chunked", n=n, width=w2, m=m, c=c, m_kb=m * 8 / 1e3)
 
 
 def _after_pass(attempts, runner) -> Feedback | None:
@@ -361,6 +229,7 @@ def _after_pass(attempts, runner) -> Feedback | None:
 
 
 PROBLEM = FunctionProblem(
+    gives=(*OUTPUT_DIAGNOSIS, "wrong-combination", "full-score-matrix", "keys-not-chunked"),
     checker="check_chunked_attention",
     params=("Q", "K", "V", "chunk_size"),
     by_name=("chunk_size",),
@@ -374,13 +243,7 @@ PROBLEM = FunctionProblem(
         "levels, and every score near -1000; it never holds the whole (n, m) score matrix, and it takes the keys "
         "chunk_size at a time."
     ),
-    overflow=(
-        "no-running-max",
-        "Your chunked attention is right on small scores but gives NaN or inf on {label}: the exponentials are "
-        "taken without subtracting a running maximum. " + OVERFLOW,
-        "Keep running_max, the largest score seen so far for each query; take exp(scores - new_max), and "
-        "rescale the old sums by exp(old_max - new_max) when it grows.",
-    ),
+    overflow=("no-running-max", {}),
     diagnose=_diagnose,
     after_pass=_after_pass,
     after_pass_inputs=AFTER_PASS_INPUTS,

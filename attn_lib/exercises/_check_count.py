@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from .._checks import check_size
 from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes, note_answer, record_call
+from ._catalogue import entry
 from ._compare import isclose
-from ._feedback import Feedback, is_blank, fail, not_answered
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 
 
 _QUANTITIES = ("scores", "score_macs", "mix_macs", "score_bytes_float32", "projection_weights")
@@ -24,101 +25,82 @@ _WHAT = {  # what each quantity counts, for the not-answered prompt
 
 
 def _count_candidates(quantity, n, m, d_k, d_v, heads, layers, d_model):
-    """(right value, [(id, value, reason), ...]) for one quantity."""
+    """(right value, [(id, value, fields[, rounded]), ...]) for one quantity: each id's words are the catalogue's,
+    ``fields`` fill them in (no sizes that would make the factor left out one step away)."""
     H, L, S = heads, layers, n * m
     per = H * L
-    heads_text = "every head keeps scores of its own"  # no sizes: the factor left out would be one step away
-    layers_text = "every layer has attention of its own"
     if quantity == "projection_weights":
         d_model = 512 if d_model is None else d_model  # the paper's base model
         right = d_model * d_k
         return right, [
-            ("all-heads", d_model * d_model, "d_model x d_model is every head's W_q side by side (or one full "
-             "width projection); one head's W_q maps a d_model-wide row to d_k: d_model x d_k."),
-            ("all-heads", H * d_model * d_k, "that counts the W_q of every head; the question asks for one head's W_q, "
-             "d_model x d_k."),
-            ("three-projections", 3 * d_model * d_k, "that counts W_q, W_k and W_v together; the question asks "
-             "for W_q alone."),
-            ("dk-squared", d_k * d_k, "W_q maps a d_model-wide row to a d_k-wide query, so it has d_model rows "
-             "and d_k columns."),
-            ("added-not-multiplied", d_model + d_k, "a matrix of d_model rows and d_k columns holds d_model x d_k "
-             "numbers (the sizes multiply)."),
-            ("with-bias", d_model * d_k + d_k, "that includes a bias; the paper's projections are plain matrices "
-             "with no bias."),
+            ("all-heads", d_model * d_model, {}),
+            ("all-heads", H * d_model * d_k, {}),
+            ("three-projections", 3 * d_model * d_k, {}),
+            ("dk-squared", d_k * d_k, {"value": _fmt_int(d_k * d_k)}),
+            ("added-not-multiplied", d_model + d_k, {}),
+            ("with-bias", d_model * d_k + d_k, {}),
         ]
-    square = [("square-when-cross", x, f"that counts {a} x {a} pairs, as if queries and keys were one sequence; "
-               "in cross-attention they come from two sequences of different lengths, and every query meets "
-               "every key.") for a, x in (("n", n * n), ("m", m * m))] if n != m else []
-    causal = [("causal-half", x, "a causal mask blocks about half the pairs, but their scores are still "
-               "computed (and set to -inf), and the n x m array is stored whole.")
-              for x in (n * (n + 1) // 2, n * (n - 1) // 2)]
+    square = [("square-when-cross", x, {"a": a}) for a, x in (("n", n * n), ("m", m * m))] if n != m else []
+    causal = [("causal-half", x, {}) for x in (n * (n + 1) // 2, n * (n - 1) // 2)]
     if quantity in ("scores", "score_bytes_float32"):
-        unit, unit_text = (1, "") if quantity == "scores" else (4, " x 4 bytes")
+        unit = 1 if quantity == "scores" else 4
         right = S * per * unit
         cands = [
-            ("forgot-heads", S * L * unit, f"that is one head's count; {heads_text}."),
-            ("forgot-layers", S * H * unit, f"that is one layer's count; {layers_text}, all kept for the "
-             "backward pass."),
-            ("forgot-heads-and-layers", S * unit, f"that is one head of one layer; {heads_text} and "
-             f"{layers_text}."),
+            ("forgot-heads", S * L * unit, {}),
+            ("forgot-layers", S * H * unit, {}),
+            ("forgot-heads-and-layers", S * unit, {}),
         ]
-        cands += [(i, v * per * unit, r) for i, v, r in square]
-        cands += [(i, v * per * unit, r) for i, v, r in causal]
+        cands += [(i, v * per * unit, f) for i, v, f in square]
+        cands += [(i, v * per * unit, f) for i, v, f in causal]
         if quantity == "scores":
             cands += [
-                ("counted-macs", S * d_k * per, "that counts multiply-adds; a score is one number, however long "
-                 "the dot product that makes it."),
-                ("counted-bytes", S * per * 4, "that is bytes in float32; the question asks how many scores, "
-                 "whatever each takes in memory."),
-                ("counted-bytes", S * per * 8, "that is bytes in float64 (8 per score); the question asks how "
-                 "many scores."),
+                ("counted-macs", S * d_k * per, {}),
+                ("counted-bytes", S * per * 4, {"per": 4, "dtype": "float32"}),
+                ("counted-bytes", S * per * 8, {"per": 8, "dtype": "float64"}),
             ]
         else:
             cands += [
-                ("float64-bytes", S * per * 8, "that is 8 bytes per score: float64 (float32 takes 4), or two "
-                 "arrays of float32 (the scores and the weights, say); the question asks for the scores alone, in "
-                 "float32."),
-                ("float16-bytes", S * per * 2, "2 bytes per number is float16; float32 takes 4."),
-                ("counted-scores", S * per, "that is the number of scores; each takes 4 bytes in float32."),
-                ("bits", S * per * 32, "that is bits; a float32 is 32 bits = 4 bytes."),
-                ("not-bytes", right / 1e6, "that is megabytes (10^6 bytes); the question asks for bytes.", 1),
-                ("not-bytes", right / 2**20, "that is mebibytes (2^20 bytes); the question asks for bytes.", 1),
-                ("not-bytes", right / 1e9, "that is gigabytes (10^9 bytes); the question asks for bytes.", 1),
-                ("not-bytes", right / 2**30, "that is gibibytes (2^30 bytes); the question asks for bytes.", 1),
+                ("float64-bytes", S * per * 8, {}),
+                ("float16-bytes", S * per * 2, {}),
+                ("counted-scores", S * per, {}),
+                ("bits", S * per * 32, {}),
+                ("not-bytes", right / 1e6, {"unit": "megabytes", "size": "10^6"}, 1),
+                ("not-bytes", right / 2**20, {"unit": "mebibytes", "size": "2^20"}, 1),
+                ("not-bytes", right / 1e9, {"unit": "gigabytes", "size": "10^9"}, 1),
+                ("not-bytes", right / 2**30, {"unit": "gibibytes", "size": "2^30"}, 1),
             ]
         return right, cands
     width, width_name = (d_k, "d_k") if quantity == "score_macs" else (d_v, "d_v")
     right = S * width * per
-    dot = ("each score is a dot product of d_k multiply-adds" if quantity == "score_macs"
-           else "each output entry sums m products of a weight and a value entry, and there are n x d_v of them")
     general = [
-        ("forgot-heads", S * width * L, f"that is one head's count; {heads_text}."),
-        ("forgot-layers", S * width * H, f"that is one layer's count; {layers_text}."),
-        ("forgot-heads-and-layers", S * width, f"that is one head of one layer; {heads_text} and {layers_text}."),
-        ("counted-flops", 2 * right, "that counts a multiplication and an addition as two; a multiply-add "
-         "counts once."),
+        ("forgot-heads", S * width * L, {}),
+        ("forgot-layers", S * width * H, {}),
+        ("forgot-heads-and-layers", S * width, {}),
+        ("counted-flops", 2 * right, {}),
     ]
     if d_model is not None:  # named only when the problem gives the model's width
-        general.append(("used-d-model", S * d_model * per, f"each head's vectors are {width_name} wide, not "
-                        "d_model wide: the model's width is split between the heads."))
-    general += [(i, v * width * per, r) for i, v, r in square]
-    general += [(i, v * width * per, r) for i, v, r in causal]
+        general.append(("used-d-model", S * d_model * per, {"width": width_name}))
+    general += [(i, v * width * per, f) for i, v, f in square]
+    general += [(i, v * width * per, f) for i, v, f in causal]
     # The confusions of this quantity come first: when two readings give the same number, the width
     # confusion (d_k for d_v) is the likelier one.
     if quantity == "score_macs":
-        cands = [
-            ("forgot-dk", S * per, f"that counts scores, not multiply-adds: {dot}."),
-            ("used-dv", S * d_v * per, "the scores are dot products of queries and keys, d_k long; d_v is the "
-             "width of the values."),
-        ]
+        cands = [("forgot-dk", S * per, {}), ("used-dv", S * d_v * per, {})]
     else:
-        cands = [
-            ("forgot-dv", S * per, f"that counts weights, not multiply-adds: {dot}."),
-            ("forgot-m", n * d_v * per, f"that counts output entries, not multiply-adds: {dot}."),
-            ("used-dk", S * d_k * per, "mixing the values multiplies the weights (n, m) by V (m, d_v): the "
-             "width is d_v, not d_k."),
-        ]
+        cands = [("forgot-dv", S * per, {}), ("forgot-m", n * d_v * per, {}), ("used-dk", S * d_k * per, {})]
     return right, cands + general
+
+
+# The ids check_count gives (the teacher's table is generated from them); "<own>": the author's ``mistakes=``.
+GIVES = {
+    "check_count": (
+        "<own>", "forgot-heads", "forgot-layers", "forgot-heads-and-layers", "counted-macs", "forgot-dk",
+        "forgot-dv", "forgot-m", "used-dk", "used-dv", "used-d-model", "counted-flops", "square-when-cross",
+        "causal-half", "counted-bytes", "counted-scores", "float64-bytes", "float16-bytes", "bits", "not-bytes",
+        "all-heads", "three-projections", "dk-squared", "added-not-multiplied", "with-bias", "wrong-count",
+        "not-a-number",
+    ),
+}
 
 
 def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1, d_model=None, *,
@@ -182,19 +164,18 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
         return not_answered(f"your count of {_WHAT[quantity]}")
     value = as_number(answer, finite=True)
     if value is None:
-        return fail(
-            "not-a-number",
-            f"Your answer should be a number, like {COUNT_EXAMPLES}; got {type(answer).__name__} {answer!r}.",
-        )
+        return failure("not-a-number", what="Your answer", examples=COUNT_EXAMPLES,
+                       got=f"{type(answer).__name__} {answer!r}")
     if isclose(value, right, rtol=1e-9, atol=0):
         return Feedback(True, _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model))
     for wrong, mid, reason, hint in own:
         if isclose(value, wrong, rtol=1e-9, atol=0):
             return fail(mid, reason, _count_hint(quantity) if hint is None else hint)
-    for mid, wrong, reason, *rounded in candidates:  # a unit conversion may be rounded to 3 or 4 digits
+    for mid, wrong, fields, *rounded in candidates:  # a unit conversion may be rounded to 3 or 4 digits
         if wrong != right and isclose(value, wrong, rtol=5e-3 if rounded else 1e-9, atol=0):
-            return fail(mid, f"{_fmt_int(value)} is not it: {reason}", _count_hint(quantity))
-    return fail("wrong-count", how_far(value, right), _count_hint(quantity))
+            reason, hint = entry(mid, hint=_count_hint(quantity), **fields)
+            return fail(mid, f"{_fmt_int(value)} is not it: {reason}", hint)
+    return failure("wrong-count", how_far=how_far(value, right), hint=_count_hint(quantity))
 
 
 def _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model) -> str:

@@ -9,8 +9,7 @@ from ..masks import causal_mask
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
-from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
-                      SPLIT_SCALE_POWERS, attention_out, row_softmax, scaled_qk)
+from ._pieces import SPLIT_SCALE_POWERS, attention_out, row_softmax, scaled_qk
 
 _ARGS = ("q", "k", "v", "K_cache", "V_cache")
 
@@ -71,117 +70,48 @@ def _with_all(fn):
     return variant
 
 
+# The template fields of the scale mistakes (no-scaling, divide-by-dk, ...): what this checker returns, and
+# where d_k is read.
+_SCALE_FIELDS = {"what": "output", "d_k": "q.shape[-1]"}
+
+
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake(
-            "forgot-append",
-            "Your output attends to the cached keys and values alone: the new token's own k and v are missing "
-            "(not appended to the cache, or blocked by a mask). Under the causal mask position t may see every "
-            "position up to and including itself, so the step attends over the cache with k and v appended as "
-            "its last row; at the first step the cache is empty and the new key is all there is.",
-            "Append first: K_all = np.concatenate([K_cache, k], axis=-2), and the same for the values.",
-            (lambda q, k, v, K_cache, V_cache: attention_out(q, K_cache, V_cache),
-             # the same, where an empty cache at the first step averages nothing and gives zeros
-             lambda q, k, v, K_cache, V_cache: (np.zeros_like(v + 0.0 * q[..., :1]) if K_cache.shape[-2] == 0
-                                                else attention_out(q, K_cache, V_cache))),
-        ),
-        Mistake(
-            "forgot-cache",
-            "Your output is the new token's own value v: it attends to its own key alone and never reads the "
-            "cache. The point of the cache is that the new query meets the keys and values of every earlier "
-            "position, kept from their own steps.",
-            "Attend over the cache with the new key and value appended: (..., t + 1, d_k) keys.",
-            (lambda q, k, v, K_cache, V_cache: attention_out(q, k, v),),
-        ),
-        Mistake(
-            "new-token-twice",
-            "Your step attends over the new key and value twice: they were appended to the cache, and then "
-            "appended again (a cache updated in place and concatenated once more, say). The new position then "
-            "counts double in the softmax, as two keys with the same score.",
-            "Append k and v once: K_all = np.concatenate([K_cache, k], axis=-2), the same for V; use K_all and "
-            "V_all from there on.",
-            (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(_appended(K_cache, k), k),
-                                                          _appended(_appended(V_cache, v), v)),),
-        ),
-        Mistake(
-            "cache-order-mismatch",
-            "You put the new key at one end of the cache and its value at the other (np.concatenate([k, K_cache]) "
-            "but [V_cache, v], or the reverse): row j of the keys and row j of the values no longer belong to the "
-            "same position, so the weight each key earns mixes another position's value. The order itself does "
-            "not matter to attention; keys and values must share it.",
-            "Append both the same way: np.concatenate([K_cache, k], axis=-2) and np.concatenate([V_cache, v], "
-            "axis=-2).",
-            (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(k, K_cache), _appended(V_cache, v)),
-             lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(K_cache, k), _appended(v, V_cache))),
-        ),
-        Mistake(
-            "masked-cache",
-            "Your step masks the cache with a causal mask laid out as for a square score matrix: row 0 of "
-            "np.tril lets the new query see only the first position. The new token is the latest position, so "
-            "every cached key is earlier than it: the causal mask blocks nothing in this row, and the step "
-            "needs no mask at all.",
-            "Drop the mask: the new query's row of the causal mask is all True.",
-            (_first_key_only, _square_causal_mask),
-        ),
-        Mistake(
-            "scaled-by-dv",
-            "Your scores are divided by sqrt(d_v), the values' width. The division is by sqrt(d_k): the scores "
-            "are dot products of d_k numbers, and d_v never enters them.",
-            "Read d_k from the last axis of q (or of the keys).",
-            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(d_v))),),
-        ),
-        Mistake(
-            "no-scaling",
-            "Your scores are not divided by sqrt(d_k). A decoding step is the same attention as the full pass, "
-            "so its scores are scaled the same way, or the step disagrees with the full causal attention it "
-            "stands for.",
-            "Divide q @ K_all^T by np.sqrt(d_k) before the softmax.",
-            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=1.0)),),
-        ),
-        Mistake(
-            "divide-by-dk",
-            "Your scores are divided by d_k; the division is by sqrt(d_k), the standard deviation of one score "
-            "when the components have unit variance." + SCALED_TWICE,
-            "Use np.sqrt(d_k).",
-            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k)),),
-        ),
-        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+        Mistake("forgot-append",
+                (lambda q, k, v, K_cache, V_cache: attention_out(q, K_cache, V_cache),
+                 lambda q, k, v, K_cache, V_cache: (np.zeros_like(v + 0.0 * q[..., :1]) if K_cache.shape[-2] == 0
+                                                else attention_out(q, K_cache, V_cache)))),
+        Mistake("forgot-cache", (lambda q, k, v, K_cache, V_cache: attention_out(q, k, v),)),
+        Mistake("new-token-twice",
+                (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(_appended(K_cache, k), k),
+                                                          _appended(_appended(V_cache, v), v)),)),
+        Mistake("cache-order-mismatch",
+                (lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(k, K_cache), _appended(V_cache, v)),
+                 lambda q, k, v, K_cache, V_cache: attention_out(q, _appended(K_cache, k), _appended(v, V_cache)))),
+        Mistake("masked-cache", (_first_key_only, _square_causal_mask)),
+        Mistake("scaled-by-dv",
+                (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(d_v))),),
+                **_SCALE_FIELDS),
+        Mistake("no-scaling", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=1.0)),),
+                **_SCALE_FIELDS),
+        Mistake("divide-by-dk", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k)),),
+                **_SCALE_FIELDS),
+        Mistake("power-precedence",
                 (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=2.0 * d_k)),
                  _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=d_k / 2)))),
-        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+        Mistake("split-scale",
                 tuple(_with_all(lambda q, k, K, V, d_k, d_v, p=p: attention_out(q, K, V, divide_by=d_k ** p))
                       for p in SPLIT_SCALE_POWERS)),
-        Mistake(
-            "d-model-scaling",
-            "Your scores are divided by sqrt(512) (or 512), the base model's width d_model. A decoding step is "
-            "one head's attention: its scores are dot products of d_k = q.shape[-1] terms, so they are divided "
-            "by sqrt(d_k), the per-head width.",
-            "Read d_k from the last axis of q and divide by np.sqrt(d_k).",
-            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(512))),
-             _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=512.0))),
-        ),
-        Mistake(
-            "queries-from-keys",
-            "Your scores use the new token's key k where its query q belongs: the step asks with q and is "
-            "answered by the keys, the cached ones and k.",
-            "Score q against the keys: q @ K_all^T.",
-            (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(k, K, V)),),
-        ),
-        Mistake(
-            "softmax-wrong-axis",
-            "Your softmax runs over the query axis, which has length one here: every weight becomes 1 and the "
-            "output is the sum of all value rows. The new query's weights run over the keys, the last axis.",
-            "Take the maximum and the sum along axis=-1, with keepdims=True.",
-            (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K), axis=-2) @ V),),
-        ),
-        Mistake(
-            "returned-weights",
-            "You returned the new query's weights over the positions (..., 1, t + 1), not the output. The "
-            "weights say who is listened to; the step returns what is heard: the weights times the values, "
-            "(..., 1, d_v).",
-            "Multiply the weights by the values (the cache with v appended) and return that.",
-            (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K))),),
-        ),
+        Mistake("d-model-scaling",
+                (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=np.sqrt(512))),
+                 _with_all(lambda q, k, K, V, d_k, d_v: attention_out(q, K, V, divide_by=512.0))),
+                **_SCALE_FIELDS),
+        Mistake("queries-from-keys", (_with_all(lambda q, k, K, V, d_k, d_v: attention_out(k, K, V)),)),
+        Mistake("softmax-wrong-axis",
+                (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K), axis=-2) @ V),)),
+        Mistake("returned-weights", (_with_all(lambda q, k, K, V, d_k, d_v: row_softmax(scaled_qk(q, K))),),
+                shape="over the positions, (..., 1, t + 1)", product="(..., 1, d_v)",
+                values="the cache with v appended"),
     ]
 
 

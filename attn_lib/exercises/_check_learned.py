@@ -64,6 +64,10 @@ _QUESTIONS = {
 }
 
 
+# The ids check_learned gives (the teacher's table is generated from them): one per option, and not-an-option.
+GIVES = {"check_learned": ("chose-<label>", "not-an-option")}
+
+
 def check_learned(question, answer) -> Feedback:
     """Check a prediction about attention in training (notebook 09).
 

@@ -8,30 +8,14 @@ import numpy as np
 
 from ..attention import softmax as _attn_lib_softmax
 
-from ._weights_diagnosis import diagnose_weights, expected_weights
+from ._weights_diagnosis import WEIGHTS_DIAGNOSIS, diagnose_weights, expected_weights
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, BROADCAST, LARGE, Case, FunctionProblem, Mistake
 from ._learner_code import fills_blocked, zeroed_before_max
 from ._pieces import (
-    AXIS_1,
-    BOOL_INDEX,
-    FIX_BOOL_INDEX,
-    FIX_GLOBAL_MAX,
-    FIX_MAX_BEFORE_MASK,
-    FIX_INF_TIMES_ZERO,
-    FIX_NO_DIVISION,
-    FIX_OVERFLOW,
     FINITE_FILL_NOTE,
-    GLOBAL_MAX,
-    INF_TIMES_ZERO,
-    MASK_ADDED,
-    MAX_BEFORE_MASK,
-    NO_DIVISION,
-    OVERFLOW,
-    SMALL_FILL,
     SMALL_FILLS,
-    UNIFORM,
     bool_index_blocked,
     global_max_softmax,
     max_shift,
@@ -117,138 +101,60 @@ def _inverted_raising(scores, mask):
 def _mistakes() -> list[Mistake]:
     fix = "Put -inf in the blocked scores before the softmax (np.where broadcasts the mask): exp(-inf) = 0."
     return [
-        Mistake("max-before-mask", MAX_BEFORE_MASK, FIX_MAX_BEFORE_MASK,
+        Mistake("max-before-mask",
                 (lambda scores, mask: softmax_from(_masked(scores, mask) - np.max(scores, axis=-1, keepdims=True)),),
                 strict_nonfinite=True),
-        Mistake(
-            "zero-then-renormalise",
-            "Your function removes the blocked keys after taking exponentials of all the scores (it zeroes the "
-            "blocked weights or exponentials, then divides by the new row sum). That gives the right weights only "
-            "while no blocked score is far above the allowed ones: here the blocked keys score 1000, so the "
-            "allowed exponentials underflow to 0 and the division is 0/0 (NaN) or by a tiny number, or the "
-            "blocked ones overflow and inf x 0 is NaN.",
-            fix,
-            (_renormalised, lambda scores, mask: _renormalised(scores, mask, 1e-9),
-             lambda scores, mask: _renormalised(scores, mask, 1e-12), _exp_times_mask, _exp_shift_times_mask),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "mask-after-softmax",
-            "Your function masks after the softmax (and does not renormalise): blocked weights are 0, but each "
-            "row sums to less than one, and the blocked scores are still in the softmax's denominator, so what "
-            "should be hidden still changes every weight.",
-            fix,
-            (lambda scores, mask: row_softmax(scores) * mask,),
-        ),
-        Mistake("inf-times-zero", INF_TIMES_ZERO, FIX_INF_TIMES_ZERO,
-                (lambda scores, mask: row_softmax(scores * mask + ~mask * -np.inf),), strict_nonfinite=True),
-        Mistake(
-            "mask-zero",
-            "Your function sets blocked scores to 0 (filling 0, or multiplying the scores by the mask) instead "
-            "of -inf. exp(0) = 1, so blocked keys still get weight; only -inf gives exp(-inf) = 0 exactly.",
-            fix,
-            (lambda scores, mask: row_softmax(_masked(scores, mask, 0.0)),),
-        ),
-        Mistake(
-            "small-fill",
-            SMALL_FILL,
-            fix,
-            tuple((lambda scores, mask, f=f: row_softmax(_masked(scores, mask, f))) for f in SMALL_FILLS),
-        ),
-        Mistake(
-            "inverted-mask",
-            "Your function uses the mask the wrong way round: blocked keys get the weight and allowed keys get "
-            "0. In this course (as in PyTorch's scaled_dot_product_attention) True means 'may attend'.",
-            "Keep the score where the mask is True, and put -inf where it is False.",
-            (lambda scores, mask: row_softmax(np.where(mask, -np.inf, scores)), _inverted_raising),
-        ),
-        Mistake(
-            "ignored-mask",
-            "Your weights are the softmax of the scores as if there were no mask: blocked keys get weight.",
-            fix,
-            (lambda scores, mask: row_softmax(scores),),
-        ),
-        Mistake(
-            "mask-added",
-            MASK_ADDED,
-            fix,
-            (lambda scores, mask: row_softmax(scores + mask), lambda scores, mask: row_softmax(scores + ~mask)),
-        ),
-        Mistake(
-            "boolean-index-broadcast",
-            BOOL_INDEX,
-            FIX_BOOL_INDEX,
-            (lambda scores, mask: row_softmax(bool_index_blocked(scores, mask)),),
-        ),
-        Mistake("global-max", GLOBAL_MAX, FIX_GLOBAL_MAX,
+        Mistake("zero-then-renormalise",
+                (_renormalised,
+                 lambda scores, mask: _renormalised(scores, mask, 1e-9),
+                 lambda scores, mask: _renormalised(scores, mask, 1e-12),
+                 _exp_times_mask,
+                 _exp_shift_times_mask),
+                strict_nonfinite=True),
+        Mistake("mask-after-softmax", (lambda scores, mask: row_softmax(scores) * mask,)),
+        Mistake("inf-times-zero", (lambda scores, mask: row_softmax(scores * mask + ~mask * -np.inf),),
+                strict_nonfinite=True),
+        Mistake("mask-zero", (lambda scores, mask: row_softmax(_masked(scores, mask, 0.0)),)),
+        Mistake("small-fill",
+                tuple((lambda scores, mask, f=f: row_softmax(_masked(scores, mask, f))) for f in SMALL_FILLS)),
+        Mistake("inverted-mask",
+                (lambda scores, mask: row_softmax(np.where(mask, -np.inf, scores)), _inverted_raising),
+                allowed="keep its score there"),
+        Mistake("ignored-mask", (lambda scores, mask: row_softmax(scores),), what="weights"),
+        Mistake("mask-added",
+                (lambda scores, mask: row_softmax(scores + mask), lambda scores, mask: row_softmax(scores + ~mask))),
+        Mistake("boolean-index-broadcast", (lambda scores, mask: row_softmax(bool_index_blocked(scores, mask)),)),
+        Mistake("global-max",
                 (lambda scores, mask: global_max_softmax(_masked(scores, mask)),
                  lambda scores, mask: softmax_from(_masked(scores, mask) - np.max(scores))),
-                strict_nonfinite=True),
-        Mistake(
-            "subtract-min",
-            "Your softmax subtracts each row's minimum (or mean) instead of its maximum. The weights are the same "
-            "in exact arithmetic, but the largest exponent is then exp(max - min): it overflows when a row's "
-            "allowed scores span more than about 709 (here 2000), and with -inf in the blocked entries the "
-            "minimum is -inf (NaN everywhere in its row).",
-            "Subtract the maximum, so the largest exponent is exp(0) = 1; -inf entries do not change a maximum "
-            "as long as one key is allowed.",
-            (lambda scores, mask: softmax_from(_masked(scores, mask) - np.min(
+                strict_nonfinite=True, array="array", example="a row near 0 next to a row near 1000"),
+        Mistake("subtract-min",
+                (lambda scores, mask: softmax_from(_masked(scores, mask) - np.min(
                 _masked(scores, mask, np.inf), axis=-1, keepdims=True)),
-             lambda scores, mask: softmax_from(_masked(scores, mask) - _allowed_mean(scores, mask)),
-             lambda scores, mask: softmax_from(_masked(scores, mask) - np.min(
+                 lambda scores, mask: softmax_from(_masked(scores, mask) - _allowed_mean(scores, mask)),
+                 lambda scores, mask: softmax_from(_masked(scores, mask) - np.min(
                  _masked(scores, mask), axis=-1, keepdims=True))),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "axis-1-on-batch",
-            AXIS_1,
-            "Use axis=-1 (with keepdims=True) in the max and the sum.",
-            (
-                lambda scores, mask: row_softmax(_masked(scores, mask), axis=1),
-                lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=1)),
-            ),
-        ),
-        Mistake(
-            "softmax-wrong-axis",
-            "Your weights sum to one down each column instead of along each row: each query's row is its "
-            "distribution over the keys.",
-            "Use axis=-1 (with keepdims=True) in the max and the sum.",
-            (lambda scores, mask: row_softmax(_masked(scores, mask), axis=0),
-             lambda scores, mask: row_softmax(_masked(scores, mask), axis=-2)),
-        ),
-        Mistake(
-            "softmax-whole-matrix",
-            "Your function normalises the whole array at once (a sum with no axis), so each row sums to less "
-            "than one. Softmax acts on each row separately.",
-            "Sum along the rows: np.sum(e, axis=-1, keepdims=True).",
-            (lambda scores, mask: softmax_whole(_masked(scores, mask)),
-             lambda scores, mask: per_matrix_softmax(_masked(scores, mask)),
-             lambda scores, mask: softmax_from(_masked(scores, mask) - np.max(scores), axis=None)),
-        ),
-        Mistake(
-            "max-wrong-axis",
-            "Your softmax subtracts each column's maximum instead of each row's: a different constant for each "
-            "entry of a row changes the weights (and a column whose keys are all blocked gives NaN).",
-            "Subtract np.max(x, axis=-1, keepdims=True).",
-            (lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=0)),
-             lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=-2))),
-        ),
-        Mistake(
-            "no-division",
-            NO_DIVISION,
-            FIX_NO_DIVISION,
-            (
-                lambda scores, mask: np.exp(max_shift(_masked(scores, mask))),
-                lambda scores, mask: np.exp(_masked(scores, mask)),
-            ),
-        ),
-        Mistake(
-            "uniform-weights",
-            UNIFORM,
-            fix,
-            (lambda scores, mask: uniform_weights(_masked(scores, mask)),
-             lambda scores, mask: np.full(scores.shape, 1 / scores.shape[-1])),
-        ),
+                strict_nonfinite=True),
+        Mistake("axis-1-on-batch",
+                (lambda scores, mask: row_softmax(_masked(scores, mask), axis=1),
+                 lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=1)))),
+        Mistake("softmax-wrong-axis",
+                (lambda scores, mask: row_softmax(_masked(scores, mask), axis=0),
+                 lambda scores, mask: row_softmax(_masked(scores, mask), axis=-2))),
+        Mistake("softmax-whole-matrix",
+                (lambda scores, mask: softmax_whole(_masked(scores, mask)),
+                 lambda scores, mask: per_matrix_softmax(_masked(scores, mask)),
+                 lambda scores, mask: softmax_from(_masked(scores, mask) - np.max(scores), axis=None))),
+        Mistake("max-wrong-axis",
+                (lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=0)),
+                 lambda scores, mask: softmax_from(max_shift(_masked(scores, mask), axis=-2)))),
+        Mistake("no-division",
+                (lambda scores, mask: np.exp(max_shift(_masked(scores, mask))),
+                 lambda scores, mask: np.exp(_masked(scores, mask))),
+                what="weights"),
+        Mistake("uniform-weights",
+                (lambda scores, mask: uniform_weights(_masked(scores, mask)),
+                 lambda scores, mask: np.full(scores.shape, 1 / scores.shape[-1]))),
     ]
 
 
@@ -271,6 +177,7 @@ def _after_pass(attempts, runner) -> str:
 
 
 PROBLEM = FunctionProblem(
+    gives=(*WEIGHTS_DIAGNOSIS, "blocked-not-zero"),
     checker="check_masked_softmax",
     params=("scores", "mask"),
     cases=_cases,
@@ -282,11 +189,7 @@ PROBLEM = FunctionProblem(
         "one, a blocked score of 1000 changes nothing, scores near 1000 or -30000 do not overflow or underflow, "
         "and masks that broadcast over a batch work."
     ),
-    overflow=(
-        "naive-overflow",
-        "Your masked softmax is right on small scores but gives NaN or inf on {label}. " + OVERFLOW,
-        FIX_OVERFLOW + " Blocked entries are -inf, which the maximum ignores as long as one key is allowed.",
-    ),
+    overflow=("naive-overflow", {"what": "masked softmax", "when": ""}),
     diagnose=lambda attempts, runner: diagnose_weights(attempts, runner, mask_key="mask"),
     after_pass=_after_pass,
     hint="Compare one row at a time with attn_lib.softmax of the same row, its blocked scores set to -inf.",

@@ -7,8 +7,7 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
-from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
-                      SPLIT_SCALE_POWERS, row_softmax)
+from ._pieces import SPLIT_SCALE_POWERS, row_softmax
 
 _ARGS = ("X_q", "X_kv", "W_q", "W_k", "W_v", "W_o")
 
@@ -59,207 +58,91 @@ def _cases() -> list[Case]:
     return cases
 
 
+# The template fields of the scale mistakes (no-scaling, divide-by-dk, ...): what this checker returns, and
+# where d_k is read.
+_SCALE_FIELDS = {"what": "output", "d_k": "W_q.shape[-1]"}
+
+
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake(
-            "returned-weights",
-            "Your function returns the heads' attention weights stacked, (heads, n, m), not the output. The "
-            "weights say how much each query listens to each key; each head's output multiplies them by its "
-            "values, (n, m) x (m, d_v) -> (n, d_v), and the heads side by side go through W^O.",
-            "In each head, multiply the weights by V_h = X_kv @ W_v[h]; then concatenate and apply W_o.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v, weights=True),
-             lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, weights=True))),
-        ),
-        Mistake(
-            "forgot-w-o",
-            "Your function returns the concatenated heads, (n, heads * d_v), without the output projection. "
-            "Concatenating only puts the heads side by side; W^O, (heads * d_v, d_model), mixes what the heads "
-            "found and brings the width back to d_model, so the next layer gets vectors of the width it expects.",
-            "After joining the heads side by side, multiply by W_o (heads * d_v, d_model).",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)),),
-        ),
-        Mistake(
-            "returned-heads",
-            "Your function returns the heads' outputs stacked, (heads, n, d_v): one output per head, not yet "
-            "one per position. Multi-head attention puts the heads side by side for each position, "
-            "(n, heads * d_v), and maps that with W^O to (n, d_model).",
-            "Concatenate along the last axis, then multiply by W_o.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v),),
-        ),
-        Mistake(
-            "concat-wrong-axis",
-            "Your heads are put together in the wrong order. Position i's row of the concatenation must be "
-            "[head 0's output row i, head 1's output row i, ...]: the heads side by side along the last axis. "
-            "Stacking them to (heads, n, d_v) and reshaping straight to (n, heads * d_v), or interleaving "
-            "their columns, gives the right shape but mixes positions or columns, and W^O then reads the "
-            "wrong numbers.",
-            "Join the heads side by side along the last axis: each position keeps its row, (n, heads * d_v).",
-            (
-                lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
+        Mistake("returned-weights",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v, weights=True),
+                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, weights=True))),
+                shape="of every head, (heads, n, m)",
+                product="(n, m) x (m, d_v) -> (n, d_v) in each head, the heads side by side then through W^O",
+                values="V_h = X_kv @ W_v[h], in each head"),
+        Mistake("forgot-w-o", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)),)),
+        Mistake("returned-heads", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v),)),
+        Mistake("concat-wrong-axis",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     _heads(X_q, X_kv, W_q, W_k, W_v).reshape(X_q.shape[0], -1) @ W_o
                 ),
-                lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
+                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     np.stack(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=-1).reshape(X_q.shape[0], -1) @ W_o
-                ),
-            ),
-        ),
-        Mistake(
-            "concat-axis-0",
-            "You concatenated the heads along axis 0, down the rows: (heads * n, d_v), one block of n rows per "
-            "head, which W_o (heads * d_v, d_model) cannot multiply. The concatenation runs along the other axis: "
-            "each position keeps one row holding every head's output side by side, (n, heads * d_v).",
-            "np.concatenate(heads, axis=-1): along the last axis, the width.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: (  # stacked down the rows: fails at W_o
+                ))),
+        Mistake("concat-axis-0",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: (  # stacked down the rows: fails at W_o
                 np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0) @ W_o),
-             lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0)),
-        ),
-        Mistake(
-            "shared-projection",
-            "All your heads use the same projection (head 0's), so they compute the same thing h times. Each "
-            "head has its own W_q[h], W_k[h] and W_v[h]: that is what lets different heads attend to "
-            "different positions.",
-            "Inside the loop over h, use W_q[h], W_k[h] and W_v[h].",
-            tuple(
+                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: np.concatenate(list(_heads(X_q, X_kv, W_q, W_k, W_v)), axis=0))),
+        Mistake("shared-projection",
+                tuple(
                 (lambda share: lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                     _heads(X_q, X_kv, W_q, W_k, W_v, share=share)) @ W_o)(share)
                 for share in (("q", "k", "v"), ("q",), ("k",), ("v",), ("q", "k"))
             ),
-        ),
-        Mistake(
-            "last-head-only",
-            "Every one of your heads uses the last head's projections W_q[-1], W_k[-1], W_v[-1]: a loop variable "
-            "read after its loop ended (or one set of weights kept from the last pass) gives h copies of one "
-            "head. Each head has its own projections.",
-            "Inside the loop over h, use W_q[h], W_k[h] and W_v[h] of that same pass.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
-                [_head(X_q, X_kv, W_q[-1], W_k[-1], W_v[-1])] * W_q.shape[0]) @ W_o,),
-        ),
-        Mistake(
-            "heads-summed",
-            "You added the heads' outputs instead of concatenating them. A sum of (n, d_v) outputs throws away "
-            "which head found what; the concatenation keeps each head in its own columns, (n, heads * d_v), "
-            "and W^O learns how to combine them.",
-            "Put the heads side by side along the last axis instead of adding them, then apply W_o.",
-            (
-                lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v).sum(axis=0),
-                lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v).mean(axis=0),
-                lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
+                which="every head uses head 0's projections"),
+        Mistake("last-head-only",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                [_head(X_q, X_kv, W_q[-1], W_k[-1], W_v[-1])] * W_q.shape[0]) @ W_o,)),
+        Mistake("heads-summed",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v).sum(axis=0),
+                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: _heads(X_q, X_kv, W_q, W_k, W_v).mean(axis=0),
+                 lambda X_q, X_kv, W_q, W_k, W_v, W_o: (
                     _heads(X_q, X_kv, W_q, W_k, W_v).sum(axis=0) @ W_o[: W_v.shape[-1]]
-                ),
-            ),
-        ),
-        Mistake(
-            "w-o-transposed",
-            "You multiplied by W_o transposed. W_o is (heads * d_v, d_model): its rows meet the concatenated "
-            "heads, so it goes on the right as it is, (n, heads * d_v) x (heads * d_v, d_model).",
-            "Use concat @ W_o, without .T.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)) @ W_o.T,),
-        ),
-        Mistake(
-            "self-attention-on-kv",
-            "Your queries come from X_kv too, so every head is self-attention on the sequence read: one output row "
-            "per key position, (m, d_model). In cross-attention only the keys and values come from X_kv; the "
-            "queries ask from the sequence being written, X_q, so the output has one row per query, (n, d_model). "
-            "(On the self-attention case, where X_q is X_kv, your answer is right.)",
-            "Each head's queries are projected from X_q; only its keys and values come from X_kv.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_kv, X_kv, W_q, W_k, W_v, W_o),),
-        ),
-        Mistake(
-            "queries-from-kv",
-            "Your queries come from X_kv and the keys and values from X_q: the roles are swapped. The queries "
-            "ask, so they come from the sequence being written (X_q, n positions); keys and values come from the "
-            "sequence read (X_kv, m positions). The output has one row per query: (n, d_model).",
-            "Queries come from X_q; keys and values come from X_kv.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_kv, X_q, W_q, W_k, W_v, W_o),),
-        ),
-        Mistake(
-            "kv-from-queries",
-            "Your keys and values come from X_q instead of X_kv: every head attends to the queries' own sequence. "
-            "In cross-attention the queries ask (X_q), and the keys and values come from the sequence read "
-            "(X_kv, m positions).",
-            "Keys and values come from X_kv.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_q, X_q, W_q, W_k, W_v, W_o),),
-        ),
-        Mistake(
-            "values-from-queries",
-            "Your keys come from X_kv but your values from X_q. The weights (n, m) have one column per key, "
-            "so they average m value rows, and those come from the same sequence as the keys: V_h = X_kv @ "
-            "W_v[h], (m, d_v). With values from X_q there are n value rows, which fit the weights only when "
-            "n = m (the self-attention case), where your answer is right.",
-            "Project the values from X_kv, like the keys: V_h = X_kv @ W_v[h].",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_v=X_q)) @ W_o,),
-        ),
-        Mistake(
-            "keys-from-queries",
-            "Your values come from X_kv but your keys from X_q. The scores then compare each query with the "
-            "queries' own sequence, (n, n), while the values have one row per position of X_kv (m): keys and "
-            "values come from the same sequence read, X_kv, so the scores are (n, m). (On the self-attention "
-            "case, where X_q is X_kv, your answer is right.)",
-            "Project the keys from X_kv, like the values: K_h = X_kv @ W_k[h].",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_k=X_q)) @ W_o,),
-        ),
-        Mistake(
-            "divide-by-dk",
-            "Your heads divide their scores by d_k = W_q.shape[-1] instead of sqrt(d_k). A score is a sum of "
-            "d_k products, so its standard deviation, the unit that makes scores comparable, is sqrt(d_k); "
-            "dividing by d_k shrinks the scores too much and flattens every head's weights." + SCALED_TWICE,
-            "Divide each head's scores by np.sqrt(W_q.shape[-1]), not by W_q.shape[-1].",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                ))),
+        Mistake("w-o-transposed",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v)) @ W_o.T,)),
+        Mistake("self-attention-on-kv",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_kv, X_kv, W_q, W_k, W_v, W_o),)),
+        Mistake("queries-from-kv", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_kv, X_q, W_q, W_k, W_v, W_o),)),
+        Mistake("kv-from-queries", (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _right(X_q, X_q, W_q, W_k, W_v, W_o),)),
+        Mistake("values-from-queries",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_v=X_q)) @ W_o,)),
+        Mistake("keys-from-queries",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(X_q, X_kv, W_q, W_k, W_v, X_k=X_q)) @ W_o,)),
+        Mistake("divide-by-dk",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]))) @ W_o,),
-        ),
-        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
+                **_SCALE_FIELDS),
+        Mistake("power-precedence",
                 tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, f=f: _concat(
                     _heads(X_q, X_kv, W_q, W_k, W_v, scale=f(W_q.shape[-1]))) @ W_o)
                       for f in (lambda d_k: 2.0 * d_k, lambda d_k: d_k / 2))),
-        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
+        Mistake("split-scale",
                 tuple((lambda X_q, X_kv, W_q, W_k, W_v, W_o, p=p: _concat(
                     _heads(X_q, X_kv, W_q, W_k, W_v, scale=float(W_q.shape[-1]) ** p)) @ W_o)
                       for p in SPLIT_SCALE_POWERS)),
-        Mistake(
-            "scaled-by-dv",
-            "Your heads divide their scores by sqrt(d_v), the width of the values. The scale belongs to the dot "
-            "products of queries with keys, which have d_k = W_q.shape[-1] terms.",
-            "Take the scale from the queries' width, W_q.shape[-1].",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+        Mistake("scaled-by-dv",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(W_v.shape[-1]))) @ W_o,),
-        ),
-        Mistake(
-            "d-model-scaling",
-            "Your scores are divided by sqrt(d_model) instead of sqrt(d_k). Each head compares queries and keys "
-            "of width d_k = W_q.shape[-1], so sqrt(d_k) is the size of one of its scores.",
-            "Divide each head's scores by np.sqrt(W_q.shape[-1]).",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                **_SCALE_FIELDS),
+        Mistake("d-model-scaling",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(X_q.shape[-1]))) @ W_o,),
-        ),
-        Mistake(
-            "dk-from-d-model",
-            "Your heads divide their scores by the square root of d_model / heads. d_k is the width of one "
-            "head's queries, W_q's last axis, not d_model / heads; in this case they differ. (The paper "
-            "chooses d_k = d_model / heads, 64 = 512 / 8, but the equation needs the width the dot products "
-            "actually have.)",
-            "Read d_k from W_q.shape[-1].",
-            tuple(
+                **_SCALE_FIELDS),
+        Mistake("dk-from-d-model",
+                tuple(
                 (lambda split: lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(_heads(
                     X_q, X_kv, W_q, W_k, W_v, scale=np.sqrt(split(X_q.shape[-1], W_q.shape[0])))) @ W_o)(split)
                 for split in (np.floor_divide, np.true_divide)
-            ),
-        ),
-        Mistake(
-            "no-scaling",
-            "Your heads do not divide their scores by sqrt(d_k). Each head is the single-head equation, "
-            "softmax(Q K^T / sqrt(d_k)) V, on its own projections.",
-            "Divide each head's scores by np.sqrt(d_k), d_k = W_q.shape[-1].",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+            )),
+        Mistake("no-scaling",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
                 _heads(X_q, X_kv, W_q, W_k, W_v, scale=1.0)) @ W_o,),
-        ),
-        Mistake(
-            "softmax-wrong-axis",
-            "Your heads take the softmax over the queries (each column sums to one) instead of over the keys. "
-            "Each query shares its attention among the m keys: every row of a head's weights sums to one.",
-            "Use axis=-1 in the softmax.",
-            (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
-                _heads(X_q, X_kv, W_q, W_k, W_v, axis=-2)) @ W_o,),
-        ),
+                **_SCALE_FIELDS),
+        Mistake("softmax-wrong-axis",
+                (lambda X_q, X_kv, W_q, W_k, W_v, W_o: _concat(
+                _heads(X_q, X_kv, W_q, W_k, W_v, axis=-2)) @ W_o,)),
     ]
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._feedback import Feedback, fail
+from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
 from ._pieces import number_mask_trouble
@@ -33,53 +33,16 @@ def _pattern(keep):
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake(
-            "inverted-mask",
-            "Your mask is inverted: True on the padding keys and False on the real ones. In this course (as in "
-            "PyTorch's scaled_dot_product_attention) True means 'may attend', so the real keys are True.",
-            "Return the complement: True for the real keys, j < lengths[b], False for the padding.",
-            (_pattern(lambda j, n: j >= n),),
-        ),
-        Mistake(
-            "off-by-one",
-            "Your mask is off by one key: sequence b owns keys 0 to lengths[b] - 1 (keys are counted from 0), so "
-            "key lengths[b] is the first padding position. A sequence of length 3 owns keys 0, 1 and 2.",
-            "Keep key j exactly when j < lengths[b] (a strict comparison).",
-            (_pattern(lambda j, n: j <= n), _pattern(lambda j, n: j < n - 1)),
-        ),
-        Mistake(
-            "same-length-for-all",
-            "Your mask uses one length for every sequence of the batch (the first, or the longest). Each sequence "
-            "b was padded by its own amount, so row b of the mask must keep its own lengths[b] keys.",
-            "Compare the key positions with every sequence's own length at once: one row per sequence, (batch, m).",
-            (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
-             lambda lengths, m: _right([max(lengths)] * len(lengths), m),
-             lambda lengths, m: _right([min(lengths)] * len(lengths), m)),
-        ),
-        Mistake(
-            "missing-query-axis",
-            "Your pattern is right, but the mask is (batch, m), with no axis for the queries. Against scores "
-            "(batch, n, m), numpy lines up the last axes: your batch axis meets the n queries, so sequence b's "
-            "mask would be used for query b (or the shapes fail to broadcast).",
-            "Add an axis of length 1 for the queries, between the batch and the keys: shape (batch, 1, m).",
-            (lambda lengths, m: _right(lengths, m)[:, 0, :],),
-        ),
-        Mistake(
-            "masks-queries",
-            "Your pattern is right, but the mask is (batch, m, 1): it runs along the query axis. Against scores "
-            "(batch, n, m) it would block query rows, not key columns, and a padding position would still be "
-            "attended to.",
-            "Put the axis of length 1 in the middle, where the queries go: shape (batch, 1, m).",
-            (lambda lengths, m: _right(lengths, m)[:, 0, :, None],),
-        ),
-        Mistake(
-            "additive-mask",
-            "Your mask is additive (0 where allowed, -inf where blocked): a mask to add to the scores. The "
-            "course's masks are boolean, True = may attend; the -inf goes in with np.where(mask, scores, -np.inf).",
-            "Return the boolean pattern (True = may attend), not 0 and -inf.",
-            (lambda lengths, m: np.where(_right(lengths, m), 0.0, -np.inf),),
-            strict_nonfinite=True,
-        ),
+        Mistake("inverted-mask", (_pattern(lambda j, n: j >= n),), allowed="j < lengths[b], the real keys"),
+        Mistake("off-by-one", (_pattern(lambda j, n: j <= n), _pattern(lambda j, n: j < n - 1))),
+        Mistake("same-length-for-all",
+                (lambda lengths, m: _right([lengths[0]] * len(lengths), m),
+                 lambda lengths, m: _right([max(lengths)] * len(lengths), m),
+                 lambda lengths, m: _right([min(lengths)] * len(lengths), m))),
+        Mistake("missing-query-axis", (lambda lengths, m: _right(lengths, m)[:, 0, :],)),
+        Mistake("masks-queries", (lambda lengths, m: _right(lengths, m)[:, 0, :, None],)),
+        Mistake("additive-mask", (lambda lengths, m: np.where(_right(lengths, m), 0.0, -np.inf),),
+                strict_nonfinite=True),
     ]
 
 
@@ -89,12 +52,10 @@ def _diagnose(attempts, runner):
             b, _, j = np.argwhere(got.astype(bool) != case.expected)[0]
             lengths = case.inputs["lengths"]
             says, should = ("keeps", "blocked") if got[b, 0, j] else ("blocks", "kept")
-            return fail(
-                "wrong-pattern",
-                f"For {case.label} your mask {says} key {j} of sequence {b} (length {lengths[b]}), which should be "
-                f"{should}: sequence b keeps key j exactly when j < lengths[b].",
-                "Compare the key positions 0 .. m-1 with each sequence's length.",
-            )
+            return failure("wrong-pattern", label=case.label, says=says,
+                           pair=f"key {j} of sequence {b} (length {lengths[b]})", should=should,
+                           rule="sequence b keeps key j exactly when j < lengths[b]",
+                           compare="the key positions 0 .. m-1 with each sequence's length")
     return None
 
 
@@ -102,15 +63,11 @@ def _after_pass(attempts, runner):
     out = np.asarray(runner.call(np.array(_SIZES[0][0]), _SIZES[0][1]))
     if out.dtype == np.bool_:
         return None
-    return fail(
-        "not-boolean",
-        f"Your mask has the right pattern but dtype {out.dtype}, not bool. np.where(mask, scores, -np.inf) would "
-        f"still work, but {number_mask_trouble(out.dtype)}.",
-        "Make it boolean: keep the result of the comparison rather than casting it to int or float.",
-    )
+    return failure("not-boolean", dtype=out.dtype, trouble=number_mask_trouble(out.dtype))
 
 
 PROBLEM = FunctionProblem(
+    gives=("wrong-pattern", "not-boolean"),
     checker="check_padding_mask",
     array_only=True,  # 06 P6: "Return a boolean array of shape (batch, 1, m)"
     params=("lengths", "m"),

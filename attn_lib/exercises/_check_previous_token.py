@@ -27,34 +27,13 @@ def _cases():
 def _mistakes():
     n_of = lambda w: w.shape[-1]  # noqa: E731
     return [
-        Mistake("next-token",
-                "You took the key just after each query (weights[i, i+1]). In weights[..., i, j] the row i is the "
-                "query and the column j the key; the previous token of query i is key i - 1.",
-                "np.diagonal(weights, offset=-1, axis1=-2, axis2=-1) holds weights[i, i-1] for i = 1 .. n-1.",
-                variants=(lambda weights: np.diagonal(weights, offset=1, axis1=-2, axis2=-1).mean(axis=-1),)),
-        Mistake("self",
-                "You took each query's weight on itself (the main diagonal), not on the token before it.",
-                "Use offset=-1: the diagonal just below the main one.",
-                variants=(lambda weights: np.diagonal(weights, axis1=-2, axis2=-1).mean(axis=-1),)),
+        Mistake("next-token", (lambda weights: np.diagonal(weights, offset=1, axis1=-2, axis2=-1).mean(axis=-1),)),
+        Mistake("self", (lambda weights: np.diagonal(weights, axis1=-2, axis2=-1).mean(axis=-1),)),
         Mistake("wrapped-first-row",
-                "You included query 0, whose 'previous token' weights[0, -1] wraps round to the last key. The "
-                "first token has no previous token: average over queries 1 .. n-1 only.",
-                "Start at i = 1; np.diagonal with offset=-1 does that for you.",
-                variants=(lambda weights: np.mean([weights[..., i, i - 1] for i in range(n_of(weights))], axis=0),)),
-        Mistake("dropped-last-query",
-                "You stopped one query short: range(1, n - 1) ends at query n - 2, so the last query's weight on its "
-                "previous token is left out, and at n = 2 no query is left at all (the mean of nothing is NaN).",
-                "range(1, n) runs over queries 1 .. n-1; np.diagonal with offset=-1 takes all of them.",
-                variants=(lambda weights: _previous(weights[..., :-1, :-1]),)),
-        Mistake("divided-by-n",
-                "You added the n - 1 weights on previous tokens but divided by n; only n - 1 queries have a previous "
-                "token, so a head that always attends to the previous token would score (n - 1) / n, not 1.",
-                "Take the mean of the n - 1 entries.",
-                variants=(lambda weights: _previous(weights) * (n_of(weights) - 1) / n_of(weights),)),
-        Mistake("sum-not-mean",
-                "You returned the sum of the weights on previous tokens; the share is their mean, between 0 and 1.",
-                "Divide by the number of queries that have a previous token, n - 1.",
-                variants=(lambda weights: np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).sum(axis=-1),)),
+                (lambda weights: np.mean([weights[..., i, i - 1] for i in range(n_of(weights))], axis=0),)),
+        Mistake("dropped-last-query", (lambda weights: _previous(weights[..., :-1, :-1]),)),
+        Mistake("divided-by-n", (lambda weights: _previous(weights) * (n_of(weights) - 1) / n_of(weights),)),
+        Mistake("sum-not-mean", (lambda weights: np.diagonal(weights, offset=-1, axis1=-2, axis2=-1).sum(axis=-1),)),
     ]
 
 

@@ -6,8 +6,7 @@ import numpy as np
 
 from ._feedback import Feedback
 from ._judge import judge
-from ._pieces import (FIX_POWER_PRECEDENCE, FIX_SPLIT_SCALE, POWER_PRECEDENCE, SCALED_TWICE, SPLIT_SCALE,
-                      SPLIT_SCALE_POWERS, transpose_last)
+from ._pieces import SPLIT_SCALE_POWERS, transpose_last
 from ._types import BATCH, Case, FunctionProblem, Mistake
 
 
@@ -37,9 +36,9 @@ def _cases():
     return cases
 
 
-_FIX = "Divide Q K^T by np.sqrt(d_k), with d_k = Q.shape[-1] (the last axis, whatever the batch axes)."
-_BATCH_FIX = ("Transpose only the last two axes of K (np.swapaxes), not all of them; or write the sum over "
-              "d_k with np.einsum and '...' for the batch axes.")
+# The template fields of the scale mistakes (no-scaling, divide-by-dk, ...): what this checker returns, and
+# where d_k is read.
+_SCALE_FIELDS = {"what": "answer", "d_k": "Q.shape[-1]"}
 
 
 def _mistakes():
@@ -47,104 +46,32 @@ def _mistakes():
         return lambda Q, K: _qkt(Q, K) / divisor(Q, K)
 
     return [
-        Mistake(
-            "transpose-on-batch",
-            "Right on 2-D inputs, but on a batch `K.T` reverses every axis: K (2, 5, 9) becomes (9, 5, 2), not "
-            "(2, 9, 5), so the product fails or mixes batches. Only the last two axes (m, d_k) swap.",
-            _BATCH_FIX,
-            variants=(lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]),
-                      lambda Q, K: np.dot(Q, K.T) / np.sqrt(Q.shape[-1])),
-        ),
-        Mistake(
-            "dk-from-wrong-axis",
-            "Right on 2-D inputs, but on a batch your d_k is not the width of a query: Q.shape[1] is n there "
-            "(Q is (batch, n, d_k)). d_k is the last axis, Q.shape[-1].",
-            _FIX,
-            variants=(by(lambda Q, K: np.sqrt(Q.shape[1])), by(lambda Q, K: np.sqrt(K.shape[1]))),
-        ),
-        Mistake(
-            "no-transpose",
-            "You multiplied Q by K without transposing it. That only runs when m = d_k, and then entry (i, j) "
-            "dots query i with column j of K, not with key j. The scores need K^T: (n, d_k) x (d_k, m) -> (n, m).",
-            _BATCH_FIX,
-            variants=(lambda Q, K: Q @ K / np.sqrt(Q.shape[-1]),),
-        ),
-        Mistake(
-            "keys-times-queries",
-            "You computed K Q^T: shape (m, n), one row per key. The scores have one row per query: Q K^T (n, m).",
-            "Put Q first: one row per query.",
-            variants=(lambda Q, K: K @ transpose_last(Q) / np.sqrt(Q.shape[-1]),),
-        ),
-        Mistake(
-            "no-scaling",
-            "You return Q K^T without the division. With unit-variance components a raw score has variance d_k, "
-            "so at d_k = 64 its standard deviation is 8: the softmax then sees scores 8 times too large and its "
-            "rows turn nearly one-hot.",
-            _FIX,
-            variants=(lambda Q, K: _qkt(Q, K),),
-        ),
-        Mistake(
-            "divide-by-dk",
-            "You divided by d_k (or scaled both Q and K by 1/sqrt(d_k)). A raw score has variance d_k, so its "
-            "standard deviation is sqrt(d_k); dividing by d_k leaves scores of variance 1/d_k, which squeezes "
-            "the softmax towards uniform weights as d_k grows." + SCALED_TWICE,
-            _FIX,
-            variants=(by(lambda Q, K: Q.shape[-1]),),
-        ),
-        Mistake(
-            "sqrt-of-shape",
-            "You divided by np.sqrt(Q.shape), the square root of the whole shape tuple: an array of one number "
-            "per axis, which numpy then tries to broadcast against the scores. d_k is one number, the last "
-            "axis of Q: Q.shape[-1].",
-            _FIX,
-            variants=(lambda Q, K: _qkt(Q, K) / np.sqrt(Q.shape), lambda Q, K: _qkt(Q, K) / np.sqrt(K.shape)),
-        ),
-        Mistake("split-scale", SPLIT_SCALE, FIX_SPLIT_SCALE,
-                variants=tuple(by(lambda Q, K, p=p: Q.shape[-1] ** p) for p in SPLIT_SCALE_POWERS)),
-        Mistake("power-precedence", POWER_PRECEDENCE, FIX_POWER_PRECEDENCE,
-                variants=(by(lambda Q, K: 2.0 * Q.shape[-1]), by(lambda Q, K: Q.shape[-1] / 2))),
-        Mistake(
-            "multiply-by-sqrt-dk",
-            "You multiplied by sqrt(d_k) instead of dividing: the scores grow to variance d_k^2 instead of "
-            "shrinking to variance 1.",
-            _FIX,
-            variants=(lambda Q, K: _qkt(Q, K) * np.sqrt(Q.shape[-1]),),
-        ),
-        Mistake(
-            "d-model-scaling",
-            "You divided by d_model = 512 (or sqrt(512)), the model's width. Each head's queries and keys are "
-            "d_k wide, and a score is a dot product of d_k terms: its standard deviation is sqrt(d_k), the "
-            "per-head width, not sqrt(d_model).",
-            _FIX,
-            variants=(by(lambda Q, K: np.sqrt(512)), by(lambda Q, K: 512.0)),
-        ),
-        Mistake(
-            "hardcoded-dk",
-            "Right at d_k = 64 only: you divided by 8 = sqrt(64) as a fixed number. Other heads have other "
-            "widths (the checker also tries d_k = 12, 8, 3 and 32); read d_k from the queries.",
-            _FIX,
-            variants=(by(lambda Q, K: 8.0), by(lambda Q, K: 64.0)),
-        ),
-        Mistake(
-            "rounded-sqrt",
-            "You rounded sqrt(d_k) to a whole number (math.isqrt, int(np.sqrt(d_k)), round(d_k ** 0.5) or an integer "
-            "division): that is right only when d_k is a perfect square such as 64. At d_k = 8 the standard "
-            "deviation of a raw score is sqrt(8) = 2.83, and dividing by 2 or 3 leaves the scores too wide or too "
-            "narrow.",
-            "Keep the square root a float: np.sqrt(d_k) or d_k ** 0.5, with no int() or round() around it.",
-            variants=(by(lambda Q, K: float(int(np.sqrt(Q.shape[-1])))),
-                      by(lambda Q, K: float(round(Q.shape[-1] ** 0.5))),
-                      by(lambda Q, K: float(np.ceil(np.sqrt(Q.shape[-1]))))),
-        ),
-        Mistake(
-            "dk-from-rows",
-            "You divided by sqrt(n) or sqrt(m), the number of queries or keys (Q.shape[0] and len(Q) count the "
-            "rows of a 2-D Q, and the batch size on a batch). A score's spread depends on how many products it "
-            "adds up, d_k, not on how many positions there are.",
-            _FIX,
-            variants=(by(lambda Q, K: np.sqrt(Q.shape[-2])), by(lambda Q, K: np.sqrt(K.shape[-2])),
-                      by(lambda Q, K: np.sqrt(Q.shape[0])), by(lambda Q, K: np.sqrt(K.shape[0]))),
-        ),
+        Mistake("transpose-on-batch",
+                (lambda Q, K: Q @ K.T / np.sqrt(Q.shape[-1]),
+                 lambda Q, K: np.dot(Q, K.T) / np.sqrt(Q.shape[-1]))),
+        Mistake("dk-from-wrong-axis", (by(lambda Q, K: np.sqrt(Q.shape[1])), by(lambda Q, K: np.sqrt(K.shape[1])))),
+        Mistake("no-transpose", (lambda Q, K: Q @ K / np.sqrt(Q.shape[-1]),)),
+        Mistake("keys-times-queries", (lambda Q, K: K @ transpose_last(Q) / np.sqrt(Q.shape[-1]),)),
+        Mistake("no-scaling", (lambda Q, K: _qkt(Q, K),), **_SCALE_FIELDS),
+        Mistake("divide-by-dk", (by(lambda Q, K: Q.shape[-1]),), **_SCALE_FIELDS),
+        Mistake("sqrt-of-shape",
+                (lambda Q, K: _qkt(Q, K) / np.sqrt(Q.shape), lambda Q, K: _qkt(Q, K) / np.sqrt(K.shape))),
+        Mistake("split-scale", tuple(by(lambda Q, K, p=p: Q.shape[-1] ** p) for p in SPLIT_SCALE_POWERS)),
+        Mistake("power-precedence", (by(lambda Q, K: 2.0 * Q.shape[-1]), by(lambda Q, K: Q.shape[-1] / 2))),
+        Mistake("multiply-by-sqrt-dk", (lambda Q, K: _qkt(Q, K) * np.sqrt(Q.shape[-1]),), **_SCALE_FIELDS),
+        Mistake("d-model-scaling", (by(lambda Q, K: np.sqrt(512)), by(lambda Q, K: 512.0)), **_SCALE_FIELDS),
+        Mistake("hardcoded-dk", (by(lambda Q, K: 8.0), by(lambda Q, K: 64.0)), what="answer",
+                sizes="the checker also tries d_k = 12, 8, 3 and 32"),
+        Mistake("rounded-sqrt",
+                (by(lambda Q, K: float(int(np.sqrt(Q.shape[-1])))),
+                 by(lambda Q, K: float(round(Q.shape[-1] ** 0.5))),
+                 by(lambda Q, K: float(np.ceil(np.sqrt(Q.shape[-1])))))),
+        Mistake("dk-from-rows",
+                (by(lambda Q, K: np.sqrt(Q.shape[-2])),
+                 by(lambda Q, K: np.sqrt(K.shape[-2])),
+                 by(lambda Q, K: np.sqrt(Q.shape[0])),
+                 by(lambda Q, K: np.sqrt(K.shape[0]))),
+                what="answer"),
     ]
 
 

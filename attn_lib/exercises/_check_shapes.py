@@ -9,7 +9,8 @@ import numpy as np
 
 from .._checks import InputValueError, check_size
 from ._answers import note_answer
-from ._feedback import Feedback, NOT_ANSWERED, is_blank, fail, not_answered
+from ._catalogue import entry
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 
 
 _SHAPE_NAMES = ("Q", "K", "V", "scores", "weights", "output")
@@ -25,57 +26,23 @@ def _shape_rules(n, m, d_k, d_v):
         "weights": ((n, m), "the softmax keeps the shape of the scores: one row of m weights per query"),
         "output": ((n, d_v), "one output row per query, a mix of value rows, so of width d_v"),
     }
+    # The known wrong shapes of each name and their ids (the words are the catalogue's).
     wrong = {
-        "Q": [
-            ((d_k, n), "q-transposed", "Q stores one query per row: (n, d_k), not (d_k, n)."),
-            ((m, d_k), "q-rows-m", "Q has one row per query: n rows. m counts the keys (in cross-attention, "
-             "the encoder's positions)."),
-            ((n, d_v), "q-width-dv", "Queries are compared with keys, so they share the keys' width d_k; d_v "
-             "is the width of the values."),
-        ],
-        "K": [
-            ((d_k, m), "k-transposed", "K stores one key per row: (m, d_k). K^T, of shape (d_k, m), is what "
-             "multiplies Q, but K itself is (m, d_k)."),
-            ((n, d_k), "k-rows-n", "K has one row per key: m rows. n counts the queries; in cross-attention the "
-             "keys come from the encoder and m != n."),
-            ((m, d_v), "k-width-dv", "Keys are compared with queries, so they are d_k wide; d_v is the width of "
-             "the values."),
-        ],
-        "V": [
-            ((m, d_k), "v-width-dk", "V has width d_v: the values are what is heard, and need not be as wide as "
-             "the queries and keys (d_k)."),
-            ((n, d_v), "v-rows-n", "V has one row per key: m rows, one value for each key."),
-            ((d_v, m), "v-transposed", "V stores one value per row: (m, d_v), not (d_v, m)."),
-        ],
-        "output": [
-            ((n, d_k), "output-width-dk", "An output row is a mix of value rows, so it has width d_v, not d_k."),
-            ((n, m), "output-is-weights", "(n, m) is the shape of the weights; the output multiplies them by V: "
-             "(n, m) x (m, d_v) -> (n, d_v)."),
-            ((m, d_v), "output-rows-m", "There is one output row per query: n rows, not m."),
-            ((d_v, n), "output-transposed", "One output row per query: (n, d_v), not (d_v, n)."),
-        ],
-    }
-    width_dk = {
-        "scores": "Each score is a single number, a dot product: its d_k terms are summed away. There is one per "
-                  "(query, key) pair: (n, m).",
-        "weights": "Each weight is a single number, one per (query, key) pair: the d_k terms of the dot product "
-                   "are summed away before the softmax. The weights are (n, m).",
+        "Q": [((d_k, n), "q-transposed"), ((m, d_k), "q-rows-m"), ((n, d_v), "q-width-dv")],
+        "K": [((d_k, m), "k-transposed"), ((n, d_k), "k-rows-n"), ((m, d_v), "k-width-dv")],
+        "V": [((m, d_k), "v-width-dk"), ((n, d_v), "v-rows-n"), ((d_v, m), "v-transposed")],
+        "output": [((n, d_k), "output-width-dk"), ((n, m), "output-is-weights"), ((m, d_v), "output-rows-m"),
+                   ((d_v, n), "output-transposed")],
     }
     for name in ("scores", "weights"):
-        wrong[name] = [
-            ((m, n), f"{name}-transposed", f"The {name} have one row per query and one column per key: (n, m), "
-             "not (m, n)."),
-            ((n, n), f"{name}-square", "n x n would be self-attention, queries and keys from one sequence; here "
-             f"they come from two sequences of different lengths, and there is one of the {name} for every "
-             "(query, key) pair."),
-            ((m, m), f"{name}-square", "m x m would be self-attention, queries and keys from one sequence; here "
-             f"they come from two sequences of different lengths, and there is one of the {name} for every "
-             "(query, key) pair."),
-            ((n, d_k), f"{name}-width-dk", width_dk[name]),
-            ((n, d_v), f"{name}-width-dv", f"A row of {name} has one entry per key: length m; it knows nothing "
-             "about d_v."),
-        ]
+        wrong[name] = [((m, n), f"{name}-transposed"), ((n, n), f"{name}-square"), ((m, m), f"{name}-square"),
+                       ((n, d_k), f"{name}-width-dk"), ((n, d_v), f"{name}-width-dv")]
     return right, wrong
+
+
+def _words(mistake_id: str, **fields) -> str:
+    """A wrong shape's reason, from the catalogue (check_shapes gives one hint for all its lines)."""
+    return entry(mistake_id, **fields)[0]
 
 
 def _axis_reasons(n, m, d_k, d_v) -> dict:
@@ -110,6 +77,17 @@ def _shape_of(value, sizes):
         else:
             return None
     return tuple(out)
+
+
+# The ids check_shapes gives (the teacher's table is generated from them).
+GIVES = {
+    "check_shapes": (
+        "q-transposed", "q-rows-m", "q-width-dv", "k-transposed", "k-rows-n", "k-width-dv", "v-transposed",
+        "v-rows-n", "v-width-dk", "scores-transposed", "weights-transposed", "scores-square", "weights-square",
+        "scores-width-dk", "weights-width-dk", "scores-width-dv", "weights-width-dv", "output-width-dk",
+        "output-is-weights", "output-rows-m", "output-transposed", "wrong-shape", "not-a-shape", "unknown-name",
+    ),
+}
 
 
 def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
@@ -154,29 +132,21 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
         names = [k for k in _SHAPE_NAMES if isinstance(answers, dict) and k in answers] or list(_SHAPE_NAMES)
         return not_answered(f"your predicted shapes of {', '.join(names)}")  # None, ..., {} or a dict of blanks
     if not isinstance(answers, dict):
-        return fail(
-            "not-a-shape",
-            f"check_shapes expects a dict such as {{'Q': (n, d_k), 'scores': (n, m)}}; got "
-            f"{type(answers).__name__} {answers!r}.",
-        )
+        return failure("not-a-shape", got=f"{type(answers).__name__} {answers!r}")  # not a dict
     unknown = [k for k in answers if k not in _SHAPE_NAMES]
     if unknown:
-        return fail(
-            "unknown-name",
-            f"Unknown name {unknown[0]!r} in your answers; the names are {', '.join(_SHAPE_NAMES)}.",
-        )
+        return failure("unknown-name", name=repr(unknown[0]), names=", ".join(_SHAPE_NAMES))
     if asks is not None:
         if isinstance(asks, str) or not all(name in _SHAPE_NAMES for name in asks):
             raise InputValueError(f"asks must name some of {', '.join(_SHAPE_NAMES)}; got {asks!r}")
         missing = [k for k in asks if k not in answers]
         if missing:
-            return Feedback(False, f"Not everything is answered yet: {', '.join(missing)} "
-                                   f"{'is' if len(missing) == 1 else 'are'} missing from your answers; put "
-                                   f"{'it' if len(missing) == 1 else 'them'} back and fill in the shape.", "",
-                            NOT_ANSWERED)
+            return not_answered(f"your predicted shapes of {', '.join(asks)}; {', '.join(missing)} "
+                                f"{'is' if len(missing) == 1 else 'are'} missing from your answers: put "
+                                f"{'it' if len(missing) == 1 else 'them'} back and fill in the shape")
     blank = [k for k in _SHAPE_NAMES if k in answers and is_blank(answers[k])]
     if blank:
-        return Feedback(False, f"Not everything is answered yet: fill in {', '.join(blank)}.", "", NOT_ANSWERED)
+        return not_answered(f"your predicted shapes of {', '.join(answers)}; fill in {', '.join(blank)}")
     right, wrong = _shape_rules(sizes["n"], sizes["m"], sizes["d_k"], sizes["d_v"])
     lines, first, good = [], None, []
     for name in _SHAPE_NAMES:
@@ -185,17 +155,17 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
         want, why = right[name]
         got = _shape_of(answers[name], sizes)
         if got is None:
-            lines.append(f"- {name}: {answers[name]!r} is not a shape; write a tuple of sizes, in numbers or in "
-                         "the names n, m, d_k, d_v.")
+            lines.append(f"- {name}: {_words('not-a-shape', got=repr(answers[name]))}")
             first = first or "not-a-shape"
             continue
         if got == want:
             good.append(name)
             continue
         mistake_id, reason = "wrong-shape", f"Think of what it holds: {why}."
-        for shape, mid, text in wrong[name]:
+        for shape, mid in wrong[name]:
             if shape == got:
-                mistake_id, reason = mid, text
+                fields = {"a": "n" if shape[0] == sizes["n"] else "m"} if mid.endswith("-square") else {}
+                mistake_id, reason = mid, _words(mid, **fields)
                 break
         lines.append(f"- {name}: {got} is not it. {reason}")
         first = first or mistake_id

@@ -5,17 +5,11 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import close
-from ._feedback import Feedback, fail
+from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
-from ._weights_diagnosis import diagnose_weights, expected_weights
+from ._weights_diagnosis import WEIGHTS_DIAGNOSIS, diagnose_weights, expected_weights
 from ._pieces import (
-    AXIS_1,
-    FIX_GLOBAL_MAX,
-    FIX_NO_DIVISION,
-    GLOBAL_MAX,
-    NO_DIVISION,
-    UNIFORM,
     global_max_softmax,
     max_shift,
     per_matrix_softmax,
@@ -48,96 +42,37 @@ def _cases() -> list[Case]:
     return [Case(label, {"x": x}, expected_weights(x), tags, zeros=np.isneginf(x)) for label, x, tags in raw]
 
 
-
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake("global-max", GLOBAL_MAX, FIX_GLOBAL_MAX,
+        Mistake("global-max",
                 (global_max_softmax, lambda x: softmax_from(x - np.max(x, axis=(-2, -1), keepdims=True))),
+                strict_nonfinite=True, array="array", example="a row near 0 next to a row near 1000"),
+        Mistake("subtract-abs-max", (lambda x: softmax_from(x - np.max(np.abs(x), axis=-1, keepdims=True)),),
                 strict_nonfinite=True),
-        Mistake(
-            "subtract-abs-max",
-            "Your softmax subtracts each row's largest absolute value, np.max(np.abs(x)), instead of its largest "
-            "value. Where the two agree the weights are right, but a -inf entry (a masked score) makes |x| "
-            "infinite: the whole row becomes x - inf = -inf, exp gives 0 everywhere, and 0/0 is NaN. (A row of "
-            "large negative scores, all below about -709 after the shift, would underflow to 0/0 the same way.)",
-            "Subtract the maximum itself, np.max(x, axis=-1, keepdims=True): the largest exponent is then "
-            "exp(0) = 1, whatever the signs.",
-            (lambda x: softmax_from(x - np.max(np.abs(x), axis=-1, keepdims=True)),),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "subtract-min",
-            "Your softmax subtracts each row's minimum (or its mean) instead of its maximum. The result is the same "
-            "in exact arithmetic, but the largest exponent is then exp(max - min) (or exp(max - mean)): it "
-            "overflows when a row spans more than about 709, and a -inf entry makes the minimum and the mean -inf "
-            "(NaN everywhere in its row).",
-            "Subtract the maximum, so the largest exponent is exp(0) = 1.",
-            (lambda x: softmax_from(x - np.min(x, axis=-1, keepdims=True)),
-             lambda x: softmax_from(x - np.mean(x, axis=-1, keepdims=True))),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "axis-1-on-batch",
-            AXIS_1,
-            "Use axis=-1 (with keepdims=True) in both the max and the sum.",
-            (
-                lambda x: row_softmax(x, axis=1),
-                lambda x: softmax_from(max_shift(x, axis=1)),
-                lambda x: softmax_from(max_shift(x), axis=1),
-            ),
-        ),
-        Mistake(
-            "softmax-wrong-axis",
-            "Your weights sum to one down each column (axis 0) instead of along each row. Each row is one "
-            "query's scores over the keys, and its weights must sum to one: softmax runs along the last axis.",
-            "Use axis=-1 (with keepdims=True) in both the max and the sum.",
-            (lambda x: row_softmax(x, axis=0), lambda x: row_softmax(x, axis=-2)),
-        ),
-        Mistake(
-            "softmax-whole-matrix",
-            "Your function normalises the whole array at once (a sum with no axis): all entries together sum "
-            "to one, so each row sums to less than one. Softmax acts on each row separately.",
-            "Sum along the rows: np.sum(e, axis=-1, keepdims=True).",
-            (
-                softmax_whole,
-                lambda x: softmax_from(x, axis=None),
-                lambda x: softmax_from(max_shift(x), axis=None),
-                per_matrix_softmax,
-            ),
-        ),
-        Mistake(
-            "no-keepdims",
-            "A row statistic (the sum or the max) lost its axis: np.sum(e, axis=-1) has shape (n,), and an "
-            "(n, m) array divided by it has column j divided by the sum of row j. It fails when n != m and is "
-            "silently wrong when n == m.",
-            "Add keepdims=True, so the statistic has shape (n, 1) and broadcasts along each row.",
-            (
-                softmax_no_keepdims,
-                lambda x: softmax_no_keepdims(x, "max"),
-                lambda x: softmax_no_keepdims(x, "both"),
-            ),
-        ),
-        Mistake(
-            "max-wrong-axis",
-            "Your softmax subtracts each column's maximum instead of each row's. Adding one constant to a whole "
-            "row changes nothing, but a different constant for each entry of a row (one per column) changes the "
-            "weights.",
-            "Subtract np.max(x, axis=-1, keepdims=True).",
-            (
-                lambda x: softmax_from(x - np.max(x, axis=0, keepdims=True)),
-                lambda x: softmax_from(x - np.max(x, axis=-2, keepdims=True)),
-            ),
-        ),
-        Mistake(
-            "no-division",
-            NO_DIVISION,
-            FIX_NO_DIVISION,
-            (lambda x: np.exp(max_shift(x)), lambda x: np.exp(x)),
-        ),
-        Mistake("uniform-weights", UNIFORM, "Take np.exp of the (shifted) scores, then divide by their row sum.",
-                (uniform_weights, lambda x: np.full(x.shape, 1 / x.shape[-1]))),
+        Mistake("subtract-min",
+                (lambda x: softmax_from(x - np.min(x, axis=-1, keepdims=True)),
+                 lambda x: softmax_from(x - np.mean(x, axis=-1, keepdims=True))),
+                strict_nonfinite=True),
+        Mistake("axis-1-on-batch",
+                (lambda x: row_softmax(x, axis=1),
+                 lambda x: softmax_from(max_shift(x, axis=1)),
+                 lambda x: softmax_from(max_shift(x), axis=1))),
+        Mistake("softmax-wrong-axis", (lambda x: row_softmax(x, axis=0), lambda x: row_softmax(x, axis=-2))),
+        Mistake("softmax-whole-matrix",
+                (softmax_whole,
+                 lambda x: softmax_from(x, axis=None),
+                 lambda x: softmax_from(max_shift(x), axis=None),
+                 per_matrix_softmax)),
+        Mistake("no-keepdims",
+                (softmax_no_keepdims,
+                 lambda x: softmax_no_keepdims(x, "max"),
+                 lambda x: softmax_no_keepdims(x, "both"))),
+        Mistake("max-wrong-axis",
+                (lambda x: softmax_from(x - np.max(x, axis=0, keepdims=True)),
+                 lambda x: softmax_from(x - np.max(x, axis=-2, keepdims=True)))),
+        Mistake("no-division", (lambda x: np.exp(max_shift(x)), lambda x: np.exp(x)), what="weights"),
+        Mistake("uniform-weights", (uniform_weights, lambda x: np.full(x.shape, 1 / x.shape[-1]))),
     ]
-
 
 
 def _diagnose(attempts, runner) -> Feedback | None:
@@ -152,16 +87,12 @@ def _diagnose(attempts, runner) -> Feedback | None:
     if isinstance(shifted, np.ndarray) and (
         shifted.shape != first.shape or not close(np.asarray(shifted, float), first, attempts[0].tol).all()
     ):
-        return fail(
-            "not-shift-invariant",
-            "Adding 3 to every score changed your weights. A softmax must not change when a constant is "
-            "added to a row: exp(x + c) = exp(c) exp(x), and exp(c) cancels in the division.",
-            "Compute exp of the (shifted) scores, and divide by the sum of those same exponentials.",
-        )
+        return failure("not-shift-invariant")
     return None
 
 
 PROBLEM = FunctionProblem(
+    gives=(*WEIGHTS_DIAGNOSIS, "neg-inf-not-zero", "not-shift-invariant"),
     checker="check_softmax",
     params=("x",),
     cases=_cases,

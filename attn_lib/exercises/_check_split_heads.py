@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import close, fmt
-from ._feedback import Feedback, fail
+from ._feedback import Feedback, failure
 from ._judge import judge
 from ._types import Case, FunctionProblem, Mistake
 
@@ -31,88 +31,34 @@ def _mistakes() -> list[Mistake]:
         return X.shape[1] // heads
 
     return [
-        Mistake(
-            "no-transpose",
-            "You reshaped (n, d_model) straight to (heads, n, d_k). numpy fills the new shape in reading order, "
-            "so head 0 takes the first n x d_k numbers of X: whole rows of several positions. Each head then "
-            "mixes positions, and its 'position 1' is really the second slice of position 0.",
-            "Reshape to (n, heads, d_k) first, which cuts each row into heads pieces, then move the heads axis "
-            "to the front.",
-            (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),
-             lambda X, heads: np.swapaxes(X.reshape(heads, X.shape[0], dk(X, heads)), 0, 1)),
-        ),
-        Mistake(
-            "heads-last",
-            "Your result is (n, heads, d_k): the right pieces, but the heads axis is not first. Each head must "
-            "be a complete (n, d_k) attention problem, so heads comes first: (heads, n, d_k).",
-            "After the reshape, move the heads axis to the front.",
-            (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)),),
-        ),
-        Mistake(
-            "full-width",
-            "Each of your heads is d_model wide: every head got the whole row. A head works on its own slice of "
-            "d_k = d_model / heads columns (64 = 512 / 8 in the paper); head h takes columns h*d_k to "
-            "(h+1)*d_k.",
-            "Each head gets d_k = d_model // heads columns, not all d_model of them.",
-            (lambda X, heads: np.broadcast_to(X, (heads, *X.shape)),),
-        ),
-        Mistake(
-            "interleaved-columns",
-            "Your heads take every heads-th column (head h gets columns h, h + heads, ...), as "
-            "X.reshape(n, d_k, heads) does. Head h owns the contiguous block of columns h*d_k to (h+1)*d_k, "
-            "which is what W_q of that head produces.",
-            "Reshape so that each head's d_k columns stay together: (n, heads, d_k), not (n, d_k, heads).",
-            (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(2, 0, 1),),
-        ),
-        Mistake(
-            "heads-dk-swapped",
-            "Your result is (d_k, n, heads): the number of heads and the width of a head have swapped places "
-            "(X.reshape(n, d_model // heads, heads) puts d_k where the heads go). The reshape's middle axis "
-            "counts the heads and its last axis the d_k columns of one head, so each row is cut into heads "
-            "pieces of d_k columns: (n, heads, d_k), then the heads axis goes first.",
-            "Reshape to (n, heads, d_model // heads), not (n, d_model // heads, heads), then move the heads axis "
-            "to the front.",
-            (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(1, 0, 2),
-             lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(2, 0, 1)),
-        ),
-        Mistake(
-            "positions-last",
-            "Your result is (heads, d_k, n): each head is transposed, one column per position. Rows are "
-            "positions, so a head is (n, d_k).",
-            "Choose the axis order that keeps positions before widths: (heads, n, d_k).",
-            (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(1, 2, 0),),
-        ),
-        Mistake(
-            "split-positions",
-            "You split X along axis 0, the positions: np.split(X, heads, axis=0) gives each head a block of "
-            "positions with all d_model columns (and fails when n is not a multiple of heads). Each head takes "
-            "its own block of d_k columns, from every position.",
-            "Split the last axis, the d_model columns, not the positions.",
-            (lambda X, heads: np.stack(np.split(X, heads, axis=0)),
-             lambda X, heads: np.array(np.split(X, heads, axis=0))),
-        ),
+        Mistake("no-transpose",
+                (lambda X, heads: X.reshape(heads, X.shape[0], dk(X, heads)),
+                 lambda X, heads: np.swapaxes(X.reshape(heads, X.shape[0], dk(X, heads)), 0, 1))),
+        Mistake("heads-last", (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)),)),
+        Mistake("full-width", (lambda X, heads: np.broadcast_to(X, (heads, *X.shape)),)),
+        Mistake("interleaved-columns",
+                (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(2, 0, 1),)),
+        Mistake("heads-dk-swapped",
+                (lambda X, heads: X.reshape(X.shape[0], dk(X, heads), heads).transpose(1, 0, 2),
+                 lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(2, 0, 1))),
+        Mistake("positions-last", (lambda X, heads: X.reshape(X.shape[0], heads, dk(X, heads)).transpose(1, 2, 0),)),
+        Mistake("split-positions",
+                (lambda X, heads: np.stack(np.split(X, heads, axis=0)),
+                 lambda X, heads: np.array(np.split(X, heads, axis=0)))),
     ]
 
 
 def _diagnose(attempts, runner) -> Feedback | None:
     for got, case in ((a.result, a.case) for a in attempts):
         if got.shape != case.expected.shape:
-            return fail(
-                "wrong-shape",
-                f"For {case.label}, the result should have shape (heads, n, d_k) = {case.expected.shape}; yours "
-                f"has shape {got.shape}.",
-                "A reshape to (n, heads, d_k) cuts each row into heads pieces; then the heads axis goes first.",
-            )
+            return failure("wrong-shape", label=case.label, what="result",
+                           expected=f"(heads, n, d_k) = {case.expected.shape}",
+                           got=got.shape, extra="", hint="A reshape to (n, heads, d_k) cuts each row into heads "
+                           "pieces; then the heads axis goes first.")
     if all(np.array_equal(got, np.trunc(got)) and (np.abs(got - case.expected) < 1).all()
            for got, case in ((a.result, a.case) for a in attempts)):
-        return fail(
-            "integer-heads",
-            f"Your heads hold whole numbers: X[0, 0] is {fmt(attempts[0].case.expected[0, 0, 0])}, and your head 0 has "
-            f"{fmt(attempts[0].result[0, 0, 0])} there. The pieces are in the right places, but the fractions were cut "
-            "off, by an integer array (np.zeros(..., dtype=int), .astype(int)) or by rounding: the "
-            "projections are real numbers.",
-            "Keep X's dtype: slice or reshape X itself, or make the result with np.zeros(..., dtype=X.dtype).",
-        )
+        return failure("integer-heads", value=fmt(attempts[0].case.expected[0, 0, 0]),
+                       yours=fmt(attempts[0].result[0, 0, 0]))
     for got, case, tol in ((a.result, a.case, a.tol) for a in attempts):
         wrong = ~close(got, case.expected, tol)
         if wrong.any():
@@ -123,16 +69,16 @@ def _diagnose(attempts, runner) -> Feedback | None:
             whole = float(value) - _FRACTION
             if whole.is_integer() and 0 <= whole < 100 * case.inputs["X"].shape[0]:
                 source = f" (that is X[{int(whole) // 100}, {int(whole) % 100}])"
-            return fail(
-                "wrong-values",
-                f"For {case.label}, entry [{h}, {i}, {c}] (head {h}, position {i}) is {fmt(value)}{source}; it "
-                f"should be X[{i}, {h * d_k + c}] = {fmt(case.expected[h, i, c])}.",
-                "Head h, position i is X[i, h*d_k:(h+1)*d_k].",
+            return failure(
+                "wrong-values", label=case.label, hint="Head h, position i is X[i, h*d_k:(h+1)*d_k].",
+                difference=f"entry [{h}, {i}, {c}] (head {h}, position {i}) is {fmt(value)}{source}; it should be "
+                f"X[{i}, {h * d_k + c}] = {fmt(case.expected[h, i, c])}",
             )
     return None
 
 
 PROBLEM = FunctionProblem(
+    gives=("integer-heads",),
     checker="check_split_heads",
     params=("X", "heads"),
     cases=_cases,

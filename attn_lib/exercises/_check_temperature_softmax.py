@@ -7,15 +7,7 @@ import numpy as np
 from ._feedback import Feedback
 from ._judge import judge
 from ._types import BATCH, LARGE, Case, FunctionProblem, Mistake
-from ._pieces import (
-    FIX_GLOBAL_MAX,
-    GLOBAL_MAX,
-    global_max_softmax,
-    max_shift,
-    row_softmax,
-    softmax_from,
-    softmax_no_keepdims,
-)
+from ._pieces import global_max_softmax, max_shift, row_softmax, softmax_from, softmax_no_keepdims
 
 
 def _right(scores, temperature):
@@ -46,9 +38,6 @@ def _cases():
             for s, t, label, tags in specs]
 
 
-_FIX = "Divide the scores by the temperature first, then take the stable softmax of each row."
-
-
 def _whole(s):
     e = np.exp(s - s.max())
     return e / e.sum()
@@ -61,95 +50,33 @@ def _unnormalised(scores, temperature):
 
 def _mistakes():
     return [
-        Mistake(
-            "global-max",
-            GLOBAL_MAX.replace("(here: a row near 0 next to a row near 1000)",
-                                "(here: after dividing by T = 0.01, a row near 0 next to a row near 1000)"),
-            FIX_GLOBAL_MAX,
-            variants=(lambda scores, temperature: global_max_softmax(scores / temperature),
-                      lambda scores, temperature: softmax_from(
+        Mistake("global-max",
+                (lambda scores, temperature: global_max_softmax(scores / temperature),
+                 lambda scores, temperature: softmax_from(
                           scores / temperature - np.max(scores / temperature, axis=(-2, -1), keepdims=True))),
-            strict_nonfinite=True,
-        ),
-        Mistake(
-            "multiplied-by-temperature",
-            "You multiplied the scores by the temperature instead of dividing. Then T < 1 flattens the weights "
-            "and T > 1 sharpens them, the opposite of a temperature: dividing by a small T widens the gaps "
-            "between scores, and the largest takes more weight.",
-            _FIX,
-            variants=(lambda scores, temperature: row_softmax(scores * temperature),),
-        ),
-        Mistake(
-            "temperature-after-softmax",
-            "You applied the temperature to the weights after the softmax. The temperature divides the scores "
-            "before the softmax: weights scaled afterwards no longer sum to one, and their ratios do not change.",
-            _FIX,
-            variants=(lambda scores, temperature: row_softmax(scores) / temperature,
-                      lambda scores, temperature: row_softmax(scores) * temperature),
-        ),
-        Mistake(
-            "power-after-softmax",
-            "You raised the weights to the power 1 / temperature after the softmax. That does change their "
-            "ratios as dividing the scores would (w^(1/T) is proportional to exp(scores / T)), but the rows no "
-            "longer sum to one: the normalisation happened before the power.",
-            "Divide the scores by the temperature before the softmax, so that its division normalises the "
-            "rows last.",
-            variants=(lambda scores, temperature: row_softmax(scores) ** (1 / temperature),),
-        ),
-        Mistake(
-            "temperature-ignored",
-            "Your weights are the softmax of the scores at temperature 1 whatever the temperature: the "
-            "temperature never reaches the scores (dividing a copy, or subtracting it, changes nothing).",
-            _FIX,
-            variants=(lambda scores, temperature: row_softmax(scores),),
-        ),
-        Mistake(
-            "temperature-squared",
-            "You divided the scores by the temperature squared. Softmax at temperature T divides each score by "
-            "T once.",
-            _FIX,
-            variants=(lambda scores, temperature: row_softmax(scores / temperature ** 2),),
-        ),
-        Mistake(
-            "temperature-square-root",
-            "You divided the scores by the square root of the temperature. Softmax at temperature T divides each "
-            "score by T itself (the square root of d_k is a different division, inside attention's scores).",
-            _FIX,
-            variants=(lambda scores, temperature: row_softmax(scores / np.sqrt(temperature)),),
-        ),
-        Mistake(
-            "no-keepdims",
-            "A row statistic (the sum or the maximum) lost its axis: e.sum(axis=-1) has shape (..., n), and "
-            "dividing (..., n, m) by it lines it up with the wrong axis. It fails when n != m and is silently "
-            "wrong when n == m.",
-            "Add keepdims=True, so the statistic has shape (..., n, 1) and broadcasts along each row.",
-            variants=(lambda scores, temperature: softmax_no_keepdims(scores / temperature),
-                      lambda scores, temperature: softmax_no_keepdims(scores / temperature, "max"),
-                      lambda scores, temperature: softmax_no_keepdims(scores / temperature, "both")),
-        ),
-        Mistake(
-            "softmax-wrong-axis",
-            "Your weights sum to one down each column (axis 0 or -2), not along each row: each query shares its "
-            "attention among the keys, along the last axis.",
-            "Use axis=-1 with keepdims=True for the maximum and the sum.",
-            variants=(lambda scores, temperature: row_softmax(scores / temperature, axis=-2),
-                      lambda scores, temperature: row_softmax(scores / temperature, axis=0)),
-        ),
-        Mistake(
-            "softmax-whole-array",
-            "Your weights sum to one over the whole array, not along each row: each query shares its own "
-            "attention among the keys, so every row must sum to one.",
-            "Give the maximum and the sum axis=-1 and keepdims=True.",
-            variants=(lambda scores, temperature: _whole(scores / temperature),
-                      lambda scores, temperature: softmax_from(max_shift(scores / temperature), axis=None)),
-        ),
-        Mistake(
-            "no-division",
-            "Your function returns exponentials without dividing each row by its sum: the rows do not sum to "
-            "one, so they are not weights.",
-            "Divide each row by its sum: e / e.sum(axis=-1, keepdims=True).",
-            variants=(_unnormalised, lambda scores, temperature: np.exp(scores / temperature)),
-        ),
+                strict_nonfinite=True, array="array",
+                example="after dividing by T = 0.01, a row near 0 next to a row near 1000"),
+        Mistake("multiplied-by-temperature", (lambda scores, temperature: row_softmax(scores * temperature),)),
+        Mistake("temperature-after-softmax",
+                (lambda scores, temperature: row_softmax(scores) / temperature,
+                 lambda scores, temperature: row_softmax(scores) * temperature)),
+        Mistake("power-after-softmax", (lambda scores, temperature: row_softmax(scores) ** (1 / temperature),)),
+        Mistake("temperature-ignored", (lambda scores, temperature: row_softmax(scores),)),
+        Mistake("temperature-squared", (lambda scores, temperature: row_softmax(scores / temperature ** 2),)),
+        Mistake("temperature-square-root",
+                (lambda scores, temperature: row_softmax(scores / np.sqrt(temperature)),)),
+        Mistake("no-keepdims",
+                (lambda scores, temperature: softmax_no_keepdims(scores / temperature),
+                 lambda scores, temperature: softmax_no_keepdims(scores / temperature, "max"),
+                 lambda scores, temperature: softmax_no_keepdims(scores / temperature, "both"))),
+        Mistake("softmax-wrong-axis",
+                (lambda scores, temperature: row_softmax(scores / temperature, axis=-2),
+                 lambda scores, temperature: row_softmax(scores / temperature, axis=0))),
+        Mistake("softmax-whole-array",
+                (lambda scores, temperature: _whole(scores / temperature),
+                 lambda scores, temperature: softmax_from(max_shift(scores / temperature), axis=None))),
+        Mistake("no-division", (_unnormalised, lambda scores, temperature: np.exp(scores / temperature)),
+                what="weights"),
     ]
 
 
@@ -168,14 +95,8 @@ PROBLEM = FunctionProblem(
         "stable softmax after dividing by the temperature: subtracting each row's maximum of scores / temperature "
         "is part of what is checked."
     ),
-    overflow=(
-        "naive-overflow",
-        "Your function is right on moderate scores, but on {label} it gives NaN or inf: dividing by a small "
-        "temperature makes the scores large, and exp of a number above about 709 overflows (inf / inf is NaN). "
-        "Subtract each row's maximum after dividing by the temperature; adding a constant to a row changes no "
-        "weight.",
-        "Subtract each row's maximum after dividing by the temperature, before np.exp.",
-    ),
+    overflow=("naive-overflow", {"what": "function", "when": " after dividing by the temperature (a small temperature "
+                                                            "makes the scores large)"}),
     hint="Divide the scores by the temperature, subtract each row's maximum, exponentiate, divide by the row sum.",
 )
 

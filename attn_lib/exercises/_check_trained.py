@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ._answers import as_number, check_choice, check_number
+from ._catalogue import entry
 from ._feedback import Feedback
 
 
@@ -21,6 +22,22 @@ def _first_length_beyond(parameters, per_token_pair):
     while per_token_pair * n * n <= parameters:
         n += 1
     return n
+
+
+# The ids each checker of this module gives (the teacher's table is generated from them); "chose-<label>": one id
+# per option, its reason the option's own.
+GIVES = {
+    "check_footnote4_variance": (
+        "unit-variance", "ignored-means", "mean-square-not-variance", "means-not-squared", "only-means-product", "forgot-dk", "sqrt-dk",
+        "added-variances", "standard-deviations", "wrong-number", "not-a-number",
+    ),
+    "check_why_scores_grow": ("chose-<label>", "not-an-option"),
+    "check_weights_beyond_parameters": (
+        "rounded-down", "not-the-first", "one-layer", "one-head-per-layer", "one-head", "linear-in-n",
+        "token-limit", "wrong-number", "not-a-number",
+    ),
+    "check_unscaled_row": ("unchanged", "divided-again", "times-dk", "equal-weights", "wrong-number", "not-a-number"),
+}
 
 
 def check_weights_beyond_parameters(answer, parameters, layers=6, heads=12) -> Feedback:
@@ -45,32 +62,19 @@ def check_weights_beyond_parameters(answer, parameters, layers=6, heads=12) -> F
     mistakes = [
         # Neither reason says on which side the answer lies: one step from an integer answer, that would be it.
         (expected - 1, "rounded-down",
-         "A square root of parameters / (layers x heads), rounded either way, is a guess at the edge: the question "
-         "asks for the first length whose weights outnumber the parameters, which only the count itself can "
-         "settle.",
-         "Put your n into the count of weights, compare it with the parameters, and do the same for its "
-         "neighbours."),
+         *entry("rounded-down")),
         (expected + 1, "not-the-first",
-         "The question asks for the first length at which the weights outnumber the parameters, and that takes "
-         "the count at your n and at the lengths next to it: one length alone cannot show it is the first.",
-         "Put your n into the count of weights, compare it with the parameters, and do the same for its "
-         "neighbours."),
+         *entry("not-the-first")),
         (_first_length_beyond(parameters, heads), "one-layer",
-         f"That is where one layer's {heads} heads alone would get there; each of the {layers} layers computes its "
-         "own weights for the same sentence.", "Count every layer and every head: n x n weights each."),
+         *entry("one-layer", heads=heads, layers=layers)),
         (_first_length_beyond(parameters, layers), "one-head-per-layer",
-         f"That counts one head per layer; each layer has {heads} heads, each with its own n x n weights.",
-         "Count every layer and every head: n x n weights each."),
+         *entry("one-head-per-layer", heads=heads)),
         (_first_length_beyond(parameters, 1), "one-head",
-         f"That is where a single head's n x n weights would get there; the model has {layers} x {heads} heads.",
-         "Count every layer and every head: n x n weights each."),
+         *entry("one-head", layers=layers, heads=heads)),
         (parameters // per_pair + 1, "linear-in-n",
-         "You counted one weight per token and head; a head computes one weight per (query, key) pair, so its "
-         "weights grow as n x n, not n.", "Each head's weights form an n x n matrix."),
+         *entry("linear-in-n")),
         (256, "token-limit",
-         "256 is the longest sentence this model reads (it cuts longer ones), not where its weights overtake its "
-         "parameters: at 256 tokens they are still well short of them.",
-         "Write the number of weights as a function of n, then solve for the n where it passes the parameters."),
+         *entry("token-limit")),
     ]
     mistakes = [m for m in mistakes if m[0] != expected]
     return check_number(
@@ -110,40 +114,26 @@ def check_footnote4_variance(answer, var_q, var_k, d_k=32, mean_q=0.0, mean_k=0.
     if with_means:
         mistakes += [
             (d_k * var_q * var_k, "ignored-means",
-             "That is footnote 4's answer for mean-0 components. Here the components have means: a product q_t k_t "
-             "then has mean square E[q_t^2] E[k_t^2], and E[x^2] is the variance plus the square of the mean.",
-             "var(q_t k_t) = E[q_t^2] E[k_t^2] - (E[q_t] E[k_t])^2, with E[x^2] = var(x) + mean(x)^2."),
+             *entry("ignored-means")),
             (d_k * square_q * square_k, "mean-square-not-variance",
-             "That is the mean square of q . k's products, E[q_t^2] E[k_t^2] added d_k times; a variance subtracts "
-             "the square of each product's mean, E[q_t] E[k_t].", "var(x) = E[x^2] - (E[x])^2, for each product."),
+             *entry("mean-square-not-variance")),
             (d_k * (var_q * var_k + mean_q * mean_k), "means-not-squared",
-             "You added the product of the means to var_q var_k. A mean enters a product's variance through the "
-             "mean squares E[x^2] = var(x) + mean(x)^2, so the means come in squared, and in cross terms with the "
-             "other factor's variance.", "Expand (var_q + mean_q^2)(var_k + mean_k^2), then subtract "
-             "(mean_q mean_k)^2."),
+             *entry("means-not-squared")),
             (d_k * (var_q * var_k + (mean_q * mean_k) ** 2), "only-means-product",
-             "You added the product of the squared means to var_q var_k; expanding E[q_t^2] E[k_t^2] also gives the "
-             "cross terms var_q mean_k^2 and var_k mean_q^2, and the squared means cancel.",
-             "Expand (var_q + mean_q^2)(var_k + mean_k^2), then subtract (mean_q mean_k)^2."),
+             *entry("only-means-product")),
         ]
     else:
         mistakes.append((float(d_k), "unit-variance",
-                         f"{d_k} is d_k: footnote 4's answer for components of variance exactly 1. Here they have "
-                         f"variances {var_q:.2f} and {var_k:.2f}; each product q_t k_t then has variance "
-                         f"{var_q:.2f} x {var_k:.2f}.",
-                         "Variance of a product of independent, mean-0 numbers: the product of their variances."))
+                         *entry("unit-variance", d_k=d_k, var_q=f"{var_q:.2f}", var_k=f"{var_k:.2f}")))
     mistakes += [
         (one, "forgot-dk",
-         "That is the variance of one product q_t k_t (or of a scaled score); q . k adds d_k such products, "
-         "and variances of independent terms add.", "Multiply by the number of products."),
+         *entry("forgot-dk", hint="Multiply by the number of products.")),
         (math.sqrt(d_k) * one, "sqrt-dk",
-         "You multiplied by sqrt(d_k): that is how the standard deviation grows. Variances of independent terms "
-         "add, so the variance grows with d_k itself.", "Variances add; standard deviations do not."),
+         *entry("sqrt-dk")),
         (d_k * (var_q + var_k), "added-variances",
-         "You added the two variances; for independent factors the variance of a product comes from the product "
-         "of their mean squares.", "E[(q k)^2] = E[q^2] E[k^2] when q and k are independent."),
+         *entry("added-variances")),
         (d_k * math.sqrt(var_q * var_k), "standard-deviations",
-         "You used standard deviations where variances belong.", "var(q_t k_t) = var(q_t) var(k_t) at mean 0."),
+         *entry("standard-deviations")),
     ]
     mistakes = _distinct(mistakes, expected, rel)
     if with_means:
@@ -214,20 +204,15 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
          "A two-key row's weights depend only on the gap between its two scores: what does removing the division "
          "do to that gap?"),
         (sigmoid(gap / math.sqrt(d_k)), "divided-again",
-         f"You divided the gap by sqrt(d_k) once more; removing the division does the opposite: the unscaled gap "
-         f"is {gap:g} x sqrt(d_k).", "Scaled score = unscaled / sqrt(d_k), so unscaled = scaled x sqrt(d_k)."),
-        (0.5, "equal-weights", "Two different scores never get equal weights.",
-         "Softmax of two scores depends only on their gap."),
+         *entry("divided-again", gap=f"{gap:g}")),
+        (0.5, "equal-weights", *entry("equal-weights")),
     ]
     times_dk = sigmoid(gap * d_k)
     value = as_number(answer)
     if value is not None and abs(value - times_dk) <= _TIMES_DK_NEAR * abs(times_dk - expected):
         # Only an answer near the times-dk weight (1 - 1e-14 for d_k = 32: within 4e-5 of it) is told so; 0.999 is not.
         mistakes.append((times_dk, "times-dk",
-                         f"You multiplied the gap by d_k = {d_k}; the division was by sqrt(d_k) = "
-                         f"{math.sqrt(d_k):.2f}. (An answer of exactly 1 would also mean a one-hot row, which two "
-                         "finite scores never give.)",
-                         "The division being removed was by sqrt(d_k), not by d_k."))
+                         *entry("times-dk", d_k=d_k, sqrt_dk=f"{math.sqrt(d_k):.2f}")))
     rel = 0.0005  # "to at least three decimals": within half a unit of the third decimal, as an absolute bound
     # The judged band is narrow, so a mistake is also named in the decimals a learner writes it with (0.73).
     mistakes += [(round(value, places), *rest) for value, *rest in list(mistakes) for places in (2, 3)

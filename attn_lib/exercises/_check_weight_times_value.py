@@ -30,51 +30,18 @@ def _cases():
 def _mistakes():
     norm = np.linalg.norm
     return [
-        Mistake("returned-output",
-                "You returned weights @ V, the head's output (n, d_v). The problem asks for one number per (query, "
-                "key) pair: each weight times the length of that key's value row, (..., n, m).",
-                "Take the length of each value row, np.linalg.norm(V, axis=-1), and multiply each column of the "
-                "weights by its key's length.",
-                variants=(lambda weights, V: weights @ V,)),
-        Mistake("length-over-keys",
-                "You took the norm over axis -2, down the keys, which gives one length per component of the value "
-                "rows; each key's value row is a row of V, so its length runs along axis -1.",
-                "np.linalg.norm(V, axis=-1) gives one length per key, (..., m).",
-                variants=(lambda weights, V: weights * norm(V, axis=-2)[..., None, :],)),
-        Mistake("lengths-along-queries",
-                "You took each value row's length (axis -1, right), but laid the lengths down a column, "
-                "[..., :, None], one per row of the weights: the rows of the weights are the queries, and a key's "
-                "length belongs to its column, so it multiplies weights[..., i, j] for every query i. (numpy "
-                "refuses the product whenever n != m; where n = m it would multiply by the wrong key's length.)",
-                "Put the new axis in front of the keys: np.linalg.norm(V, axis=-1)[..., None, :], shape (..., 1, m).",
-                variants=(lambda weights, V: weights * norm(V, axis=-1)[..., :, None],)),
-        Mistake("squared-length",
-                "You multiplied by the squared length of each value row; the length is its square root.",
-                "np.linalg.norm(V, axis=-1) is the length sqrt(sum of squares).",
-                variants=(lambda weights, V: weights * (V ** 2).sum(axis=-1)[..., None, :],)),
-        Mistake("sum-not-length",
-                "You multiplied by the sum of each value row's components; positive and negative components cancel "
-                "there, and a length does not.", "np.linalg.norm(V, axis=-1) is the length of each row.",
-                variants=(lambda weights, V: weights * V.sum(axis=-1)[..., None, :],)),
-        Mistake("l1-length",
-                "You multiplied by the sum of the absolute values of each value row; the length of a vector is "
-                "the square root of the sum of squares.", "np.linalg.norm(V, axis=-1).",
-                variants=(lambda weights, V: weights * np.abs(V).sum(axis=-1)[..., None, :],)),
-        Mistake("one-length",
-                "You multiplied every weight by one number, the norm of the whole of V; each key has its own value "
-                "row, and its own length.", "np.linalg.norm(V, axis=-1) gives one length per key (per batch "
-                "entry).",
-                variants=(lambda weights, V: weights * norm(V),)),
+        Mistake("returned-output", (lambda weights, V: weights @ V,)),
+        Mistake("length-over-keys", (lambda weights, V: weights * norm(V, axis=-2)[..., None, :],)),
+        Mistake("lengths-along-queries", (lambda weights, V: weights * norm(V, axis=-1)[..., :, None],)),
+        Mistake("squared-length", (lambda weights, V: weights * (V ** 2).sum(axis=-1)[..., None, :],)),
+        Mistake("sum-not-length", (lambda weights, V: weights * V.sum(axis=-1)[..., None, :],)),
+        Mistake("l1-length", (lambda weights, V: weights * np.abs(V).sum(axis=-1)[..., None, :],)),
+        Mistake("one-length", (lambda weights, V: weights * norm(V),)),
         Mistake("renormalised",
-                "You divided each row by its sum, which gives each key's share of the row; the problem asks for the "
-                "weight times the length itself, whose row sums say how much the head adds.",
-                "Leave out the division by the row sum.",
-                variants=(lambda weights, V: _weighted_length(weights, V)
+                (lambda weights, V: _weighted_length(weights, V)
                           / _weighted_length(weights, V).sum(axis=-1, keepdims=True),)),
         Mistake("lengths-only",
-                "You returned each key's value length for every query, without the weights; a key adds its value row "
-                "in proportion to its weight.", "Multiply the lengths by the weights.",
-                variants=(lambda weights, V: np.broadcast_to(norm(V, axis=-1)[..., None, :], weights.shape),)),
+                (lambda weights, V: np.broadcast_to(norm(V, axis=-1)[..., None, :], weights.shape),)),
     ]
 
 

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from ._feedback import Feedback, fail
+from ._feedback import Feedback, failure
 from ._explain import batch_failure
 from ._judge import judge
 from ._learner_code import code_text
@@ -43,136 +43,37 @@ def _swap(x):
     return np.swapaxes(x, -1, -2)
 
 
-_DOT_T = (
-    "Your function is right on 2-D inputs but not with a batch axis in front. `.T` reverses every axis of an "
-    "array: on weights (b, n, m) it gives (m, n, b), not a batch of transposed matrices. Shapes are "
-    "(..., n, m) and (..., m, d_v): write the code for the last two axes only."
-)
-_FIXED_AXIS = (
-    "Your function is right on 2-D inputs but not with a batch axis in front: an axis counted from the front "
-    "(axis=0 or axis=1) moves when a batch axis is added. On (b, n, m) weights, axis=1 is the query axis, not "
-    "the key axis."
-)
-_FIX_FIXED_AXIS = (
-    "Count axes from the end: axis=-1 is the key axis of the weights, axis=-2 the key axis of V. np.matmul treats "
-    "leading axes as a batch."
-)
-_NP_DOT = (
-    "Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like np.tensordot) does not "
-    "treat leading axes as a batch. On weights (b, n, m) and V (b, m, d_v) it pairs every sentence's weights "
-    "with every sentence's values, giving (b, n, b, d_v)."
-)
-_TENSORDOT = (
-    "Your function is right on 2-D inputs but not with a batch axis in front: np.tensordot(weights, V, axes=1) "
-    "(or axes=(-1, 0)) pairs the weights' last axis, the keys, with V's first axis. On 2-D inputs that is V's "
-    "key axis; on a batch V is (b, m, d_v) and its first axis is the batch b, so the keys meet the batch (and "
-    "tensordot keeps no batch of its own: with the right axes it pairs every sentence with every other)."
-)
-_FIX_NP_DOT = "Use np.matmul (the @ operator), which multiplies the last two axes and treats the others as a batch."
 
 
 def _mistakes() -> list[Mistake]:
     return [
-        Mistake(
-            "returned-weights",
-            "Your function returns the weights themselves, (..., n, m). The weights only say how much each "
-            "query listens to each key; the output is what it hears: the value rows mixed by those weights, "
-            "(..., n, m) x (..., m, d_v) -> (..., n, d_v).",
-            "The output mixes the value rows: multiply the weights by V.",
-            (lambda weights, V: weights,),
-        ),
-        Mistake(
-            "unweighted-mean",
-            "Your output is the plain mean of the value rows, the same for every query: the weights are never "
-            "used. That is what attention gives only when every weight in a row is 1/m (a query that scores "
-            "every key alike); in general each query listens to the keys in its own proportions.",
-            "Weight each value row j by weights[..., i, j] and add them: output[i] = sum_j weights[i, j] * V[j].",
-            (
-                lambda weights, V: np.broadcast_to(
+        Mistake("returned-weights", (lambda weights, V: weights,), shape="(..., n, m)",
+                product="(..., n, m) x (..., m, d_v) -> (..., n, d_v)", values="V"),
+        Mistake("unweighted-mean",
+                (lambda weights, V: np.broadcast_to(
                     V.mean(axis=-2, keepdims=True), (*weights.shape[:-1], V.shape[-1])
                 ),
-                lambda weights, V: V.mean(axis=-2),
-                lambda weights, V: V.mean(axis=0),
-            ),
-        ),
-        Mistake(
-            "output-transposed",
-            "Your output is transposed, (..., d_v, n): one row per value component and one column per query (V^T "
-            "weights^T, say). Output row i belongs to query i: (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
-            "Put the weights first and V second, without transposing either.",
-            (lambda weights, V: _swap(weights @ V),),
-        ),
-        Mistake(
-            "v-transposed",
-            "You multiplied the weights by V transposed. V has one row per key, (m, d_v), and the weights have "
-            "one column per key, so they meet V as it is: (n, m) x (m, d_v). With V transposed, the output's "
-            "columns mix the wrong numbers, and the product only runs at all when d_v = m.",
-            "V keeps its shape (m, d_v): one value row per key; do not transpose it.",
-            (lambda weights, V: weights @ _swap(V), lambda weights, V: weights @ V.T),
-        ),
-        Mistake(
-            "weights-transposed",
-            "You transposed the weights: row i of your result mixes the values with column i of the weights, "
-            "that is, with how much every query listens to key i. Row i of the output must use row i of the "
-            "weights, query i's own weights over the m keys.",
-            "The weights keep their shape (n, m): one row per query; do not transpose them.",
-            (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V),
-        ),
-        Mistake(
-            "elementwise-product",
-            "You multiplied the weights and V entry by entry (weights * V), which needs the two to have the same "
-            "shape and never adds anything up. Output row i is a sum over the keys, sum_j weights[i, j] * V[j]: "
-            "a matrix product, (..., n, m) x (..., m, d_v) -> (..., n, d_v).",
-            "Use a matrix product (np.matmul, the @ operator), which adds up the products over the keys.",
-            (lambda weights, V: weights * V,),
-        ),
-        Mistake(
-            "values-first",
-            "You multiplied V by the weights, V @ weights: (m, d_v) x (n, m) only runs when d_v = n, and then it "
-            "mixes value components with queries. The weights come first, one row per query, and V second, one "
-            "row per key: (n, m) x (m, d_v).",
-            "Put the weights first (one row per query) and V second (one row per key).",
-            (lambda weights, V: V @ weights,),
-        ),
-        Mistake(
-            "mean-not-sum",
-            "Your output is the weighted sum divided by m: you averaged the weighted value rows (np.mean over the "
-            "keys) instead of adding them. The weights of a row already sum to one, so their weighted sum is "
-            "already an average; dividing again shrinks every output towards 0.",
-            "Add the weighted value rows up over the keys (np.sum, or a matrix product); do not take the mean.",
-            (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).mean(axis=-2),),
-        ),
-        Mistake(
-            "tensordot-on-batch",
-            _TENSORDOT,
-            _FIX_NP_DOT,
-            (lambda weights, V: np.tensordot(weights, V, axes=1),
-             lambda weights, V: np.tensordot(weights, V, axes=(-1, 0))),
-        ),
-        Mistake(
-            "np-dot-on-batch",
-            _NP_DOT,
-            _FIX_NP_DOT,
-            (lambda weights, V: np.dot(weights, V), lambda weights, V: np.tensordot(weights, V, axes=(-1, -2))),
-        ),
-        Mistake(
-            "fixed-axis-on-batch",
-            _FIXED_AXIS,
-            _FIX_FIXED_AXIS,
-            (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=1),),
-        ),
-        Mistake(
-            "sum-wrong-axis",
-            "You multiplied each weight by its value row and then summed over the wrong axis (the queries, or "
-            "the value components) instead of over the keys. Output row i is a sum over keys j: output[i] = sum_j weights[i, j] * V[j], so the sum runs "
-            "along the weights' last axis (length m) and one row per query remains.",
-            "Sum over the key axis, the one that weights and V share (m).",
-            (
-                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
-                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
-                lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-1),
-            ),
-        ),
+                 lambda weights, V: V.mean(axis=-2),
+                 lambda weights, V: V.mean(axis=0))),
+        Mistake("output-transposed", (lambda weights, V: _swap(weights @ V),)),
+        Mistake("v-transposed", (lambda weights, V: weights @ _swap(V), lambda weights, V: weights @ V.T)),
+        Mistake("weights-transposed", (lambda weights, V: _swap(weights) @ V, lambda weights, V: weights.T @ V)),
+        Mistake("elementwise-product", (lambda weights, V: weights * V,), a="weights", b="V", result="output",
+                over="the keys, sum_j weights[i, j] * V[j]", product="(..., n, m) x (..., m, d_v) -> (..., n, d_v)"),
+        Mistake("values-first", (lambda weights, V: V @ weights,)),
+        Mistake("mean-not-sum", (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).mean(axis=-2),),
+                term="output (the weighted value rows)"),
+        Mistake("tensordot-on-batch",
+                (lambda weights, V: np.tensordot(weights, V, axes=1),
+                 lambda weights, V: np.tensordot(weights, V, axes=(-1, 0)))),
+        Mistake("np-dot-on-batch",
+                (lambda weights, V: np.dot(weights, V), lambda weights, V: np.tensordot(weights, V, axes=(-1, -2)))),
+        Mistake("fixed-axis-on-batch",
+                (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=1),)),
+        Mistake("sum-wrong-axis",
+                (lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-3),
+                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=0),
+                 lambda weights, V: (weights[..., :, :, None] * V[..., None, :, :]).sum(axis=-1))),
     ]
 
 
@@ -206,16 +107,13 @@ def _batch_mistake(attempt, runner) -> Feedback | None:
     code = code_text(runner.fn)
     also = f" (On {attempt.case.label}: it {batch_failure(attempt, runner.problem)}.)"
     if ".T" in code:
-        return fail("dot-T-on-batch", _DOT_T + also, "Use np.swapaxes(x, -1, -2) instead of x.T, or a "
-                    "product that treats leading axes as a batch.")
+        return failure("dot-T-on-batch", also=also)
     if re.search(r"np\.dot\(|\.dot\(", code) and _fails_as_np_dot(attempt):  # np.dot or x.dot, not np.tensordot
-        return fail("np-dot-on-batch", _NP_DOT + also, _FIX_NP_DOT)
+        return failure("np-dot-on-batch", also=also)
     if "einsum" in code:
-        return fail("einsum-2d-only", "Your function is right on 2-D inputs but not with a batch axis in front: "
-                    "its einsum subscripts name exactly two axes per array." + also,
-                    "Let einsum carry the leading axes: np.einsum('...nm,...md->...nd', weights, V).")
+        return failure("einsum-2d-only", also=also)
     if "axis=0" in code or "axis=1" in code:
-        return fail("fixed-axis-on-batch", _FIXED_AXIS + also, _FIX_FIXED_AXIS)
+        return failure("fixed-axis-on-batch", also=also)
     return None
 
 
@@ -230,6 +128,7 @@ def _fails_as_np_dot(attempt) -> bool:
 
 
 PROBLEM = FunctionProblem(
+    gives=("dot-T-on-batch", "np-dot-on-batch", "einsum-2d-only", "fixed-axis-on-batch"),
     checker="check_weighted_average",
     params=("weights", "V"),
     cases=_cases,

@@ -10,17 +10,12 @@ import warnings
 import numpy as np
 
 from ._compare import close, coarser, difference, fmt, index, isfinite, nonfinite, not_zero, tolerance
-from ._feedback import Feedback, fail
-from ._pieces import FIX_OVERFLOW, OVERFLOW
+from ._catalogue import EXACT_ZERO, OVERFLOW, entry
+from ._feedback import Feedback, fail, failure
 from ._types import BATCH, BROADCAST, LARGE, Attempt, Bad, Case, Mistake, Raised, copy_input
 
 # What a problem's overflow step says by default: right on small scores, NaN/inf on scores near 1000.
-NAIVE_OVERFLOW = (
-    "naive-overflow",
-    "Your function is right on small scores, but on {label} it gives NaN or inf: it does not subtract each "
-    "row's maximum before np.exp. " + OVERFLOW,
-    FIX_OVERFLOW,
-)
+NAIVE_OVERFLOW = ("naive-overflow", {"what": "function", "when": ""})
 
 
 def variant_outcome(variant, case: Case):
@@ -142,11 +137,7 @@ def exception_hint(exc: BaseException, problem=None) -> str:
 def report_problem(result, case: Case, owner=None) -> Feedback:
     """Feedback for a Raised or Bad ``result`` on ``case`` (``owner``: the FunctionProblem, for the hint's shapes)."""
     if isinstance(result, Raised):
-        return fail(
-            "exception",
-            f"Your function raised {result.describe()} when called on {case.label}.",
-            exception_hint(result.exc, owner),
-        )
+        return failure("exception", raised=result.describe(), label=case.label, hint=exception_hint(result.exc, owner))
     return fail(result.mistake, f"{result.text} (Called on {case.label}.)", result.hint)
 
 
@@ -190,8 +181,8 @@ def overflow(attempts: list[Attempt], runner) -> Feedback | None:
     large = overflowed(attempts)
     if not large or not all(a.right for a in attempts if a not in large):
         return None
-    mid, reason, hint = runner.problem.overflow or NAIVE_OVERFLOW
-    return fail(mid, reason.format(label=large[0].case.label), hint)
+    mid, fields = runner.problem.overflow or NAIVE_OVERFLOW
+    return failure(mid, label=large[0].case.label, **fields)
 
 
 def no_batch(attempts: list[Attempt], runner) -> Feedback | None:
@@ -208,18 +199,11 @@ def no_batch(attempts: list[Attempt], runner) -> Feedback | None:
             return named
     if problem.no_batch is not None and not any(a.right for a in batch):
         # right on no batch at all: the problem's own words for a 2-D-only answer
-        mid, reason, hint = problem.no_batch
+        mid, fields = problem.no_batch
+        reason, hint = entry(mid, **fields)
         return fail(mid, reason + f" (On {wrong.case.label} it {what}.)", hint)
-    return fail(
-        "no-batch",
-        f"Your function is right on every 2-D input, but not on {wrong.case.label}: it {what}. The problem asks "
-        "for any number of leading (batch) axes: anything that assumes exactly two axes (.T, axis=0 or axis=1, "
-        "x.shape[0], a loop over rows) goes wrong on other shapes.",
-        "Count axes from the end: axis=-1 for the keys"
-        + (", np.swapaxes(K, -1, -2) instead of K.T" if "K" in problem.params else ", np.swapaxes(x, -1, -2) "
-           "instead of x.T") + (", Q.shape[-1] for d_k" if "Q" in problem.params else "")
-        + "; @ (np.matmul) multiplies the last two axes and broadcasts the rest.",
-    )
+    return failure("no-batch", label=wrong.case.label, what=what, x="K" if "K" in problem.params else "x",
+                   d_k=", Q.shape[-1] for d_k" if "Q" in problem.params else "")
 
 
 def odd_result(attempts: list[Attempt], runner) -> Feedback | None:
@@ -240,12 +224,8 @@ def wrong_shape(attempts: list[Attempt], runner) -> Feedback | None:
     problem = runner.problem
     for a in attempts:
         if a.result.shape != a.case.expected.shape:
-            return fail(
-                "wrong-shape",
-                f"For {a.case.label}, the {problem.what} should have shape {a.case.expected.shape}; yours has shape "
-                f"{a.result.shape}.",
-                problem.hint,
-            )
+            return failure("wrong-shape", label=a.case.label, what=problem.what, expected=a.case.expected.shape,
+                           got=a.result.shape, extra="", hint=problem.hint)
     return None
 
 
@@ -271,15 +251,9 @@ def non_finite(attempts: list[Attempt], runner) -> Feedback | None:
             small = (f" Your {what} is float16, whose largest number is 65504: a product or an exp beyond it "
                      "is inf, and inf - inf is NaN." if half else "")
             runner.named_dtype |= half
-            return fail(
-                "non-finite-output",
-                f"For {a.case.label}, your {what} has NaN or inf"
-                + (f" (first at {index(np.argwhere(~isfinite(got))[0])})" if got.ndim else f" ({fmt(got)})")
-                + f"; the right {what} is finite.{small}",
-                "Look for 0/0: a mean or a division over nothing (an empty range or slice, at the smallest size the "
-                "problem allows), or a row whose exponentials all underflow to 0; then for exp of large numbers, "
-                "or -inf reaching a product.",
-            )
+            return failure(
+                "non-finite-output", label=a.case.label, what=what, extra=small,
+                where=f"first at {index(np.argwhere(~isfinite(got))[0])}" if got.ndim else fmt(got))
     return None
 
 
@@ -290,13 +264,12 @@ def wrong_values(attempts: list[Attempt], runner) -> Feedback | None:
     for a in attempts:
         if not a.right and close(a.result, a.case.expected, a.tol).all():  # right but for a promised exact 0
             at = tuple(np.argwhere(not_zero(a.result, a.case))[0])
-            return fail("wrong-values", f"For {a.case.label}, entry {index(at)} of your {problem.what} is "
-                        f"{fmt(a.result[at])} where it should be exactly 0: the problem promises 0 there, and exp "
-                        "of a finite number is never 0.", problem.hint)
+            return failure("wrong-values", label=a.case.label, hint=problem.hint, difference=EXACT_ZERO.format(
+                at=index(at), what=problem.what, value=fmt(a.result[at])))
         if not a.right:
             text, named = difference(a.result, a.case.expected, a.tol, problem.what, a.dtype)
             runner.named_dtype |= named
-            return fail("wrong-values", f"For {a.case.label}, {text}.", problem.hint)
+            return failure("wrong-values", label=a.case.label, difference=text, hint=problem.hint)
     return None
 
 
@@ -358,8 +331,6 @@ def went_wrong(got, problem) -> str:
     if isinstance(got, Bad):
         return got.text.rstrip(".")
     return f"gives wrong {problem.what}"
-
-
 
 
 def batch_failure(attempt: Attempt, problem) -> str:

@@ -7,6 +7,8 @@ import re
 import textwrap
 from dataclasses import dataclass
 
+from ._catalogue import entry
+
 
 NOT_ANSWERED = "not-answered"
 
@@ -134,13 +136,15 @@ def is_blank(answer) -> bool:
 
 def not_answered(what: str = "your function") -> Feedback:
     """The prompt of a checker cell whose answer is still a placeholder; ``what`` says what the cell checks."""
-    return Feedback(
-        False,
-        f"This cell checks {what}.",
-        "Write your answer in the cell above in place of the placeholder, run that cell, then run this one again.",
-        NOT_ANSWERED,
-    )
+    return failure(NOT_ANSWERED, what=what)
 
 
 def fail(mistake: str, reason: str, hint: str = "") -> Feedback:
     return Feedback(False, reason, hint, mistake)
+
+
+def failure(mistake_id: str, also: str = "", **fields) -> Feedback:
+    """A failing Feedback for ``mistake_id``, its reason and hint from the catalogue with ``fields`` filled in
+    (``also``: a note the checker measured, appended to the reason)."""
+    reason, hint = entry(mistake_id, **fields)
+    return Feedback(False, reason + also, hint, mistake_id)

@@ -26,7 +26,7 @@ In words:
    When none matches and the answer fails on cases tagged ``BATCH`` or ``BROADCAST`` (a 2-D-only answer with
    a second mistake), steps 5-7 run on the other cases and a note about the batch is added
    (none when the batch answer is the batch's axes in front of the answer's 2-D shape: one mistake on every sequence).
-6. Otherwise: right except NaN/inf on cases tagged ``LARGE`` -> ``overflow`` (id, reason, hint).
+6. Otherwise: right except NaN/inf on cases tagged ``LARGE`` -> ``overflow`` (id, fields: a catalogue entry).
 7. Otherwise ``no-batch`` (right on every case without the tag ``BATCH``, wrong on one with it; the problem's
    ``batch_mistake`` may name the habit), an exception or odd return value on some case, ``diagnose(attempts,
    runner)`` (the problem's own
@@ -44,30 +44,29 @@ Example: a complete checker
 ...     cases = []
 ...     for shape in [(3, 4), (2, 3, 5)]:  # a batch case too, when the problem promises (..., n, m)
 ...         x = rng.normal(size=shape)
-...         cases.append(Case(f"x of shape {shape}", {"x": x}, expected=x - x.mean(axis=-1, keepdims=True)))
+...         e = np.exp(x - x.max(axis=-1, keepdims=True))
+...         cases.append(Case(f"x of shape {shape}", {"x": x}, expected=e / e.sum(axis=-1, keepdims=True)))
 ...     return cases
->>> def _mistakes():
+>>> def _mistakes():  # ids of the catalogue (_catalogue.py), which holds their reasons and hints
 ...     return [
-...         Mistake("mean-wrong-axis", "You subtracted each column's mean, not each row's.",
-...                 "Use axis=-1 with keepdims=True.",
-...                 variants=(lambda x: x - x.mean(axis=-2, keepdims=True),)),
-...         Mistake("whole-mean", "You subtracted the mean of the whole array.", "Give np.mean an axis.",
-...                 variants=(lambda x: x - x.mean(),)),
+...         Mistake("softmax-wrong-axis",
+...                 variants=(lambda x: np.exp(x) / np.exp(x).sum(axis=-2, keepdims=True),)),
+...         Mistake("softmax-whole-matrix", variants=(lambda x: np.exp(x) / np.exp(x).sum(),)),
 ...     ]
->>> CENTRE = FunctionProblem(
-...     checker="check_centre", params=("x",), cases=_cases, mistakes=_mistakes, what="centred rows",
-...     passed="Your rows are centred on all {count} cases.", forbidden=())
->>> def check_centre(fn):
-...     return judge(fn, CENTRE)
->>> check_centre(lambda x: x - x.mean(axis=-1, keepdims=True)).passed
+>>> ROWS = FunctionProblem(
+...     checker="check_rows", params=("x",), cases=_cases, mistakes=_mistakes, what="weights",
+...     passed="Your rows are weights on all {count} cases.", forbidden=())
+>>> def check_rows(fn):
+...     return judge(fn, ROWS)
+>>> check_rows(lambda x: np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)).passed
 True
->>> check_centre(lambda x: (x - x.mean(axis=-1, keepdims=True)).astype(np.float32)).passed
+>>> check_rows(lambda x: (np.exp(x) / np.exp(x).sum(axis=-1, keepdims=True)).astype(np.float32)).passed
 True
->>> check_centre(lambda x: x - x.mean()).mistake
-'whole-mean'
->>> print(check_centre(None).verdict)
+>>> check_rows(lambda x: np.exp(x) / np.exp(x).sum()).mistake
+'softmax-whole-matrix'
+>>> print(check_rows(None).verdict)
 Not answered yet
->>> check_centre(lambda x: x - np.median(x, axis=-1, keepdims=True)).mistake
+>>> check_rows(lambda x: x ** 2 / (x ** 2).sum(axis=-1, keepdims=True)).mistake
 'wrong-values'
 
 Writing one
@@ -82,7 +81,9 @@ Writing one
   input); an answer passes within about 64 float32 roundings at that scale (64 of the inputs' dtype's if coarser,
   whatever the answer's dtype). ``averaged`` (|V|.max()) for an output that averages rows of V: the absolute
   tolerance grows with it, so cancellation cannot make an output too small for its own rounding.
-- ``Mistake(id, reason, hint, variants, strict_nonfinite=False, same_sizes=True)``: each variant takes the case's
+- ``Mistake(id, variants, strict_nonfinite=False, same_sizes=True, **fields)``: ``id`` names an entry of the
+  catalogue (``_catalogue.CATALOGUE``), which holds the reason and hint, ``fields`` fill in its template (a new
+  mistake gets its entry there first: an unknown id is refused). Each variant takes the case's
   inputs as keywords and returns the mistaken answer (or raises, as the mistaken code would: a learner matches
   when raising the same exception with the same message, sizes included: two mistakes that fail in one numpy
   operation on different sizes, such as lengths laid along the queries or down the keys, are told apart;
@@ -102,20 +103,23 @@ Writing one
   odd returns were reported before; compare with ``close(a.result, a.case.expected, a.tol)``);
   ``after_pass(attempts, runner) -> Feedback | str | None`` runs once everything is right: return a failing
   Feedback, a note to append, or None; ``batch_mistake(attempt, runner) -> Feedback | None`` names the habit of
-  a no-batch answer. ``runner.call_inputs({name: value})`` calls the learner's function safely (same rules) as
-  the cases are called, ``runner.call(*args, **kwargs)`` with the arguments as given; both return the raw
-  result or a ``Raised``; ``runner.fn`` is the learner's function, ``runner.peak`` the memory of its last call. ``convert="float"`` turns results into float arrays;
-  ``convert="array"`` keeps bool/int dtypes; ``array_only=True`` (for a problem
-  whose text says "an array"; elsewhere a list of the right numbers is one more style) refuses a list as
-  ``returned-list``.
+  a no-batch answer. A hook's failing Feedback is ``failure(id, **fields)`` (``_feedback``), its words the
+  catalogue's, and ``gives`` lists the ids the hooks can give (the teacher's table is generated from the
+  tables, :func:`mistake_ids` and ``gives``). ``runner.call_inputs({name: value})`` calls the learner's
+  function safely (same rules) as the cases are called, ``runner.call(*args, **kwargs)`` with the arguments as
+  given; both return the raw result or a ``Raised``; ``runner.fn`` is the learner's function, ``runner.peak`` the
+  memory of its last call. ``convert="float"`` turns results into float arrays; ``convert="array"`` keeps
+  bool/int dtypes; ``array_only=True`` (for a problem whose text says "an array"; elsewhere a list of the right
+  numbers is one more style) refuses a list as ``returned-list``.
   ``result_shape`` (e.g. ``"(d_model, d_k)"``) joins the arguments' shapes in the hint of an exception that names
-  shapes; ``no_batch=(id, reason, hint)`` replaces the generic ``no-batch`` for an answer right on 2-D inputs and
-  on no batch.
+  shapes; ``no_batch=(id, fields)`` (a catalogue id and its template fields) replaces the generic ``no-batch``
+  for an answer right on 2-D inputs and on no batch.
 - Helpers in
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
-  ``row_softmax``, ``scaled_qk``, ``attention_out``, ``masked_scores`` and the texts several checkers share (``AXIS_1``,
-  ``UNIFORM``, ``SMALL_FILL``, ``GLOBAL_MAX``, ``NO_DIVISION``, ...). ``time_limit`` defaults to 10 s.
+  ``row_softmax``, ``scaled_qk``, ``attention_out``, ``masked_scores``; in ``_catalogue``: every mistake's reason
+  and hint, ``entry(id, **fields)`` and ``failure(id, **fields)`` for a hook's verdict. ``time_limit`` defaults
+  to 10 s.
 - In ``_check_x.py`` the roles have one name each: ``PROBLEM``, ``_cases``, ``_mistakes``, ``_diagnose``,
   ``_after_pass``, ``_batch_mistake``, and ``check_x`` itself (tests/exercises/test_layout.py holds every module to
   it). What two checkers share goes in a shared module (``_pieces``, ``_answers``, ``_weights_diagnosis``,
@@ -127,11 +131,12 @@ from __future__ import annotations
 import numpy as np
 
 from ._compare import coarser, inputs_dtype, rounded_right
-from ._explain import WRONG_ANSWER_STEPS, coarse_note, first_verdict
-from ._feedback import Feedback, fail, is_blank, not_answered
+from ._explain import NAIVE_OVERFLOW, WRONG_ANSWER_STEPS, coarse_note, first_verdict
+from ._catalogue import entry
+from ._feedback import Feedback, fail, failure, is_blank, not_answered
 from ._learner_code import signature_text
 from ._running import Runner, accepts, forbidden_original, used_attn_lib, wanted
-from ._types import Attempt, FinalVerdict, FunctionProblem
+from ._types import BATCH, LARGE, Attempt, FinalVerdict, FunctionProblem
 
 
 # ------------------------------------------------------------------------------------------- before running
@@ -152,22 +157,14 @@ def not_callable(fn, problem: FunctionProblem) -> Feedback | None:
     if callable(fn):
         return None
     checker = problem.checker
-    return fail(
-        "not-callable",
-        f"{checker} needs your function itself, but it got {type(fn).__name__}. Pass the name without "
-        f"calling it: {checker}(my_function), not {checker}(my_function(...)).",
-    )
+    return failure("not-callable", checker=checker, got=type(fn).__name__)
 
 
 def wrong_signature(fn, problem: FunctionProblem) -> Feedback | None:
     if accepts(fn, *problem.params) is not False:
         return None
-    return fail(
-        "wrong-signature",
-        f"{problem.checker} calls your function as fn({', '.join(problem.params)}), but it is defined as "
-        f"{signature_text(fn)}.",
-        f"Define it to take these arguments: def my_function({problem.signature}).",
-    )
+    return failure("wrong-signature", checker=problem.checker, params=", ".join(problem.params),
+                   defined=signature_text(fn), signature=problem.signature)
 
 
 # ------------------------------------------------------------------------------------------- after running
@@ -180,16 +177,8 @@ def low_precision(attempts: list[Attempt], runner: Runner) -> Feedback | None:
                              for a in attempts):
         return None
     case, dtype = coarse[0].case, np.dtype(coarse[0].dtype)
-    return fail(
-        "low-precision",
-        f"Your {runner.problem.what} on {case.label} is {dtype.name}: it is the right answer up to the "
-        f"rounding of {dtype.name}, which keeps about {int(np.finfo(dtype).precision)} significant digits. The "
-        f"inputs are {inputs_dtype(case).name}, and the problem is judged at their precision (to float32 rounding "
-        "at the coarsest), so a result cast to half precision is not the formula's answer: it could hide a "
-        "mistake of 1 %.",
-        "Leave out the cast (.astype(np.float16), np.half, or float16 arrays): compute and return in float32 or "
-        "float64.",
-    )
+    return failure("low-precision", what=runner.problem.what, label=case.label, dtype=dtype.name,
+                   digits=int(np.finfo(dtype).precision), inputs=inputs_dtype(case).name)
 
 
 def missing_parameter(attempts: list[Attempt], runner: Runner) -> Feedback | None:
@@ -198,13 +187,9 @@ def missing_parameter(attempts: list[Attempt], runner: Runner) -> Feedback | Non
     if not missing or not all(a.right for a in attempts):
         return None
     name, problem = missing[0], runner.problem
-    return fail(
-        f"no-{name}-parameter",
-        f"Without {name} your function is right on all {len(attempts)} cases, but it cannot take {name}: it is "
-        f"defined as {signature_text(runner.fn)}, and {problem.checker} also calls "
-        f"fn({', '.join(problem.params)}, {name}=...).",
-        f"Add a parameter {name}=None, and use it when it is given.",
-    )
+    reason, hint = entry("no-<name>-parameter", name=name, count=len(attempts), defined=signature_text(runner.fn),
+                         checker=problem.checker, params=", ".join(problem.params))
+    return fail(f"no-{name}-parameter", reason, hint)
 
 
 def all_right(attempts: list[Attempt], runner: Runner) -> Feedback | None:
@@ -227,6 +212,35 @@ def all_right(attempts: list[Attempt], runner: Runner) -> Feedback | None:
 # The whole order, before running the learner's function and after it ran on every case.
 BEFORE_RUNNING = (not_answered_yet, is_attn_lib_itself, not_callable, wrong_signature)
 JUDGING_STEPS = (low_precision, missing_parameter, all_right, *WRONG_ANSWER_STEPS)
+
+
+# The ids every function checker may give, whatever its problem (the teacher's table lists them once).
+EVERY_FUNCTION_CHECKER = (
+    "not-answered", "not-callable", "wrong-signature", "exception", "exit", "too-slow", "returned-none",
+    "returned-tuple", "not-an-array", "masked-array", "low-precision", "wrong-shape", "non-finite-output",
+    "wrong-values",
+)
+
+
+def mistake_ids(problem: FunctionProblem) -> list[str]:
+    """The ids ``problem``'s checker can give beyond :data:`EVERY_FUNCTION_CHECKER`, in the order the judge tries
+    them: its table, the overflow and no-batch steps (where its cases have scores near 1000 or batch axes), a list
+    returned where an array is asked for, a missing optional parameter, a forbidden call, and its hooks' ids."""
+    cases = problem.cases()
+    found = [m.id for m in problem.mistakes()]
+    if any(LARGE in case.tags for case in cases):
+        found.append((problem.overflow or NAIVE_OVERFLOW)[0])
+    if any(BATCH in case.tags for case in cases):
+        found.append("no-batch")
+        if problem.no_batch is not None:
+            found.append(problem.no_batch[0])
+    if problem.array_only:
+        found.append("returned-list")
+    found += [f"no-{name}-parameter" for name in problem.optional]
+    if problem.forbidden:
+        found.append("used-attn-lib")
+    found += problem.gives
+    return list(dict.fromkeys(i for i in found if i not in EVERY_FUNCTION_CHECKER))
 
 
 def judge(fn, problem: FunctionProblem) -> Feedback:

@@ -30,7 +30,7 @@ import numpy as np
 
 from .. import _platform
 from ._compare import array_equal, inputs_dtype, is_right, tolerance
-from ._feedback import NOT_ANSWERED, Feedback, fail, not_answered
+from ._feedback import Feedback, NOT_ANSWERED, failure, not_answered
 from ._learner_code import is_library, learner_line
 from ._types import Attempt, Bad, Case, FinalVerdict, FunctionProblem, Raised, copy_input
 
@@ -306,12 +306,7 @@ class Runner:
         except SystemExit as exc:
             where = learner_line(exc)
             code = f": {exc.code}" if exc.code not in (None, "") else ""
-            raise FinalVerdict(fail(
-                "exit",
-                f"Your function called exit (SystemExit{code}{', ' + where if where else ''}), which would stop "
-                "the whole program. A function hands back its answer with `return`.",
-                "Remove the exit() / sys.exit() call and return the array instead.",
-            )) from None
+            raise FinalVerdict(failure("exit", code=code + (", " + where if where else ""))) from None
         except Exception as exc:  # the learner's code may raise anything: report it, never propagate it
             result = Raised(exc, learner_line(exc))
         finally:
@@ -332,13 +327,7 @@ def _too_slow(problem: FunctionProblem, inputs: str = "", discount: float = 1.0)
         where = (f"on {inputs}, after it was right on every graded case; these runs are traced (tracemalloc), "
                  f"which slows Python code, so only 1/{discount:g} of their time counts (a numpy answer takes "
                  "well under a second there, a plain Python loop over the keys a few seconds)")
-    return fail(
-        "too-slow",
-        f"Your function was still running after {_limit(problem) * discount:g} s, {where}: a loop that never "
-        "ends, or one that runs far more often than you meant.",
-        "Call your function by hand on a small input; print the loop variable to see where it gets stuck "
-        "(Kernel > Interrupt stops a cell that runs forever).",
-    )
+    return failure("too-slow", seconds=f"{_limit(problem) * discount:g}", where=where)
 
 
 # What every function problem lets the learner call, one rule for all of them, stated whenever a call is refused.
@@ -356,11 +345,7 @@ def call_rule(problem: FunctionProblem) -> str:
 def used_attn_lib(problem: FunctionProblem, name: str) -> Feedback:
     reason = (problem.forbidden_why or f"Your function calls attn_lib.{name}, which does what this problem asks you "
               f"to write; it is there to compare with afterwards.")
-    return fail(
-        "used-attn-lib",
-        f"{reason} {call_rule(problem)}",
-        f"Replace the call to {name} with numpy code of your own ({problem.tools}).",
-    )
+    return failure("used-attn-lib", reason=reason, rule=call_rule(problem), name=name, tools=problem.tools)
 
 
 def forbidden_original(fn, problem: FunctionProblem) -> str | None:
@@ -411,31 +396,19 @@ def as_result(out, what: str, convert: str = "float", array_only: bool = False):
     if isinstance(out, (Raised, Bad)):
         return out
     if array_only and isinstance(out, list):
-        return Bad("returned-list", f"Your function returned a Python list of {len(out)} items; the problem asks for "
-                   f"an array of the {what}. A list has no .shape, no dtype and no batch axes to broadcast over: "
-                   "np.stack(...) or np.array(...) turns it into one.",
-                   "Return np.stack(pieces) (or np.array(...)) instead of the list of pieces, and check its shape.")
+        return Bad("returned-list", {"count": len(out), "what": what})
     if out is None:
-        return Bad("returned-none", f"Your function returned None instead of the {what}: is a `return` missing?",
-                   f"End the function with `return` and the {what}; a function without one returns None.")
+        return Bad("returned-none", {"what": what})
     if isinstance(out, tuple):
-        return Bad("returned-tuple", f"Your function returned a tuple of {len(out)} items; return the {what} "
-                   "alone, as one array.",
-                   f"Return only the {what}: `return a, b` makes a tuple, so keep anything else you computed (the "
-                   "weights, say) out of the return statement.")
+        return Bad("returned-tuple", {"count": len(out), "what": what})
     if isinstance(out, np.ma.MaskedArray) and np.ma.getmaskarray(out).any():
         blocked = "with the blocked weights 0" if what == "weights" else "with numbers in the masked entries"
-        return Bad("masked-array", f"You returned a numpy masked array; its blocked entries print as -- but hold "
-                   f"other numbers, which any plain numpy code that uses your {what} gets: return a plain array "
-                   f"{blocked}, e.g. by filling.",
-                   "Fill the masked entries and return a plain array: np.ma.filled(result, 0.0).")
+        return Bad("masked-array", {"what": what, "blocked": blocked})
     try:
         arr = np.asarray(out)
     except Exception:  # ragged lists and the like
-        return Bad("not-an-array", f"Your function returned {type(out).__name__}, not an array of numbers.",
-                   f"Return a numpy array of the {what}, built with numpy operations on the inputs.")
+        return Bad("not-an-array", {"returned": type(out).__name__, "numbers": "numbers", "what": what, "kind": ""})
     if arr.dtype.kind not in "biuf":
-        return Bad("not-an-array", f"Your function returned {type(out).__name__} of {arr.dtype}, not an array "
-                   "of real numbers.", f"Return a numpy array of the {what} as floats, built with numpy "
-                   "operations on the inputs.")
+        return Bad("not-an-array", {"returned": f"{type(out).__name__} of {arr.dtype}", "numbers": "real numbers",
+                                    "what": what, "kind": " as floats"})
     return arr.astype(float) if convert == "float" else arr

@@ -1,7 +1,8 @@
 """The types every judging step shares: a function problem, its cases and known mistakes, what one call of the
 learner's function raised or returned, and one :class:`Attempt` per case (that outcome with how it is judged).
 
-This module is the bottom of the judge: it imports nothing of the package but :class:`Feedback`.
+This module is the bottom of the judge: it imports nothing of the package but :class:`Feedback` and the
+catalogue's :func:`entry`.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from typing import Callable
 
 import numpy as np
 
+from ._catalogue import entry
 from ._feedback import Feedback
 
 # The tags a Case may carry: each switches a rule of the judge on for that case. They are constants, and an
@@ -56,20 +58,29 @@ class Case:
         self.scale = max(1.0, float(self.scale))
 
 
-@dataclass
 class Mistake:
-    """A known mistake: functions computing the mistaken answer (``variants``), and what to tell the learner.
+    """A known mistake: functions computing the mistaken answer (``variants``), and its id in the catalogue.
 
-    ``strict_nonfinite``: the mistake's NaN/inf must be reproduced (a numerical mistake); ``same_sizes`` (the
-    default): a raising variant matches only the same message with the same sizes (two mistakes failing in one
-    operation on different sizes are told apart); False accepts the message with other numbers."""
+    ``Mistake(id, variants=..., **fields)``: the reason and hint are the catalogue's (``_catalogue.entry``), with
+    ``fields`` filled into their templates; an id not in the catalogue is refused. ``strict_nonfinite``: the
+    mistake's NaN/inf must be reproduced (a numerical mistake); ``same_sizes`` (the default): a raising variant
+    matches only the same message with the same sizes (two mistakes failing in one operation on different sizes
+    are told apart); False accepts the message with other numbers."""
 
-    id: str
-    reason: str
-    hint: str
-    variants: tuple = ()
-    strict_nonfinite: bool = False
-    same_sizes: bool = True
+    def __init__(self, id: str, variants: tuple = (), *, strict_nonfinite: bool = False, same_sizes: bool = True,
+                 **fields):
+        if isinstance(variants, str) or not all(callable(v) for v in variants):
+            raise TypeError(f"Mistake {id!r}: variants must be functions; its reason and hint are the catalogue's "
+                            "(attn_lib/exercises/_catalogue.py)")
+        self.id = id
+        self.variants = tuple(variants)
+        self.strict_nonfinite = strict_nonfinite
+        self.same_sizes = same_sizes
+        self.fields = fields
+        self.reason, self.hint = entry(id, **fields)
+
+    def __repr__(self) -> str:
+        return f"Mistake({self.id!r}, {len(self.variants)} variants)"
 
 
 @dataclass
@@ -93,17 +104,20 @@ class FunctionProblem:
     forbidden: tuple = ()
     forbidden_why: str = ""  # the reason when the learner calls a forbidden function (default: a generic one)
     tools: str = "np.exp, np.max, np.sum, @, ..."  # what the used-attn-lib hint suggests instead
-    overflow: tuple | None = None  # (id, reason with {label}, hint); None: the judge's naive-overflow
+    overflow: tuple | None = None  # (id, {field: value}): a catalogue id, its fields but label; None: naive-overflow
     diagnose: Callable | None = None
     after_pass: Callable | None = None
     after_pass_inputs: str = ""  # when after_pass runs the function on larger inputs: what they are (own time limit)
     batch_mistake: Callable | None = None
     hint: str = "Call your function by hand on a small input and print each intermediate array."
     result_shape: str = ""  # the answer's shape, e.g. "(d_model, d_k)", for the hint of an exception naming shapes
-    no_batch: tuple | None = None  # (id, reason, hint) for an answer right on no batch at all (default: no-batch)
+    no_batch: tuple | None = None  # (id, {field: value}) for an answer right on no batch at all (default: no-batch)
     convert: str = "float"
     array_only: bool = False  # the problem says "return an array": a list returned is named (returned-list)
     time_limit: float | None = None  # seconds; None: _running.TIME_LIMIT, read when the check runs
+    # The catalogue ids its hooks (diagnose, after_pass, batch_mistake) and the shared steps they call can give,
+    # beyond its table and the judge's own (the teacher's table is generated from them; a test holds them true).
+    gives: tuple = ()
 
     @property
     def signature(self) -> str:
@@ -130,13 +144,13 @@ class Raised:
         return text + (f" ({self.line})" if self.line else "")
 
 
-@dataclass
 class Bad:
-    """A returned value that is not an array of the expected kind."""
+    """A returned value that is not an array of the expected kind: its mistake id, and its reason and hint from
+    the catalogue with ``fields`` filled in."""
 
-    mistake: str
-    text: str
-    hint: str = ""
+    def __init__(self, mistake: str, fields: dict):
+        self.mistake = mistake
+        self.text, self.hint = entry(mistake, **fields)
 
 
 @dataclass(eq=False)  # compared by identity: a step asks whether an attempt is among others

@@ -36,8 +36,7 @@ def _cases():
 
 
 def _mistakes():
-    return [Mistake("no-division", "not divided", "divide",
-                    (lambda x: np.exp(x - x.max(axis=-1, keepdims=True)),))]
+    return [Mistake("no-division", (lambda x: np.exp(x - x.max(axis=-1, keepdims=True)),), what="weights")]
 
 
 PROBLEM = FunctionProblem("check_demo", ("x",), _cases, _mistakes, "right on {count}", what="weights",

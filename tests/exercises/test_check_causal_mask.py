@@ -23,7 +23,7 @@ CAUSAL_MISTAKES = {
     "shape-transposed": (lambda n, m: np.tri(m, n, dtype=bool), "one row per query"),
     "additive-mask": (lambda n, m: np.where(np.tri(n, m, dtype=bool), 0.0, -np.inf), "additive"),
     "not-boolean": (lambda n, m: np.tril(np.ones((n, m))), "dtype float64, not bool"),
-    "wrong-shape": (lambda n, m: np.tri(n, m + 1, dtype=bool), "should be (n, m)"),
+    "wrong-shape": (lambda n, m: np.tri(n, m + 1, dtype=bool), "should have shape (n, m)"),
     "wrong-pattern": (lambda n, m: np.ones((n, m), dtype=bool), "which should be blocked"),
     "not-an-array": (lambda n, m: "lower triangle", "not an array"),
 }

@@ -109,6 +109,7 @@ def test_a_function_checker_module_names_each_role_once(name, module, problems):
 # The package's layers, bottom to top, as attn_lib/exercises/__init__.py's docstring lists them: a module imports
 # only from the layers below its own.
 LAYERS = [
+    {"_catalogue"},
     {"_feedback"},
     {"_types"},
     {"_compare", "_pieces", "_learner_code"},
