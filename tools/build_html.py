@@ -361,7 +361,7 @@ a:link, a:visited { color: #0b57a4; text-decoration: underline; }
 ONE_PAGE_PRINT_CSS = """
 @page { margin: 8mm; }
 @media print {
-  body { font-size: 7.5pt; line-height: 1.15; margin: 0; max-width: none; padding: 0; }
+  body { font-size: 7.25pt; line-height: 1.15; margin: 0; max-width: none; padding: 0; }
   h1 { font-size: 10pt; margin: 0; }
   .equation { font-size: 9.5pt; margin: 0.3mm 0; }
   .shapes, .about { margin: 0.3mm 0; }

@@ -182,16 +182,38 @@ def explorer_answers_a_key_press(page, kind):
         assert lab_driver.main_control_value(page, kind) != value, f"{keys} did not move the {kind} explorer"
 
 
-# The checkers' time limit in the browser's own Python: Pyodide has no signals, so the runner keeps the limit with a
-# trace function (attn_lib.exercises._running). Run under Node on the site's Pyodide and attn_lib wheel.
-TIME_LIMIT_JS = """
+# Python run under Node in the site's own Pyodide, with the site's attn_lib wheel: the code is read from a file and its
+# last expression, a JSON string, is printed.
+PYODIDE_JS = """
+const fs = require("fs");
 const path = require("path");
-const dir = process.argv[2];
+const [dir, code] = process.argv.slice(2);
 const { loadPyodide } = require(path.join(dir, "pyodide.js"));
 (async () => {
   const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
   await py.loadPackage(["attn-lib", "numpy"], { messageCallback: () => {}, errorCallback: () => {} });
-  process.stdout.write(py.runPython(`
+  process.stdout.write(py.runPython(fs.readFileSync(code, "utf8")));
+})();
+"""
+
+
+def in_site_pyodide(site, tmp_path, code: str):
+    """What ``code`` (Python whose last expression is a JSON string) gives in the site's Pyodide under Node."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    assert node, "Node.js runs the site's Pyodide here: apt-get install nodejs (.ci/run does)"
+    (tmp_path / "run.js").write_text(PYODIDE_JS)
+    (tmp_path / "code.py").write_text(code)
+    done = subprocess.run([node, str(tmp_path / "run.js"), str(site.root / "static" / "pyodide"),
+                           str(tmp_path / "code.py")], capture_output=True, text=True, timeout=300, check=True)
+    return json.loads(done.stdout)
+
+
+# The checkers' time limit in the browser's own Python: Pyodide has no signals, so the runner keeps the limit with a
+# trace function (attn_lib.exercises._running).
+TIME_LIMIT = """
 import json, sys, time
 import numpy as np
 from attn_lib.exercises import _running, check_softmax
@@ -207,59 +229,30 @@ stopped = check_softmax(forever)
 json.dumps({"platform": sys.platform, "signals": _running.SIGNALS, "mistake": stopped.mistake,
             "seconds": time.monotonic() - start, "right": check_softmax(right).passed,
             "tracer_left": sys.gettrace() is not None})
-`));
-})();
 """
 
 
 def test_the_checkers_stop_an_endless_loop_in_the_browsers_python(site, tmp_path):
-    import shutil
-    import subprocess
-
-    node = shutil.which("node")
-    assert node, "Node.js runs the site's Pyodide here: apt-get install nodejs (.ci/run does)"
-    script = tmp_path / "time_limit.js"
-    script.write_text(TIME_LIMIT_JS)
-    done = subprocess.run([node, str(script), str(site.root / "static" / "pyodide")], capture_output=True,
-                          text=True, timeout=300, check=True)
-    result = json.loads(done.stdout)
+    result = in_site_pyodide(site, tmp_path, TIME_LIMIT)
     assert result["platform"] == "emscripten" and result["signals"] is False
     assert result["mistake"] == "too-slow" and result["seconds"] < 30, result
     assert result["right"] and not result["tracer_left"], result
 
 
 # A variant's seed gives the same numbers in the browser's Python as in CPython (random.Random seeded with a string),
-# so a teacher can see what a learner saw. Run under Node on the site's Pyodide and attn_lib wheel.
-VARIANTS_JS = """
-const path = require("path");
-const dir = process.argv[2];
-const { loadPyodide } = require(path.join(dir, "pyodide.js"));
-(async () => {
-  const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
-  await py.loadPackage(["attn-lib", "numpy"], { messageCallback: () => {}, errorCallback: () => {} });
-  process.stdout.write(py.runPython(`
+# so a teacher can see what a learner saw.
+VARIANTS = """
 import json
 from attn_lib.exercises._problem_book import PREDICTIONS
 json.dumps({pid: [[p.variant(seed).text, p.variant(seed).check(1).mistake] for seed in range(12)]
             for pid, p in PREDICTIONS.items() if p.has_variants})
-`));
-})();
 """
 
 
 def test_a_variants_seed_gives_the_same_numbers_and_verdicts_in_the_browsers_python(site, tmp_path):
-    import shutil
-    import subprocess
-
     from attn_lib.exercises._problem_book import PREDICTIONS
 
-    node = shutil.which("node")
-    assert node, "Node.js runs the site's Pyodide here: apt-get install nodejs (.ci/run does)"
-    script = tmp_path / "variants.js"
-    script.write_text(VARIANTS_JS)
-    done = subprocess.run([node, str(script), str(site.root / "static" / "pyodide")], capture_output=True,
-                          text=True, timeout=300, check=True)
-    in_browser = json.loads(done.stdout)
+    in_browser = in_site_pyodide(site, tmp_path, VARIANTS)
     here = {pid: [[p.variant(seed).text, p.variant(seed).check(1).mistake] for seed in range(12)]
             for pid, p in PREDICTIONS.items() if p.has_variants}
     assert len(here) >= 20 and in_browser == here

@@ -26,7 +26,7 @@ import build_html  # noqa: E402
 PAGES = ([rel.as_posix() for _, rel in build_html.notebook_pages(NOTEBOOKS)]
          + ["index.html", *build_html.HANDOUTS])
 HANDOUTS = list(build_html.HANDOUTS)
-# The one-page handout's print size may not shrink below this (it prints at 7.5 pt): a new line that does not fit
+# The one-page handout's print size may not shrink below this (it prints at 7.25 pt): a new line that does not fit
 # must be shortened or go to the large-print copy, not make everyone's print smaller.
 ONE_PAGE_MIN_PT = 7.0
 LARGE_PRINT_MIN_PT = 12.0
