@@ -36,7 +36,7 @@ for _module in MODULES:
             raise ValueError(f"two prediction problems have the id {_problem.id}")
         PREDICTIONS[_problem.id] = _problem
 
-# The seeds another() draws from when none is given: five digits, easy to read out to a teacher.
+# The seeds another() draws from when none is given: at most five digits, easy to read out to a teacher.
 FRESH_SEEDS = (1, 99_999)
 # Where use_student_numbers keeps the student of this kernel ("<student>/<assignment>"): an environment variable, since
 # nbgrader's test cells reload this module (a module-level value would be lost).
