@@ -93,6 +93,7 @@ BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 PER_STUDENT_FOLDER = "release-per-student"
 STUDENT_NUMBERS = ("from attn_lib.exercises import use_student_numbers\n"
                    "use_student_numbers({args})  # the numbers this copy's problems are set and graded on")
+SOURCE_STUDENT_NUMBERS = STUDENT_NUMBERS.format(args="")  # the source's: the student nbgrader grades
 # The checker and assert_correct reloaded from attn_lib's files: a name rebound in the notebook or in attn_lib.exercises
 # (the module a learner's cell would patch) changes nothing.
 GRADER_IMPORT = ("from importlib import import_module, reload  # the course's own checker, reloaded from attn_lib\n"
@@ -102,7 +103,7 @@ GRADER_IMPORT = ("from importlib import import_module, reload  # the course's ow
 ANSWER = "answer"
 ANSWER_RESET = f"    {ANSWER} = None  # the next problem's check reads that problem's answer, never this one's"
 # Before a notebook's first prediction nothing has assigned ``answer``: an answer cell that raised then reads as not
-# answered, not as a NameError whose traceback shows the hidden test.
+# answered, not as a NameError whose traceback shows the test cell's source.
 ANSWER_DEFAULT = f'{ANSWER} = globals().get("{ANSWER}")  # None when the answer cell stopped before it assigned'
 NOTEBOOK_LINK = re.compile(r"\]\(([\w.-]+)\.ipynb\)")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")  # a markdown link's or image's target
@@ -186,9 +187,9 @@ def problems(nb, where: str) -> list[Problem]:
         raise CourseError(str(error)) from None
 
 
-def checker_call(cell, where: str) -> tuple[str, str]:
-    """The checker's name and the source of its call, from a checker cell that is one ``check_...(...)`` call (a
-    function problem) or one ``check("NN-PK", answer)`` call (a prediction)."""
+def checker_call(cell, where: str) -> tuple[str, str, str | None]:
+    """The checker's name, the source of its call and the prediction's id (None for a function problem), from a
+    checker cell that is one ``check_...(...)`` call (a function problem) or one ``check("NN-PK", answer)`` call."""
     try:
         tree = ast.parse(cell.source)
     except SyntaxError as error:
@@ -205,11 +206,12 @@ def checker_call(cell, where: str) -> tuple[str, str]:
         raise CourseError(f"{where}: the checker cell calls {name} with the problem's numbers, where a learner reads "
                           "the answer off it; register the problem in attn_lib/exercises/_predictions_NN.py and call "
                           "check(\"NN-PK\", answer)")
+    problem_id = None
     if name == PREDICTION_CHECK:
         problem_id = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
         if problem_id not in PREDICTIONS:
             raise CourseError(f"{where}: check({problem_id!r}, ...) names no prediction problem of attn_lib")
-    return name, ast.get_source_segment(cell.source, call)
+    return name, ast.get_source_segment(cell.source, call), problem_id
 
 
 class Paired(NamedTuple):
@@ -317,25 +319,24 @@ def assignment(name: str, stems: set[str], learner=None, solved=None, student_nu
         if label in used_ids:
             raise CourseError(f"{name}: two problems are numbered {label!r}")
         used_ids.add(label)
-        checker, call = checker_call(problem.checker, f"{name}, {problem.heading!r}")
+        checker, call, problem_id = checker_call(problem.checker, f"{name}, {problem.heading!r}")
         function = problem.asks_for_a_function
         points = 2 if function else 1
         roles[problem.index + 1] = Role(f"{label}-answer", solution_source(problem.answer.source,
                                                                            solution.answer.source))
         roles[problem.index + 2] = Role(f"{label}-check", test_source(checker, call), points)
-        problem_id = ast.parse(call).body[0].value.args[0].value if checker == PREDICTION_CHECK else None
         graded.append(Graded(problem.heading, f"{label}-check", checker, points, problem_id))
         if problem_id is not None:
             statements[problem.index] = problem_id
 
-    setup = setup_cell(learner, name)
+    setup = setup_cell(learner)
     for i, cell in enumerate(learner.cells):
         role = roles.get(i)
         metadata = {k: v for k, v in cell.metadata.items() if k not in ("jupyter", "collapsed", "execution")}
         if role is None:
             source = relink(cell.source, stems) if cell.cell_type == "markdown" else cell.source
             if i == setup and student_numbers and any(g.problem_id for g in graded):
-                source = f"{source.rstrip()}\n{STUDENT_NUMBERS.format(args='')}"
+                source = f"{source.rstrip()}\n{SOURCE_STUDENT_NUMBERS}"
             metadata["nbgrader"] = nbgrader_meta(f"cell-{i:03d}")
             if i in statements:
                 metadata["attn_course"] = {"statement_of": statements[i]}
@@ -355,7 +356,7 @@ def assignment(name: str, stems: set[str], learner=None, solved=None, student_nu
     return nb, graded
 
 
-def setup_cell(nb, name: str) -> int:
+def setup_cell(nb) -> int:
     """The index of the notebook's setup cell: the first code cell that imports from attn_lib.exercises."""
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "code" and "from attn_lib.exercises import" in cell.source:
@@ -370,9 +371,9 @@ def per_student(source, name: str, student: str):
     nb = copy.deepcopy(source)
     for cell in nb.cells:
         problem_id = cell.metadata.get("attn_course", {}).get("statement_of")
-        if cell.cell_type == "code" and STUDENT_NUMBERS.format(args="") in cell.source:
-            cell.source = cell.source.replace(STUDENT_NUMBERS.format(args=""),
-                                              STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}"))
+        if cell.cell_type == "code" and SOURCE_STUDENT_NUMBERS in cell.source:
+            named = STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}")
+            cell.source = cell.source.replace(SOURCE_STUDENT_NUMBERS, named)
         elif problem_id and PREDICTIONS[problem_id].has_variants:
             heading = cell.source.strip().splitlines()[0]
             variant = PREDICTIONS[problem_id].variant(student_seed(student, name))
@@ -394,7 +395,7 @@ def write_per_student(directory: Path, names: list[str], students: list[str]) ->
         if not released.is_file():
             raise CourseError(f"{released} is missing: run `nbgrader generate_assignment {name}` in {directory} first")
         source = nbformat.read(released, as_version=4)
-        if not any(STUDENT_NUMBERS.format(args="") in c.source for c in source.cells if c.cell_type == "code"):
+        if not any(SOURCE_STUDENT_NUMBERS in c.source for c in source.cells if c.cell_type == "code"):
             raise CourseError(f"{released} sets everyone the notebook's numbers: write the course with "
                               "--student-numbers (and --force), generate the assignment again, then --per-student")
         for student in students:

@@ -90,14 +90,6 @@ class Prediction:
     def has_variants(self) -> bool:
         return self.draw is not None
 
-    @property
-    def notebook(self) -> str:
-        return self.id[:2]
-
-    @property
-    def number(self) -> int:
-        return int(ID.match(self.id).group(2))
-
     def numbers(self, seed: int = 0) -> dict:
         """The numbers of variant ``seed`` (0: the notebook's)."""
         seed = checked_seed(seed)
@@ -106,6 +98,7 @@ class Prediction:
         if self.draw is None:
             raise ValueError(f"{self.id} has one instance only ({self.why_one}); ask for seed 0 or no seed")
         rng = random.Random(f"{self.id}/{seed}")
+        notebooks_answer = None  # computed once, at the first draw that gets this far
         for _ in range(DRAW_TRIES):
             params = self.draw(rng)
             if set(params) != set(self.first):
@@ -118,9 +111,10 @@ class Prediction:
             finally:
                 DISTINCT_MISTAKES.reset(strict)
                 CALLS.reset(quiet)
-            if (self.kind != "choice" and not self.same_answer
-                    and same_answer(self.expected(params), self.expected(self.first))):
-                continue  # the notebook's own answer would pass: a learner could copy it from the notebook
+            if self.kind != "choice" and not self.same_answer:
+                notebooks_answer = notebooks_answer or self.expected(self.first)
+                if same_answer(self.expected(params), notebooks_answer):
+                    continue  # the notebook's own answer would pass: a learner could copy it from the notebook
             return params
         raise RuntimeError(f"{self.id}: none of {DRAW_TRIES} draws of seed {seed} kept its named mistakes apart from "
                            "the answer and from each other, with an answer other than the notebook's")
@@ -142,7 +136,9 @@ class Prediction:
 
 @dataclass(frozen=True)
 class Variant:
-    """One instance of a :class:`Prediction`: its seed, its numbers, its statement and its check."""
+    """One instance of a :class:`Prediction`: its seed, its numbers, its statement and its check. A notebook shows it
+    with its own answer box: a labelled text field per answer, a Check button (Enter works too) and the verdict under
+    them; without a widget front end, the statement, answered with ``.check(answer)``."""
 
     problem: Prediction
     seed: int
@@ -182,7 +178,52 @@ class Variant:
         return f"**{self.label}**\n\n{self.text}\n\n{again}"
 
     def __repr__(self) -> str:
-        return self._repr_markdown_().replace("**", "").replace("`", "")
+        return self._repr_markdown_().replace("**", "").replace("`", "") + "\nAnswer with .check(your_answer)."
+
+    def widget(self):
+        """The ipywidgets answer box (ipywidgets imported only here). Its ``verdict`` is the last verdict shown."""
+        import ipywidgets as widgets
+        from IPython.display import Markdown, display
+
+        output = widgets.Output()
+        names = self.problem.asks if self.problem.kind == "shapes" else ("answer",)
+        fields = [widgets.Text(description=("Your answer" if name == "answer" else f"shape of {name}"),
+                               placeholder=_PLACEHOLDERS[self.problem.kind], continuous_update=False,
+                               style={"description_width": "initial"}) for name in names]
+        button = widgets.Button(description="Check", tooltip="Check this answer")
+
+        def judge(_=None):
+            if self.problem.kind == "shapes":
+                feedback = self.check({name: read_answer(field.value, "shapes") for name, field in zip(names, fields)})
+            else:
+                feedback = self.check_text(fields[0].value)
+            box.verdict = feedback
+            output.clear_output()
+            with output:
+                display(feedback)
+
+        button.on_click(judge)
+        for field in fields:  # Enter (or leaving the field) sends the value: judged as a click would be
+            field.observe(judge, names="value")
+        statement = widgets.Output()
+        with statement:
+            display(Markdown(self._repr_markdown_()))
+        box = widgets.VBox([statement, *fields, button, output])
+        box.fields, box.output, box.verdict = fields, output, None
+        return box
+
+    def _ipython_display_(self):
+        from IPython.display import Markdown, display
+
+        try:
+            box = self.widget()
+        except ImportError:  # no ipywidgets: the statement alone, answered with .check()
+            display(Markdown(self._repr_markdown_() + "\n\nAnswer with `.check(your_answer)`."))
+            return
+        display(box)
+
+
+_PLACEHOLDERS = {"number": "a number, e.g. 3.5 or 2 * 1000", "choice": "an option's letter", "shapes": "(rows, columns)"}
 
 
 def same_answer(a: tuple, b: tuple) -> bool:

@@ -25,7 +25,7 @@ from pathlib import Path
 from . import (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04, _predictions_05,
                _predictions_06, _predictions_07, _predictions_08, _predictions_09, _predictions_10)
 from ._feedback import NOT_ANSWERED, Feedback
-from ._prediction import Prediction, Variant, checked_seed, read_answer
+from ._prediction import Prediction, Variant, checked_seed
 
 MODULES = (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04, _predictions_05,
            _predictions_06, _predictions_07, _predictions_08, _predictions_09, _predictions_10)
@@ -147,7 +147,7 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
     return Feedback(feedback.passed, reason, feedback.hint, feedback.mistake, again=_again(prediction))
 
 
-def another(problem_id: str, seed: int | None = None) -> "VariantBox":
+def another(problem_id: str, seed: int | None = None) -> Variant:
     """A fresh variant of the prediction problem ``problem_id``: its statement with new numbers, its seed, an answer
     box, and ``.check(answer)``.
 
@@ -171,70 +171,4 @@ def another(problem_id: str, seed: int | None = None) -> "VariantBox":
         raise ValueError(f"{problem_id} has one meaningful instance and no variants: {prediction.why_one}")
     if seed is None:
         seed = random.SystemRandom().randint(*FRESH_SEEDS)
-    return VariantBox(prediction.variant(checked_seed(seed)))
-
-
-class VariantBox:
-    """A variant shown with its own answer box: a text field per answer, a Check button (Enter works too) and the
-    verdict under them. Without a widget front end it shows the statement, and ``.check(answer)`` judges."""
-
-    def __init__(self, variant: Variant):
-        self.variant = variant
-        self.problem = variant.problem
-        self.seed = variant.seed
-        self.params = variant.params
-
-    def check(self, answer) -> Feedback:
-        return self.variant.check(answer)
-
-    def __repr__(self) -> str:
-        return repr(self.variant) + "\nAnswer with .check(your_answer)."
-
-    def _repr_markdown_(self) -> str:
-        return self.variant._repr_markdown_()
-
-    def widget(self):
-        """The ipywidgets answer box (ipywidgets imported only here)."""
-        import ipywidgets as widgets
-        from IPython.display import Markdown, display
-
-        output = widgets.Output()
-        names = self.problem.asks if self.problem.kind == "shapes" else ("answer",)
-        fields = [widgets.Text(description=("Your answer" if name == "answer" else f"shape of {name}"),
-                               placeholder=_PLACEHOLDERS[self.problem.kind], continuous_update=False,
-                               style={"description_width": "initial"}) for name in names]
-        button = widgets.Button(description="Check", tooltip="Check this answer", button_style="")
-
-        def judge(_=None):
-            if self.problem.kind == "shapes":
-                answer = {name: read_answer(field.value, "shapes") for name, field in zip(names, fields)}
-                feedback = self.variant.check(answer)
-            else:
-                feedback = self.variant.check_text(fields[0].value)
-            box.verdict = feedback
-            output.clear_output()
-            with output:
-                display(feedback)
-
-        button.on_click(judge)
-        for field in fields:  # Enter (or leaving the field) sends the value: judged as a click would be
-            field.observe(judge, names="value")
-        statement = widgets.Output()
-        with statement:
-            display(Markdown(self._repr_markdown_()))
-        box = widgets.VBox([statement, *fields, button, output])
-        box.judge, box.fields, box.output, box.verdict = judge, fields, output, None  # the last verdict shown
-        return box
-
-    def _ipython_display_(self):
-        from IPython.display import Markdown, display
-
-        try:
-            box = self.widget()
-        except ImportError:  # no ipywidgets: the statement alone, answered with .check()
-            display(Markdown(self._repr_markdown_() + "\n\nAnswer with `.check(your_answer)`."))
-            return
-        display(box)
-
-
-_PLACEHOLDERS = {"number": "a number, e.g. 3.5 or 2 * 1000", "choice": "an option's letter", "shapes": "(rows, columns)"}
+    return prediction.variant(checked_seed(seed))

@@ -7,17 +7,14 @@ import pytest
 
 from attn_lib.exercises import check
 from attn_lib.exercises._problem_book import PREDICTIONS
-from test_predictions_05 import first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice, verdict
+from prediction_checks import (choices, first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice,
+                               verdict)
 
 SEEDS = range(1, 51)
 SIX = ("Q", "K", "V", "scores", "weights", "output")
 NOTEBOOKS_SHAPES = {"Q": (6, 4), "K": (6, 4), "V": (6, 3), "scores": (6, 6), "weights": (6, 6), "output": (6, 3)}
 
 
-
-def choices(right, labels="abcd"):
-    return ([(right, None), (right.upper() + ")", None), ("z", "not-an-option"), (None, "not-answered")]
-            + [(label, f"chose-{label}") for label in labels if label != right])
 
 
 # The old checker cells, by hand from the notebook before the move: each answer and the id it got (None: passed).

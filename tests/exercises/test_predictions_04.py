@@ -10,8 +10,8 @@ import pytest
 
 from attn_lib.exercises import check
 from attn_lib.exercises._problem_book import PREDICTIONS
-from test_predictions_01 import choices
-from test_predictions_05 import first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice, verdict
+from prediction_checks import (choices, first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice,
+                               verdict)
 
 SEEDS = range(1, 51)
 BAND_EDGES = (1.5, 3, 10, 50, 100, 1000)  # "between 1.5 and 3 times too large", "by 10 % to 50 %", ...

@@ -6,56 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from attn_lib.exercises import another, check
 from attn_lib.exercises._problem_book import PREDICTIONS
-
-SEEDS = range(1, 51)
-SHAPES = ("Q", "K", "V", "scores", "weights", "output")
-
-
-def verdict(problem_id, answer, seed=0):
-    """(passed, mistake id) of ``answer`` to variant ``seed`` (notebooks 06 and 07's tests use these helpers too)."""
-    feedback = check(problem_id, answer, seed=seed)
-    return feedback.passed, feedback.mistake
-
-
-def judged_as_old(problem_id, answer, mistake):
-    """``answer`` gets the verdict the old checker cell gave: passed when ``mistake`` is None, else that id."""
-    assert verdict(problem_id, answer) == (mistake is None, mistake)
-
-
-def rows(old: dict) -> list:
-    """The (problem id, answer, mistake) rows of a table of old verdicts, for parametrize."""
-    return [(problem_id, answer, mistake) for problem_id, table in old.items() for answer, mistake in table]
-
-
-def one_instance(problem_id):
-    """A problem without variants says why, and another() refuses it."""
-    problem = PREDICTIONS[problem_id]
-    assert not problem.has_variants and problem.why_one
-    with pytest.raises(ValueError, match="one meaningful instance"):
-        another(problem_id)
-
-
-def same_numbers_twice(problem_id, seeds=SEEDS, at_least=5):
-    """A seed gives the same numbers (and statement) twice; the variants do differ. (A draw may be taken again: when
-    its named mistakes collide, or when its answer is the notebook's own.)"""
-    problem = PREDICTIONS[problem_id]
-    for seed in seeds:
-        assert problem.numbers(seed) == problem.numbers(seed)
-        assert problem.variant(seed).text == problem.variant(seed).text
-    assert len({repr(problem.numbers(seed)) for seed in seeds}) > at_least
-
-
-def first_is_notebooks(problem_id, tex=()):
-    """Variant 0 is the notebook's numbers, and its statement has every name filled in (``tex``: braces of TeX)."""
-    problem = PREDICTIONS[problem_id]
-    assert problem.numbers(0) == problem.first
-    text = problem.variant(0).text.split("\n\nAnswer with a dict")[0]  # the answer's form, written for shapes
-    for braces in tex:
-        text = text.replace(braces, "")
-    assert "{" not in text
-
+from prediction_checks import SEEDS, first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice, verdict
 
 # The old checker cells (before the move), value by value: what each accepted and each mistake it named.
 OLD = {

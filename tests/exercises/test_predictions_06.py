@@ -8,7 +8,7 @@ import pytest
 
 from attn_lib import causal_mask, softmax
 from attn_lib.exercises._problem_book import PREDICTIONS
-from test_predictions_05 import first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice, verdict
+from prediction_checks import first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice, verdict
 
 SEEDS = range(1, 51)
 
