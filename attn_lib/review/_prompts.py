@@ -1,0 +1,244 @@
+"""The course's review prompts: a few for each notebook, drawn from its "Lines worth keeping".
+
+Each prompt asks for one idea, answerable from memory in a few seconds, in the notebooks' notation (markdown with
+``$...$`` TeX). A learner meets a notebook's prompts at its end (``prompts_of("NN")``), then again in the review
+notebook on a spaced schedule, and ``python -m attn_lib.review --anki FILE`` writes them as an Anki deck.
+
+An id ``"NN-RK"`` (notebook NN, prompt K) is stable forever: the learner's record and the Anki notes are keyed by it.
+Change a prompt's wording freely; never reuse an id for another idea (give a new idea the next free K).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Prompt:
+    id: str        # "NN-RK", e.g. "03-R2": notebook NN, prompt K; stable forever (Anki note guid derives from it)
+    question: str  # markdown with $...$ TeX in the course's notation, answerable from memory in seconds
+    answer: str    # short markdown answer
+
+    @property
+    def notebook(self) -> str:
+        return self.id[:2]
+
+
+PROMPTS: tuple[Prompt, ...] = (
+    # 00 Start here
+    Prompt("00-R1",
+           "Of the two matrix products in the attention line, which one decides *who is listened to*, and what does "
+           "it hold?",
+           "$QK^\\top$: one score for every pair of a query and a key."),
+    Prompt("00-R2",
+           "Which part of the attention line decides *what is heard*?",
+           "The weights times $V$: each output row is a weighted average of the value rows."),
+    Prompt("00-R3",
+           "What does the softmax guarantee of every row of weights?",
+           "Its weights are non-negative and sum to one."),
+    Prompt("00-R4",
+           "The attention line is two matrix products with one more step between them. Which step, and how does it "
+           "act?",
+           "A softmax, applied to each row of the scaled scores on its own."),
+
+    # 01 Shapes
+    Prompt("01-R1",
+           "With $n$ queries, $m$ keys and values $d_v$ wide, what are the shapes of the weights and of the output?",
+           "Weights `(n, m)`; output `(n, d_v)`."),
+    Prompt("01-R2",
+           "In self-attention, where do $Q$, $K$ and $V$ come from?",
+           "Three learned projections of one input: $XW_q$, $XW_k$, $XW_v$ ($V$ is not $X$ itself)."),
+    Prompt("01-R3",
+           "The base model has $d_{\\text{model}} = 512$ and 8 heads. What is one head's $d_k$, and the shape of "
+           "its $W_q$?",
+           "$d_k = 512 / 8 = 64$; $W_q$ is $512 \\times 64$ (32,768 weights)."),
+    Prompt("01-R4",
+           "In encoder-decoder attention, where do the queries come from, and where the keys and values?",
+           "Queries from the decoder; keys and values from the encoder's output, so the scores are $n \\times m$ "
+           "with $n$ and $m$ free."),
+    Prompt("01-R5",
+           "$Q$ and $K$ stay, but the values grow wider ($d_v$ from 3 to 8). What happens to the weights?",
+           "Nothing: same shape, same numbers. They come from $Q$ and $K$ alone; only the output widens."),
+
+    # 02 Scores
+    Prompt("02-R1",
+           "What is entry $(i, j)$ of $QK^\\top$, and how many products does it add up?",
+           "$q_i \\cdot k_j$, the dot product of query $i$ and key $j$: a sum of $d_k$ products."),
+    Prompt("02-R2",
+           "How many multiply-adds does one head spend making its scores, for $n$ queries and $m$ keys of width "
+           "$d_k$?",
+           "$n \\cdot m \\cdot d_k$: $d_k$ for each of the $n \\times m$ scores (64,000,000 at $n = m = 1000$, "
+           "$d_k = 64$)."),
+    Prompt("02-R3",
+           "$d_{\\text{model}}$ is split into $h$ heads. Why do the multiply-adds of all the heads' scores not "
+           "depend on $h$?",
+           "Each head spends $n m d_k$, and $h \\cdot d_k = d_{\\text{model}}$: together $n m \\, d_{\\text{model}}$ "
+           "whatever the split."),
+    Prompt("02-R4",
+           "`K` has shape `(batch, m, d_k)`. What does `K.T` do to its axes, and what must $K^\\top$ do instead?",
+           "`.T` reverses every axis, giving `(d_k, m, batch)`; $K^\\top$ swaps only the last two: "
+           "`np.swapaxes(K, -1, -2)`, `(batch, d_k, m)`."),
+    Prompt("02-R5",
+           "A sequence attending to itself doubles in length. By what factor does the number of scores grow?",
+           "Four: the scores grow with $n \\times m$, and both double."),
+
+    # 03 Scaling
+    Prompt("03-R1",
+           "The components of $q$ and $k$ are independent with mean 0 and variance 1. What is the variance of a "
+           "score $q \\cdot k$, and why?",
+           "$d_k$: it adds $d_k$ products, each of variance 1."),
+    Prompt("03-R2",
+           "Why divide the scores by $\\sqrt{d_k}$ in particular (under footnote 4's assumption)?",
+           "$\\sqrt{d_k}$ is one score's standard deviation: dividing by it gives scores of unit variance at every "
+           "$d_k$."),
+    Prompt("03-R3",
+           "The components of $q$ have variance $a$ and those of $k$ variance $b$, independent with mean 0. What is "
+           "the variance of $q \\cdot k$?",
+           "$d_k \\, a b$."),
+    Prompt("03-R4",
+           "In multi-head attention, which width goes under the square root, and from which axis is it read?",
+           "The per-head $d_k$, from the last axis of $Q$: not $d_{\\text{model}}$, and not $d_k$ without the root."),
+    Prompt("03-R5",
+           "Without the division, what happens to the rows of weights as $d_k$ grows, and to the gradient at the "
+           "scores?",
+           "The rows go nearly one-hot, and the softmax's Jacobian (the gradient at the scores) shrinks."),
+
+    # 04 Softmax
+    Prompt("04-R1",
+           "Along which axis does attention's softmax act, and what does that make of each row?",
+           "The last axis, the keys: each query's row of weights is non-negative and sums to one."),
+    Prompt("04-R2",
+           "Why does adding a constant $c$ to a row of scores leave its softmax unchanged?",
+           "Every exponential gains the factor $\\exp(c)$, which cancels between the numerator and the row's sum."),
+    Prompt("04-R3",
+           "How does a stable softmax survive scores far too large for $\\exp$?",
+           "It subtracts each row's own maximum first: the largest exponential is then $e^0 = 1$, and the weights "
+           "are unchanged."),
+    Prompt("04-R4",
+           "The scores are divided by a temperature $T$ before the softmax. What does $T < 1$ do to the weights, "
+           "and $T > 1$?",
+           "$T < 1$ sharpens them (towards one-hot); $T > 1$ flattens them (towards even)."),
+    Prompt("04-R5",
+           "Seen as a temperature, what divides the scores in scaled dot-product attention?",
+           "$\\sqrt{d_k}$."),
+
+    # 05 Weighted average
+    Prompt("05-R1",
+           "How is output row $i$ made from the weights $w_{ij}$ and the value rows $v_j$?",
+           "$o_i = \\sum_j w_{ij} \\, v_j$: a weighted average of the value rows."),
+    Prompt("05-R2",
+           "Why does one head's output row lie inside the convex hull of its value rows?",
+           "Its weights are non-negative and sum to one: the output is a convex combination of the value rows."),
+    Prompt("05-R3",
+           "A query's weights are all equal. What does one head output for it?",
+           "The mean of the value rows."),
+    Prompt("05-R4",
+           "After which steps of a Transformer layer may an output row leave its value rows' hull?",
+           "After $W^O$ mixes the heads, or after the residual adds $x_i$."),
+    Prompt("05-R5",
+           "$d_k$ is the width of comparison. What is $d_v$, and what must $V$ match?",
+           "The width of what is handed over; it need not equal $d_k$, but $V$ must have one row per key."),
+
+    # 06 Masking
+    Prompt("06-R1",
+           "Where does the mask go in the attention line, and what do blocked scores become?",
+           "On the scaled scores, before the softmax; blocked scores become $-\\infty$, so their weights are exactly "
+           "0 and each row still sums to one."),
+    Prompt("06-R2",
+           "Blocked weights are set to 0 after the softmax, with no renormalising. What two things break?",
+           "The rows sum to less than one, and the blocked keys still changed the other weights (through the "
+           "row's sum)."),
+    Prompt("06-R3",
+           "Every key of a row is blocked. What does a naive softmax return, and what does a `-1e9` fill do?",
+           "NaN; the `-1e9` fill silently spreads the weight evenly over the blocked keys."),
+    Prompt("06-R4",
+           "Which keys does the causal mask block for query $i$?",
+           "Every key $j > i$: the positions after it."),
+    Prompt("06-R5",
+           "With $n \\neq m$, what must a causal mask say that it need not say when $n = m$?",
+           "Where the queries sit: top-left (`causal_mask`, PyTorch's `is_causal`) or bottom-right."),
+    Prompt("06-R6",
+           "Scores have shape `(batch, n, m)`. What shape is a padding mask, and why?",
+           "`(batch, 1, m)`: it blocks each sentence's padding keys and broadcasts over the queries."),
+
+    # 07 Heads and cross-attention
+    Prompt("07-R1",
+           "How does multi-head attention put its $h$ heads' outputs together?",
+           "It concatenates them to width $h \\cdot d_v$ and maps them back with $W^O$."),
+    Prompt("07-R2",
+           "How do you split a wide projection `(n, d_model)` into heads?",
+           "Reshape to `(n, heads, d_k)`, then transpose to `(heads, n, d_k)`."),
+    Prompt("07-R3",
+           "$h$ heads of width $d_{\\text{model}}/h$ against one head of width $d_{\\text{model}}$: what do they "
+           "share, and what do the $h$ heads hold more of?",
+           "The same parameters and multiply-adds; the $h$ heads hold $h$ score matrices."),
+    Prompt("07-R4",
+           "Which projections and which mask does a cross-attention sublayer use?",
+           "Its own $W_q$ (reading the decoder), $W_k$ and $W_v$ (reading the encoder); no causal mask."),
+    Prompt("07-R5",
+           "Without position information, the rows of the input $X$ are permuted. What happens to the output?",
+           "Its rows are permuted the same way: attention is permutation-equivariant."),
+    Prompt("07-R6",
+           "What can let a head prefer \"the previous token\"?",
+           "Position information only: added position vectors, distances in the scores, or a causal mask alone."),
+
+    # 08 Cost, memory, backward
+    Prompt("08-R1",
+           "Per layer, how does the cost of self-attention grow with length $n$ and width $d$, and that of a "
+           "recurrent layer?",
+           "Self-attention $O(n^2 d)$; a recurrent layer $O(n d^2)$."),
+    Prompt("08-R2",
+           "Sequential steps and longest path between two positions: what are they for self-attention, and for a "
+           "recurrent layer?",
+           "$O(1)$ and $O(1)$ for self-attention; $O(n)$ and $O(n)$ for a recurrent layer."),
+    Prompt("08-R3",
+           "Why does training keep every head's $n \\times m$ weights $P$, or recompute them?",
+           "The backward pass needs them: $dV = P^\\top G$, and $dS$ is built from $P$."),
+    Prompt("08-R4",
+           "What does the online softmax carry from one chunk of keys to the next, and what does it buy?",
+           "A running maximum and a running sum per query: the same output, with memory linear in $n$."),
+    Prompt("08-R5",
+           "A fused attention kernel (FlashAttention) does the forward pass's multiply-adds all the same. What does "
+           "it save, and how?",
+           "Memory traffic: it never writes the $n \\times m$ scores to main memory (the backward pass recomputes the "
+           "weights block by block)."),
+    Prompt("08-R6",
+           "How many numbers does a KV cache hold, for $n$ positions?",
+           "$2 \\times \\text{layers} \\times \\text{heads} \\times n \\times d_k$: a key and a value for every "
+           "earlier position."),
+
+    # 09 Attention that learns
+    Prompt("09-R1",
+           "$Q = X_q W_q$ and the gradient $dQ$ is known. What is $dW_q$?",
+           "$dW_q = X_q^\\top dQ$: a transpose, and a sum over the batch."),
+    Prompt("09-R2",
+           "Without the division by $\\sqrt{d_k}$, how much further does a plain gradient step move the scores for "
+           "the same $dS$?",
+           "$d_k$ times as far (an Adam step about $\\sqrt{d_k}$ times), so no one learning rate suits every "
+           "$d_k$."),
+    Prompt("09-R3",
+           "Seen from training, the division by $\\sqrt{d_k}$ is a reparameterisation of what, changing which two "
+           "things?",
+           "Of $W_q$: its scale and its learning rate."),
+    Prompt("09-R4",
+           "Why did two heads of width 16 learn two patterns at once, where one head of width 32 rarely did?",
+           "A row of weights returns one average: two heads give each query two rows of weights."),
+
+    # 10 A trained model
+    Prompt("10-R1",
+           "numpy reproduces all-MiniLM-L6-v2. What does each of its 72 heads compute, and on what?",
+           "This course's line, `attn_lib.attention`, on 32-wide slices of three projections ($d_k = 32$)."),
+    Prompt("10-R2",
+           "In the trained model the variances of $q$ and $k$ are within a factor of 2 of 1, yet the rows of "
+           "scores spread far wider. Through what?",
+           "Shared directions (most of it in layer 0) and, in later layers, a head's mean query."),
+    Prompt("10-R3",
+           "Remove the $1/\\sqrt{d_k}$ from the trained model. What do its rows of weights do?",
+           "They turn nearly one-hot: $1/\\sqrt{d_k}$ stays as a constant of the model's units."),
+    Prompt("10-R4",
+           "A head puts a large weight on [CLS]. Why may [CLS] still add little to the output?",
+           "Its value row is short: the output adds weight times value row, so a weight is not an importance."),
+    Prompt("10-R5",
+           "What does the trained model's previous-token head need, that the words alone do not give it?",
+           "The position embeddings."),
+)
