@@ -41,7 +41,8 @@ COURSE = [
 ]
 FACTS = [f"F{i}" for i in range(1, 20)]
 SOLUTION_NAMES = sorted(p.stem for p in SOLUTIONS.glob("*.ipynb")) if SOLUTIONS.is_dir() else []
-EXECUTED = [f"{name}.ipynb" for name in COURSE] + [f"solutions/{name}.ipynb" for name in SOLUTION_NAMES]
+EXECUTED = ([f"{name}.ipynb" for name in COURSE] + ["contents.ipynb", "review.ipynb"]
+            + [f"solutions/{name}.ipynb" for name in SOLUTION_NAMES])
 
 GOALS = re.compile(r"able to|you will|you'll", re.IGNORECASE)
 SEEDED_RNG = re.compile(r"^rng\s*=\s*np\.random\.default_rng\(\s*\d+\s*\)", re.MULTILINE)
@@ -117,14 +118,18 @@ def test_no_unseeded_randomness(rel):
 
 
 @pytest.mark.parametrize("name", COURSE)
-def test_ends_with_lines_worth_keeping_and_the_paper_section(name):
+def test_ends_with_lines_worth_keeping_its_review_prompts_and_the_paper_section(name):
     cells = body(load(f"{name}.ipynb"))
     keep = [i for i, c in enumerate(cells) if c.cell_type == "markdown" and HEADING_KEEP.search(c.source)]
     assert keep, f"{name}: no 'Lines worth keeping' heading"
     tail = cells[keep[-1]:]
-    assert all(c.cell_type == "markdown" for c in tail), f"{name}: code follows 'Lines worth keeping'"
+    code = [c.source.strip() for c in tail if c.cell_type == "code"]
+    prompts = f'prompts_of("{name[:2]}")'
+    assert code == [prompts], (f"{name}: after 'Lines worth keeping' the only code should be the notebook's review "
+                               f"prompts, {prompts}; found {code}")
     text = "\n".join(c.source for c in tail)
     assert PAPER_SECTION.search(text), f"{name}: the closing cells should name the paper's section(s) to read"
+    assert "](review.ipynb)" in text, f"{name}: the prompts should say where they come back (review.ipynb)"
 
 
 # --- navigation and the contents --------------------------------------------------------------------------------
@@ -136,7 +141,7 @@ def test_navigation_is_up_to_date():
     assert result.returncode == 0, f"run `python tools/nav.py`:\n{result.stdout}{result.stderr}"
 
 
-@pytest.mark.parametrize("name", COURSE + ["contents"])
+@pytest.mark.parametrize("name", COURSE + ["contents", "review"])
 def test_navigation_cells_open_and_close_the_notebook(name):
     cells = load(f"{name}.ipynb").cells
     assert nav.is_nav(cells[0]) and nav.is_nav(cells[-1]), f"{name}: the first and last cells should be nav cells"
@@ -154,6 +159,16 @@ def test_contents_lists_every_notebook_with_a_binder_link_and_every_fact():
     assert set(FACTS) <= taught, f"facts not placed in any notebook in tools/course.toml: {set(FACTS) - taught}"
     for fact in FACTS:
         assert re.search(rf"\|\s*{fact}\s*\|", text), f"contents: fact {fact} is not listed"
+
+
+def test_contents_shows_progress_and_links_the_review():
+    nb = load("contents.ipynb")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    assert f"]({nav.REVIEW})" in text, "contents: no link to the review notebook"
+    assert [c.source for c in code_cells(nb)] == [nav.PROGRESS_CODE], "contents: one code cell, the learner's progress"
+    review = "\n".join(c.source for c in code_cells(load(nav.REVIEW)))
+    for call in ("review()", "export_record(", "import_record("):
+        assert call in review, f"review.ipynb: no {call} cell"
 
 
 def test_readme_binder_badge_opens_the_start_notebook_of_this_repository():

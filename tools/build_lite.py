@@ -335,7 +335,7 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
     ours = attn_lib_wheel(dest)
     version = ours.name.split("-")[1]
     lock["packages"]["attn-lib"] = lock_entry(ours, "attn-lib", version, ["attn_lib"],
-                                              ["numpy", "matplotlib", "ipywidgets", "ipympl"])
+                                              ["numpy", "matplotlib", "ipywidgets", "ipympl", "fsrs"])
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
     fonts = font_list_wheel(dest, lock)
     lock["packages"]["matplotlib-font-list"] = lock_entry(fonts, "matplotlib-font-list",
@@ -404,6 +404,8 @@ def stage_contents(stage: Path, course: dict) -> Path:
             shutil.copy2(ROOT / "notebooks" / entry.name, files / entry.name)
     for name, text in nav.lite_pages(entries, course).items():
         (files / name).write_text(text, encoding="utf-8")
+    # The review session (attn_lib.review: its record is written beside the notebooks, in the browser's storage).
+    shutil.copy2(ROOT / "notebooks" / nav.REVIEW, files / nav.REVIEW)
     return files
 
 

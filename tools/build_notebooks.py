@@ -32,10 +32,10 @@ RAISES_MARKER = "# NBVAL_RAISES_EXCEPTION"
 
 
 def course_notebooks(notebooks_dir: Path) -> list[Path]:
-    """contents.ipynb, then the numbered notebooks in reading order."""
+    """contents.ipynb, then the numbered notebooks in reading order, then review.ipynb."""
     numbered = sorted(p for p in notebooks_dir.glob("*.ipynb") if nav.NUMBERED.match(p.name))
-    contents = notebooks_dir / nav.CONTENTS
-    return ([contents] if contents.exists() else []) + numbered
+    contents, review = notebooks_dir / nav.CONTENTS, notebooks_dir / nav.REVIEW
+    return [contents] * contents.exists() + numbered + [review] * review.exists()
 
 
 def solutions_notebooks(notebooks_dir: Path) -> list[Path]:

@@ -1,10 +1,13 @@
 """Write the navigation lines of every notebook, and notebooks/contents.ipynb, from tools/course.toml.
 
 Each course notebook (notebooks/NN-name.ipynb, and contents.ipynb) gets a markdown cell at the top and one at the
-bottom, tagged "nav", linking previous | contents | next; the order comes from the numbered file names. Each
+bottom, tagged "nav", linking previous | contents | next; the order comes from the numbered file names. The review
+notebook (review.ipynb) links back to the contents. Each
 solutions notebook (notebooks/solutions/NN-name-solutions.ipynb) links back to its learner notebook and to the
 contents. Only those markdown cells are inserted or rewritten: code cells and their outputs are left as they are,
 and a notebook whose navigation is already right is not written at all (running the tool twice changes nothing).
+contents.ipynb is written whole, but its one code cell (the learner's progress) keeps the outputs
+tools/build_notebooks.py stored while its source stays the same.
 
 Usage::
 
@@ -37,6 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 COURSE_FILE = Path(__file__).resolve().parent / "course.toml"
 NAV_TAG = "nav"
 CONTENTS = "contents.ipynb"
+REVIEW = "review.ipynb"  # the review session: due prompts and variants of solved problems (attn_lib.review)
 NUMBERED = re.compile(r"^(\d\d)-[a-z0-9-]+\.ipynb$")
 SOLUTION = re.compile(r"^(\d\d-[a-z0-9-]+)-solutions\.ipynb$")
 BINDER_URL = "https://mybinder.org/v2/gh/{slug}/{ref}?urlpath=lab/tree/notebooks/{path}"
@@ -113,6 +117,8 @@ def nav_line(entries: list[Entry], name: str) -> str:
     """The markdown navigation line of course notebook ``name`` (a numbered notebook or contents.ipynb)."""
     names = [e.name for e in entries]
     parts = []
+    if name == REVIEW:
+        return f"**Review** | [Contents]({CONTENTS})"
     if name == CONTENTS:
         if entries:
             parts.append(f"Start: [{entries[0].label} →]({entries[0].name})")
@@ -231,6 +237,8 @@ def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
         _nav_cell(line, "nav-top"),
         nbformat.v4.new_markdown_cell(intro),
         nbformat.v4.new_markdown_cell(table),
+        nbformat.v4.new_markdown_cell(PROGRESS_TEXT),
+        nbformat.v4.new_code_cell(PROGRESS_CODE),
         nbformat.v4.new_markdown_cell(facts_md),
         nbformat.v4.new_markdown_cell(teachers),
         _nav_cell(line, "nav-bottom"),
@@ -238,6 +246,28 @@ def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
     for i, cell in enumerate(cells[1:-1], start=1):
         cell["id"] = f"contents-{i}"
     nb.cells = cells
+    return nb
+
+
+# The learner's progress, a code cell on both contents pages (attn_lib.review reads the learner's course record).
+PROGRESS_TEXT = (
+    "## Your progress\n\n"
+    "Run the cell below to see, for each notebook, the problems you have solved and the review prompts you have "
+    f"learned, as your course record holds them. The [review notebook]({REVIEW}) brings back the prompts that are "
+    "due, with fresh variants of the problems you have solved, and says where your record is kept and how to move it."
+)
+PROGRESS_CODE = "from attn_lib.review import progress\n\nprogress()"
+
+
+def with_stored_outputs(nb, stored):
+    """``nb`` with the outputs and execution counts of ``stored``'s code cells that have the same id and source."""
+    kept = {c.get("id"): c for c in (stored.cells if stored is not None else []) if c.cell_type == "code"}
+    for cell in nb.cells:
+        old = kept.get(cell.get("id"))
+        if cell.cell_type == "code" and old is not None and old.source == cell.source:
+            cell.outputs = copy.deepcopy(old.outputs)
+            cell.execution_count = old.execution_count
+            cell.metadata = copy.deepcopy(old.metadata)
     return nb
 
 
@@ -309,10 +339,14 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
         "then Download; or File > Download while it is open.\n"
         "- **Reset a notebook** to the course's version: right-click it in the file browser, then Delete; "
         "reload the page and the course's copy is back. (Download it first if you want to keep your answers.)\n"
-        "- **A fresh start** of the Python in a notebook: Kernel > Restart Kernel, then Run > Run All Cells."
+        "- **A fresh start** of the Python in a notebook: Kernel > Restart Kernel, then Run > Run All Cells.\n"
+        "- **Your course record**, `attn-course-record.json` beside the notebooks (the problems you solved, the prompts "
+        "you reviewed), is kept in this browser's storage too. To take it to another browser or to JupyterLab, "
+        f"download it, or export and import it as the [review notebook]({REVIEW}) shows."
         + elsewhere
     )
     cells = [_nav_cell(line, "nav-top"), nbformat.v4.new_markdown_cell(intro), nbformat.v4.new_markdown_cell(table),
+             nbformat.v4.new_markdown_cell(PROGRESS_TEXT), nbformat.v4.new_code_cell(PROGRESS_CODE),
              nbformat.v4.new_markdown_cell(edits), _nav_cell(line, "nav-bottom")]
     for i, cell in enumerate(cells[1:-1], start=1):
         cell["id"] = f"lite-contents-{i}"
@@ -359,7 +393,14 @@ def planned(notebooks_dir: Path, course: dict) -> dict[Path, str]:
     solutions = sorted(p.name for p in solutions_dir.glob("*.ipynb")) if solutions_dir.is_dir() else []
     out = {}
     contents = contents_notebook(entries, course, solutions)
+    stored = notebooks_dir / CONTENTS
+    if stored.exists():
+        contents = with_stored_outputs(contents, nbformat.read(stored, as_version=nbformat.NO_CONVERT))
     out[notebooks_dir / CONTENTS] = nbformat.writes(contents) + "\n"
+    review = notebooks_dir / REVIEW
+    if review.exists():
+        nb = nbformat.read(review, as_version=nbformat.NO_CONVERT)
+        out[review] = nbformat.writes(with_nav(nb, nav_line(entries, REVIEW))) + "\n"
     for e in entries:
         path = notebooks_dir / e.name
         nb = nbformat.read(path, as_version=nbformat.NO_CONVERT)
