@@ -136,6 +136,7 @@ from ._catalogue import entry
 from ._feedback import Feedback, fail, failure, is_blank, not_answered
 from ._learner_code import signature_text
 from ._running import Runner, accepts, forbidden_original, used_attn_lib, wanted
+from ._record_verdict import record_verdict
 from ._types import BATCH, LARGE, Attempt, FinalVerdict, FunctionProblem
 
 
@@ -244,7 +245,14 @@ def mistake_ids(problem: FunctionProblem) -> list[str]:
 
 
 def judge(fn, problem: FunctionProblem) -> Feedback:
-    """Judge the learner's ``fn`` on ``problem``; never raises for anything the learner wrote."""
+    """Judge the learner's ``fn`` on ``problem``; never raises for anything the learner wrote. The verdict is also
+    handed to the learner's record (attn_lib.review: the problem reached, or solved)."""
+    feedback = _verdict(fn, problem)
+    record_verdict(feedback, checker=problem.checker)
+    return feedback
+
+
+def _verdict(fn, problem: FunctionProblem) -> Feedback:
     for step in BEFORE_RUNNING:
         feedback = step(fn, problem)
         if feedback is not None:

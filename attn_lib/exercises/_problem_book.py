@@ -26,6 +26,7 @@ from . import (_predictions_00, _predictions_01, _predictions_02, _predictions_0
                _predictions_06, _predictions_07, _predictions_08, _predictions_09, _predictions_10)
 from ._feedback import NOT_ANSWERED, Feedback
 from ._prediction import Prediction, Variant, checked_seed
+from ._record_verdict import record_verdict
 
 MODULES = (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04, _predictions_05,
            _predictions_06, _predictions_07, _predictions_08, _predictions_09, _predictions_10)
@@ -144,7 +145,9 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
     reason = feedback.reason
     if feedback.mistake == NOT_ANSWERED and prediction.kind == "number" and variant.precision:
         reason = f"{reason.rstrip('.')}: a number, judged {variant.precision}."  # what a right answer must meet
-    return Feedback(feedback.passed, reason, feedback.hint, feedback.mistake, again=_again(prediction))
+    feedback = Feedback(feedback.passed, reason, feedback.hint, feedback.mistake, again=_again(prediction))
+    record_verdict(feedback, problem_id=problem_id, seed=chosen)  # the learner's record: reached, solved
+    return feedback
 
 
 def another(problem_id: str, seed: int | None = None) -> Variant:

@@ -1,0 +1,85 @@
+"""The widgets the review is built from (ipywidgets is imported here, and this module only when a widget is made).
+
+A :class:`SummaryBox` is a VBox whose plain-text form is a summary in words (what a static view of the notebook, a
+reading copy or nbval shows), not the widget tree. Every control has a visible label and a tooltip, and is a real
+button or text field: Tab reaches it, Enter or Space works it.
+"""
+
+from __future__ import annotations
+
+import ipywidgets as widgets
+
+from ._markup import to_html
+
+RATING_TIPS = {
+    "Again": "Again: I did not recall it (it comes back soon)",
+    "Hard": "Hard: I recalled it with effort",
+    "Good": "Good: I recalled it",
+    "Easy": "Easy: I recalled it at once (it comes back later)",
+}
+HIDDEN, SHOWN = "none", ""
+
+
+class SummaryBox(widgets.VBox):
+    """A VBox shown in words where widgets are not: ``summary`` is its plain text."""
+
+    def __init__(self, children=(), summary: str = "", **kwargs):
+        super().__init__(children, **kwargs)
+        self.summary = summary
+
+    def __repr__(self) -> str:
+        return self.summary
+
+    def _repr_mimebundle_(self, **kwargs):
+        data = super()._repr_mimebundle_(**kwargs)
+        data["text/plain"] = self.summary
+        return data
+
+
+def math_text(markdown: str, prefix: str = "") -> widgets.HTMLMath:
+    return widgets.HTMLMath(value=prefix + to_html(markdown))
+
+
+def status() -> widgets.HTML:
+    return widgets.HTML(value="")
+
+
+def show(widget, shown: bool = True) -> None:
+    widget.layout.display = SHOWN if shown else HIDDEN
+
+
+class RecallCard:
+    """One prompt: its question, a "Show answer" button, then the answer and the four rating buttons.
+    ``on_rate(rating)`` is called with "Again", "Hard", "Good" or "Easy" once, at the first rating."""
+
+    def __init__(self, prompt, number_label: str, on_rate):
+        self.prompt = prompt
+        self.question = math_text(prompt.question, f"<b>{number_label}</b> ")
+        self.reveal = widgets.Button(description="Show answer", tooltip=f"Show the answer to {number_label.rstrip('.:')}")
+        self.answer = math_text(prompt.answer, "<b>Answer:</b> ")
+        self.ask = widgets.Label(value="How well did you recall it?")
+        self.ratings = {name: widgets.Button(description=name, tooltip=tip) for name, tip in RATING_TIPS.items()}
+        self.rating_row = widgets.HBox([self.ask, *self.ratings.values()])
+        self.status = status()
+        self.rated = None
+        show(self.answer, False)
+        show(self.rating_row, False)
+        self.reveal.on_click(self._reveal)
+        for name, button in self.ratings.items():
+            button.on_click(lambda _button, name=name: self._rate(name, on_rate))
+        self.box = widgets.VBox([self.question, self.reveal, self.answer, self.rating_row, self.status])
+
+    def _reveal(self, _button=None):
+        show(self.answer)
+        show(self.rating_row)
+        self.reveal.disabled = True
+        self.reveal.description = "Answer shown"
+        self.ratings["Again"].focus()  # keyboard users go on from where the answer appeared
+
+    def _rate(self, name: str, on_rate):
+        if self.rated is not None:
+            return
+        self.rated = name
+        for button in self.ratings.values():
+            button.disabled = True
+        self.status.value = on_rate(name)
