@@ -129,7 +129,7 @@ def test_ends_with_lines_worth_keeping_its_review_prompts_and_the_paper_section(
                                f"prompts, {prompts}; found {code}")
     text = "\n".join(c.source for c in tail)
     assert PAPER_SECTION.search(text), f"{name}: the closing cells should name the paper's section(s) to read"
-    assert "](review.ipynb)" in text, f"{name}: the prompts should say where they come back (review.ipynb)"
+    assert "`review.ipynb`" in text, f"{name}: the prompts should say where they come back (review.ipynb)"
 
 
 # --- navigation and the contents --------------------------------------------------------------------------------

@@ -185,8 +185,9 @@ def with_nav(nb, line: str):
 # The contents notebook
 
 
-def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
-    """notebooks/contents.ipynb: the course map, generated whole (markdown only, so it needs no execution)."""
+def contents_notebook(entries: list[Entry], course: dict, solutions: list[str], review: bool = True):
+    """notebooks/contents.ipynb: the course map, generated whole; its one code cell shows the learner's progress.
+    ``review``: whether the course has the review notebook (then the progress section links to it)."""
     nb = nbformat.v4.new_notebook()
     nb.metadata = {
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
@@ -237,7 +238,7 @@ def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
         _nav_cell(line, "nav-top"),
         nbformat.v4.new_markdown_cell(intro),
         nbformat.v4.new_markdown_cell(table),
-        nbformat.v4.new_markdown_cell(PROGRESS_TEXT),
+        nbformat.v4.new_markdown_cell(PROGRESS_TEXT + REVIEW_TEXT * review),
         nbformat.v4.new_code_cell(PROGRESS_CODE),
         nbformat.v4.new_markdown_cell(facts_md),
         nbformat.v4.new_markdown_cell(teachers),
@@ -253,8 +254,11 @@ def contents_notebook(entries: list[Entry], course: dict, solutions: list[str]):
 PROGRESS_TEXT = (
     "## Your progress\n\n"
     "Run the cell below to see, for each notebook, the problems you have solved and the review prompts you have "
-    f"learned, as your course record holds them. The [review notebook]({REVIEW}) brings back the prompts that are "
-    "due, with fresh variants of the problems you have solved, and says where your record is kept and how to move it."
+    "learned, as your course record holds them."
+)
+REVIEW_TEXT = (
+    f" The [review notebook]({REVIEW}) brings back the prompts that are due, with fresh variants of the problems you "
+    "have solved, and says where your record is kept and how to move it."
 )
 PROGRESS_CODE = "from attn_lib.review import progress\n\nprogress()"
 
@@ -340,13 +344,13 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
         "- **Reset a notebook** to the course's version: right-click it in the file browser, then Delete; "
         "reload the page and the course's copy is back. (Download it first if you want to keep your answers.)\n"
         "- **A fresh start** of the Python in a notebook: Kernel > Restart Kernel, then Run > Run All Cells.\n"
-        "- **Your course record**, `attn-course-record.json` beside the notebooks (the problems you solved, the prompts "
-        "you reviewed), is kept in this browser's storage too. To take it to another browser or to JupyterLab, "
+        "- **Your course record**, `attn-course-record.json` beside the notebooks (the problems you solved, the "
+        "prompts you reviewed), is kept in this browser's storage too. To take it to another browser or to JupyterLab, "
         f"download it, or export and import it as the [review notebook]({REVIEW}) shows."
         + elsewhere
     )
     cells = [_nav_cell(line, "nav-top"), nbformat.v4.new_markdown_cell(intro), nbformat.v4.new_markdown_cell(table),
-             nbformat.v4.new_markdown_cell(PROGRESS_TEXT), nbformat.v4.new_code_cell(PROGRESS_CODE),
+             nbformat.v4.new_markdown_cell(PROGRESS_TEXT + REVIEW_TEXT), nbformat.v4.new_code_cell(PROGRESS_CODE),
              nbformat.v4.new_markdown_cell(edits), _nav_cell(line, "nav-bottom")]
     for i, cell in enumerate(cells[1:-1], start=1):
         cell["id"] = f"lite-contents-{i}"
@@ -392,12 +396,12 @@ def planned(notebooks_dir: Path, course: dict) -> dict[Path, str]:
     solutions_dir = notebooks_dir / "solutions"
     solutions = sorted(p.name for p in solutions_dir.glob("*.ipynb")) if solutions_dir.is_dir() else []
     out = {}
-    contents = contents_notebook(entries, course, solutions)
+    review = notebooks_dir / REVIEW
+    contents = contents_notebook(entries, course, solutions, review=review.exists())
     stored = notebooks_dir / CONTENTS
     if stored.exists():
         contents = with_stored_outputs(contents, nbformat.read(stored, as_version=nbformat.NO_CONVERT))
     out[notebooks_dir / CONTENTS] = nbformat.writes(contents) + "\n"
-    review = notebooks_dir / REVIEW
     if review.exists():
         nb = nbformat.read(review, as_version=nbformat.NO_CONVERT)
         out[review] = nbformat.writes(with_nav(nb, nav_line(entries, REVIEW))) + "\n"
