@@ -9,6 +9,7 @@ Run: python -m pytest tests/browser/test_lite_record.py -q
 
 from __future__ import annotations
 
+import base64
 import json
 import re
 import sys
@@ -54,16 +55,21 @@ def scroll_to_cell(page, source: str):
 
 def stored_record(page) -> dict | None:
     """The record file as the browser's storage holds it (JupyterLite's contents, the file browser's view), or None."""
-    text = page.evaluate(
+    found = page.evaluate(
         """async name => {
             try {
                 const model = await window.jupyterapp.serviceManager.contents.get(name, {content: true});
-                return typeof model.content === 'string' ? model.content : JSON.stringify(model.content);
+                return [model.format, model.content];
             } catch (error) {
                 return null;
             }
         }""", RECORD)
-    return None if text is None else json.loads(text)
+    if found is None:
+        return None
+    form, content = found
+    if form == "base64":  # how JupyterLite hands back a file the kernel wrote
+        content = base64.b64decode(content).decode("utf-8")
+    return content if form == "json" else json.loads(content)
 
 
 def progress_row(page, notebook: str) -> list[str]:
