@@ -3,6 +3,7 @@ Tab, Enter); the plain text a static view shows lists the questions, never the a
 accessible table and as text; bad arguments named."""
 
 import json
+import re
 import subprocess
 import sys
 from datetime import datetime, timedelta, timezone
@@ -13,6 +14,7 @@ import pytest
 
 from attn_lib.exercises import check
 from attn_lib.review import PROMPTS, progress, prompts_of, review
+from attn_lib.review._markup import to_plain
 from attn_lib.review._store import load
 
 NOW = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -50,14 +52,27 @@ def test_the_answer_and_ratings_appear_only_after_show_answer_and_a_rating_is_re
     assert "Recorded: Good. It comes back in 10 minutes." == card.status.value
 
 
-def test_the_plain_text_lists_the_questions_and_no_answer():
+def test_the_plain_text_lists_the_questions_in_plain_words_and_no_answer():
     box = prompts_of("05", now=NOW)
     bundle = box._repr_mimebundle_()
     text = bundle["text/plain"]
     assert "application/vnd.jupyter.widget-view+json" in bundle and text == repr(box)
     prompts = [p for p in PROMPTS if p.notebook == "05"]
-    assert all(p.question in text for p in prompts)
-    assert not any(p.answer in text for p in prompts)
+    assert all(to_plain(p.question) in text for p in prompts)
+    assert not any(to_plain(p.answer) in text for p in prompts)
+
+
+@pytest.mark.parametrize("notebook", sorted({p.notebook for p in PROMPTS}))
+def test_printed_prompts_carry_no_tex(notebook):
+    text = repr(prompts_of(notebook, now=NOW))
+    assert not re.search(r"\\(?:sqrt|frac|top|operatorname|text|times|cdot)\b|\$[^$\n]+\$|[{}]", text), text
+
+
+def test_formulas_in_plain_text():
+    assert to_plain(r"$\frac{QK^\top}{\sqrt{d_k}}$ with $d_{\text{model}} = 512$ and `K.T`, **not** $n \times m$") == (
+        "QKᵀ/√d_k with d_model = 512 and K.T, not n × m")
+    assert to_plain(r"$\sqrt{d_{\text{model}}}$, $\operatorname{softmax}(x)_i \le 1$, $\frac{a + b}{2}$") == (
+        "√d_model, softmax(x)_i ≤ 1, (a + b)/2")
 
 
 def test_the_session_says_what_is_due_or_when_the_next_is():
