@@ -6,7 +6,9 @@ compares the outputs of the cells that print taught facts), so after any change 
     python tools/build_notebooks.py                  # nav, then every course and solutions notebook
     python tools/build_notebooks.py 03 06            # only the notebooks whose file name starts with 03 or 06
 
-Each notebook runs in its own fresh kernel with its own folder as the working directory (as nbval runs it).
+Each notebook runs in its own fresh kernel with its own folder as the working directory (as nbval runs it), and
+with a fresh, empty learner's record in a temporary folder (``ATTN_COURSE_RECORD``): its outputs never depend on
+the notebooks run before it, and no record is written into notebooks/.
 A cell may raise only if it is tagged ``raises-exception`` or starts with ``# NBVAL_RAISES_EXCEPTION``; any other
 error stops that notebook, leaves its file as it was, and makes the tool exit 1. The time per notebook and the
 total for the course (00-10 and the contents) and for the solutions are printed at the end.
@@ -15,8 +17,11 @@ total for the course (00-10 and the contents) and for the solutions are printed 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import nbformat
@@ -48,6 +53,24 @@ def strip_execution_metadata(nb) -> None:
         cell.metadata.pop("execution", None)
 
 
+RECORD_VARIABLE = "ATTN_COURSE_RECORD"  # attn_lib.review's record file (see attn_lib/review/_location.py)
+
+
+@contextmanager
+def fresh_record():
+    """The kernels started inside see ATTN_COURSE_RECORD naming a file in a new temporary folder."""
+    before = os.environ.get(RECORD_VARIABLE)
+    with tempfile.TemporaryDirectory(prefix="attn-course-record-") as folder:
+        os.environ[RECORD_VARIABLE] = str(Path(folder) / "attn-course-record.json")
+        try:
+            yield
+        finally:
+            if before is None:
+                os.environ.pop(RECORD_VARIABLE, None)
+            else:
+                os.environ[RECORD_VARIABLE] = before
+
+
 def execute(path: Path, kernel_name: str | None, timeout: int) -> float:
     """Execute notebook ``path`` in a fresh kernel and write it back in place. Returns the seconds taken.
 
@@ -73,7 +96,8 @@ def execute(path: Path, kernel_name: str | None, timeout: int) -> float:
         record_timing=False,  # and strip_execution_metadata removes the timestamps nbclient still leaves
     )
     start = time.perf_counter()
-    client.execute()
+    with fresh_record():
+        client.execute()
     seconds = time.perf_counter() - start
     for cell in added:
         cell.metadata["tags"].remove(RAISES_TAG)

@@ -1,5 +1,6 @@
-"""A prompt's short markdown as HTML: code spans, bold, italics and paragraphs, its TeX kept for MathJax, either
-as ``$...$`` (JupyterLab's HTMLMath widgets) or in Anki's ``\\(...\\)`` / ``\\[...\\]`` form."""
+"""A prompt's short markdown as HTML (code spans, bold, italics and paragraphs, its TeX kept for MathJax, either
+as ``$...$`` for JupyterLab's HTMLMath widgets or in Anki's ``\\(...\\)`` / ``\\[...\\]`` form), or as plain text
+(formulas written out in Unicode, for a widget's plain-text form: printed outputs carry no TeX)."""
 
 from __future__ import annotations
 
@@ -38,3 +39,45 @@ def _prose(text: str) -> str:
     text = html.escape(text)
     text = _BOLD.sub(r"<b>\1</b>", text)
     return _ITALIC.sub(r"<i>\1</i>", text)
+
+
+# TeX the prompts use, as plain text; whatever other command is left loses its backslash.
+_TEX_WORDS = (("^\\top", "ᵀ"), ("\\times", "×"), ("\\cdot", "·"), ("\\neq", "≠"), ("\\le", "≤"), ("\\ge", "≥"),
+              ("\\approx", "≈"), ("\\infty", "∞"), ("\\sum", "Σ"), ("\\in", "∈"), ("\\to", "→"), ("\\ldots", "…"),
+              ("\\dots", "…"), ("\\,", " "), ("\\;", " "), ("\\!", ""), ("\\{", "{"), ("\\}", "}"))
+_FRAC = re.compile(r"\\frac\{([^{}]*)\}\{([^{}]*)\}")
+_SQRT = re.compile(r"\\sqrt\{([^{}]*)\}")
+_GROUP = re.compile(r"(?<![a-z}])\{([^{}]*)\}")  # a group that is no command's argument
+_WRAPPERS = re.compile(r"\\(?:text|operatorname|mathrm|mathbf|mathit|mathbb|left|right)\b")
+
+
+def to_plain(markdown: str) -> str:
+    """``markdown`` as plain text: code marks and emphasis dropped, each formula in Unicode (``$\\sqrt{d_k}$`` ->
+    ``√d_k``, ``$QK^\\top$`` -> ``QKᵀ``, ``$\\frac{a}{b}$`` -> ``a/b``)."""
+    out, start = [], 0
+    for found in _PIECE.finditer(markdown):
+        out.append(_BOLD.sub(r"\1", markdown[start:found.start()]))
+        display, inline, code = found.groups()
+        out.append(code if code is not None else _tex_words(display if display is not None else inline))
+        start = found.end()
+    out.append(_BOLD.sub(r"\1", markdown[start:]))
+    return "".join(out)
+
+
+def _grouped(text: str) -> str:
+    return text if re.fullmatch(r"[\w.^ᵀ√]+", text) else f"({text})"
+
+
+def _tex_words(tex: str) -> str:
+    for command, text in _TEX_WORDS:
+        tex = re.sub(re.escape(command) + (r"(?![a-zA-Z])" if command[-1].isalpha() else ""), text, tex)
+    tex = _WRAPPERS.sub("", tex)
+    while True:  # innermost braces first: d_{model} -> d_model, \sqrt{x} -> √x, \frac{a}{b} -> a/b
+        before = tex
+        tex = _SQRT.sub(lambda m: f"√{_grouped(m.group(1))}", tex)
+        tex = _FRAC.sub(lambda m: f"{_grouped(m.group(1))}/{_grouped(m.group(2))}", tex)
+        tex = _GROUP.sub(r"\1", tex)
+        if tex == before:
+            break
+    tex = re.sub(r"\\([a-zA-Z]+)", r"\1", tex).replace("{", "").replace("}", "")
+    return re.sub(r"\s+", " ", tex).strip()

@@ -6,6 +6,7 @@ from __future__ import annotations
 from ._actions import mark_reached, rate_prompt
 from ._clock import Now, clock
 from ._course import checked_notebook, prompts_of_notebook
+from ._markup import to_plain
 from ._schedule import due
 from ._words import when
 
@@ -14,7 +15,7 @@ def prompts_of(notebook, now: Now = None):
     """The review prompts of ``notebook`` ("05") as a widget: for each, its question, a "Show answer" button, then
     Again / Hard / Good / Easy buttons that record a first review in the learner's record (so the prompt's schedule
     starts). Showing it marks the notebook reached: its prompts join ``review()``. Its plain text lists the
-    questions.
+    questions (formulas in Unicode, not TeX), never the answers.
 
     ``now``: a timezone-aware datetime or a function returning one (a test's clock); None: the real clock.
     """
@@ -37,7 +38,7 @@ def prompts_of(notebook, now: Now = None):
     intro = math_text(f"**Review prompts of notebook {notebook}.** Answer each from memory, then show the answer and "
                       "rate your recall: the rating schedules its next review (`review()`).")
     lines = [f"Review prompts of notebook {notebook} (answer from memory, then rate your recall):"]
-    lines += [f"{k}. {prompt.question}" for k, prompt in enumerate(prompts, 1)]
+    lines += [f"{k}. {to_plain(prompt.question)}" for k, prompt in enumerate(prompts, 1)]
     box = SummaryBox([intro, *(card.box for card in cards)], summary="\n".join(lines))
     box.cards = cards
     return box

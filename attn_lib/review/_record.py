@@ -8,13 +8,14 @@ A record is one small readable JSON object::
       "about": "...",                                  # one line for a person who opens the file
       "reached": {"05": "2026-12-01T23:40:05+00:00"},  # notebooks reached, and when first
       "solved": {"05-P2": "2026-12-01T23:41:10+00:00"},  # problems first solved (a right check or checker)
-      "prompts": {"05-R1": {"card": {...}, "reviews": [{"at": "...", "rating": "Good"}]}},
-      "variants": {"05-P2": {"card": {...}, "reviews": [{"at": "...", "rating": "Again", "seed": 4711,
-                                                        "passed": false}]}}
+      "prompts": {"05-R1": {"card": {...}, "reviews": [{"at": "...", "rating": "Good", "n": 1}]}},
+      "variants": {"05-P2": {"card": {...}, "reviews": [{"at": "...", "rating": "Again", "n": 1,
+                                                        "seed": 4711, "passed": false}]}}
     }
 
 ``card`` is the fsrs package's own ``Card.to_dict()``: the schedule of that prompt, or of the variants of that
-solved problem. ``reviews`` is the log, oldest first. Merging two records (an import) keeps every notebook reached
+solved problem. ``reviews`` is the log, oldest first (``n``: the
+review's number in that log, which keeps the order of two reviews in the same second). Merging two records (an import) keeps every notebook reached
 and every problem solved at their earliest time, takes per prompt or problem the card of the newer review, and
 joins the logs: merging is commutative, associative, and a record merged with itself is unchanged.
 """
@@ -24,6 +25,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from collections import Counter
 from datetime import datetime
 
 from ._clock import parse_stamp
@@ -119,6 +121,8 @@ def _problem_in(section: str, key: str, item) -> str:
     for review in item["reviews"]:
         if not (isinstance(review, dict) and _is_time(review.get("at")) and review.get("rating") in RATINGS):
             return f"a review must have a time \"at\" and a \"rating\" in {RATINGS}; got {review!r}"
+        if not isinstance(review.get("n", 1), int):
+            return f"a review's number \"n\" must be a whole number; got {review!r}"
     return ""
 
 
@@ -150,11 +154,17 @@ def merge(mine: dict, theirs: dict) -> dict:
 
 def merge_item(items: list) -> dict:
     """The card of the newest review (ties broken by the card's text, so the order of ``items`` does not
-    matter) with the reviews of all, each once, in time order."""
+    matter) with the reviews of all, each once (a review logged twice in one second on one side, twice), in time
+    order."""
     card = max((item["card"] for item in items), key=_card_order)
-    reviews = {_canonical(review): review for item in items for review in item["reviews"]}
-    ordered = sorted(reviews, key=lambda text: (parse_stamp(reviews[text]["at"]), text))
-    return {"card": copy.deepcopy(card), "reviews": [copy.deepcopy(reviews[text]) for text in ordered]}
+    counts, reviews = {}, {}  # each review as often as the side that logged it most often (two alike in a second)
+    for item in items:
+        for text, count in Counter(_canonical(review) for review in item["reviews"]).items():
+            counts[text] = max(counts.get(text, 0), count)
+        reviews.update({_canonical(review): review for review in item["reviews"]})
+    ordered = sorted(counts, key=lambda text: (parse_stamp(reviews[text]["at"]), reviews[text].get("n", 0), text))
+    return {"card": copy.deepcopy(card),
+            "reviews": [copy.deepcopy(reviews[text]) for text in ordered for _ in range(counts[text])]}
 
 
 def _card_order(card: dict):

@@ -55,7 +55,7 @@ def rate(item: dict | None, item_id: str, kind: str, rating: str, now: datetime,
     card = Card.from_dict(item["card"]) if item else Card.from_dict(new_card(item_id, now))
     card, _ = scheduler(kind).review_card(card, Rating[rating], review_datetime=now)
     reviews = list(item["reviews"]) if item else []
-    reviews.append({"at": stamp(now), "rating": rating, **log})
+    reviews.append({"at": stamp(now), "rating": rating, "n": len(reviews) + 1, **log})
     return {"card": card.to_dict(), "reviews": reviews}
 
 

@@ -112,7 +112,7 @@ LAYERS = [
     {"_catalogue"},
     {"_feedback"},
     {"_types"},
-    {"_compare", "_pieces", "_learner_code"},
+    {"_compare", "_pieces", "_learner_code", "_record_verdict"},
     {"_running"},
     {"_explain"},
     {"_judge"},

@@ -1,0 +1,127 @@
+"""The widgets: every control labelled (a description and a tooltip) and a real button or text field (keyboard:
+Tab, Enter); the plain text a static view shows lists the questions, never the answers; progress() as an
+accessible table and as text; bad arguments named."""
+
+import json
+import re
+import subprocess
+import sys
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import ipywidgets as widgets
+import pytest
+
+from attn_lib.exercises import check
+from attn_lib.review import PROMPTS, progress, prompts_of, review
+from attn_lib.review._markup import to_plain
+from attn_lib.review._store import load
+
+NOW = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def controls(widget):
+    found = []
+    if isinstance(widget, (widgets.Button, widgets.Text)):
+        found.append(widget)
+    for child in getattr(widget, "children", ()):
+        found += controls(child)
+    return found
+
+
+def test_every_control_of_the_prompts_has_a_label_and_a_tooltip():
+    box = prompts_of("02", now=NOW)
+    buttons = controls(box)
+    assert buttons and all(isinstance(b, widgets.Button) for b in buttons)
+    assert all(b.description.strip() and b.tooltip.strip() for b in buttons)
+    names = [b.description for b in controls(box.cards[0].box)]
+    assert names == ["Show answer", "Again", "Hard", "Good", "Easy"]
+
+
+def test_the_answer_and_ratings_appear_only_after_show_answer_and_a_rating_is_recorded_once():
+    box = prompts_of("02", now=NOW)
+    card = box.cards[0]
+    assert card.answer.layout.display == "none" and card.rating_row.layout.display == "none"
+    card.reveal.click()
+    assert card.answer.layout.display == "" and card.rating_row.layout.display == "" and card.reveal.disabled
+    card.ratings["Good"].click()
+    card.ratings["Again"].click()  # disabled after the first: nothing more is recorded
+    item = load()["prompts"][card.prompt.id]
+    assert [r["rating"] for r in item["reviews"]] == ["Good"]
+    assert "Recorded: Good. It comes back in 10 minutes." == card.status.value
+
+
+def test_the_plain_text_lists_the_questions_in_plain_words_and_no_answer():
+    box = prompts_of("05", now=NOW)
+    bundle = box._repr_mimebundle_()
+    text = bundle["text/plain"]
+    assert "application/vnd.jupyter.widget-view+json" in bundle and text == repr(box)
+    prompts = [p for p in PROMPTS if p.notebook == "05"]
+    assert all(to_plain(p.question) in text for p in prompts)
+    assert not any(to_plain(p.answer) in text for p in prompts)
+
+
+@pytest.mark.parametrize("notebook", sorted({p.notebook for p in PROMPTS}))
+def test_printed_prompts_carry_no_tex(notebook):
+    text = repr(prompts_of(notebook, now=NOW))
+    assert not re.search(r"\\(?:sqrt|frac|top|operatorname|text|times|cdot)\b|\$[^$\n]+\$|[{}]", text), text
+
+
+def test_formulas_in_plain_text():
+    assert to_plain(r"$\frac{QK^\top}{\sqrt{d_k}}$ with $d_{\text{model}} = 512$ and `K.T`, **not** $n \times m$") == (
+        "QKᵀ/√d_k with d_model = 512 and K.T, not n × m")
+    assert to_plain(r"$\sqrt{d_{\text{model}}}$, $\operatorname{softmax}(x)_i \le 1$, $\frac{a + b}{2}$") == (
+        "√d_model, softmax(x)_i ≤ 1, (a + b)/2")
+
+
+def test_the_session_says_what_is_due_or_when_the_next_is():
+    now = datetime.now(timezone.utc)  # check() records on the real clock
+    prompts_of("02", now=now)
+    check("02-P2", 64_000_000)
+    box = review(now=now)
+    assert repr(box).startswith("Review: ") and "02-P2" not in repr(box)  # the variant is not due yet
+    assert all(b.description.strip() and b.tooltip.strip() for b in controls(box))
+    while len(box.done) < len(box.items):
+        box.current.card.reveal.click()
+        box.current.card.ratings["Easy"].click()
+    assert repr(review(now=now)).startswith("Nothing is due now. The next review is due in 2 days")
+    later = review(now=now + timedelta(days=2, minutes=1))
+    assert "1 problem to solve again with new numbers (02-P2)" in repr(later)
+    assert all(c.description.strip() and c.tooltip.strip() for c in controls(later) if isinstance(c, widgets.Button))
+    assert all(c.description.strip() for c in controls(later) if isinstance(c, widgets.Text))
+
+
+def test_progress_counts_problems_solved_and_prompts_learned_per_notebook():
+    check("02-P2", 64_000_000)
+    check("02-P3", None)
+    box = prompts_of("02", now=NOW)
+    for card in box.cards:
+        card.reveal.click()
+        card.ratings["Easy"].click()  # Easy leaves the learning steps at once: learned
+    shown = progress(now=NOW)
+    row = shown.rows[2]
+    prompts_02 = sum(p.notebook == "02" for p in PROMPTS)
+    assert (row.notebook, row.reached, row.solved, row.learned, row.prompts) == ("02", True, 1, prompts_02, prompts_02)
+    assert row.problems == 7 and shown.rows[3].reached is False
+    text = repr(shown)
+    assert f"1 of 7" in text and f"{prompts_02} of {prompts_02}" in text
+    html = shown._repr_html_()
+    assert "<caption>" in html and html.count('scope="col"') == 5 and html.count('scope="row"') == 12
+
+
+@pytest.mark.parametrize("bad", ["5", "11", 11, None, "05-R1"])
+def test_prompts_of_names_a_bad_notebook(bad):
+    with pytest.raises(ValueError, match=r"notebook must be a notebook's number, \"00\" to \"10\"; got"):
+        prompts_of(bad, now=NOW)
+
+
+def test_the_review_loads_no_widget_library_until_a_widget_is_made_and_the_checkers_none_at_all():
+    code = ("import sys, json; import attn_lib.review; from attn_lib.exercises import check; "
+            "check('02-P2', 64_000_000); check('02-P3', 1); print(json.dumps(sorted(sys.modules)))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT,
+                            env={**__import__("os").environ, "PYTHONPATH": str(ROOT)})
+    loaded = {name.split(".")[0] for name in json.loads(result.stdout)}
+    assert "fsrs" in loaded  # the solve started a schedule
+    assert not loaded & {"ipywidgets", "IPython", "matplotlib", "genanki"}
+    assert result.stderr == ""
