@@ -131,6 +131,34 @@ def test_nav_moves_a_misplaced_nav_cell_back_to_the_edges(course):
     assert [nav.is_nav(c) for c in nb.cells] == [True] + [False] * (len(nb.cells) - 2) + [True]
 
 
+def test_contents_keeps_its_progress_output_while_the_cell_stays_and_links_the_review_only_if_there(course):
+    nav.write(course, COURSE)
+    path = course / nav.CONTENTS
+    nb = nbformat.read(path, as_version=4)
+    assert f"]({nav.REVIEW})" not in "\n".join(c.source for c in nb.cells), "no review notebook, no link to it"
+    [cell] = [c for c in nb.cells if c.cell_type == "code"]
+    assert cell.source == nav.PROGRESS_CODE and cell.outputs == []
+    cell.execution_count = 1  # as tools/build_notebooks.py leaves it
+    cell.outputs = [nbformat.v4.new_output("execute_result", data={"text/plain": "Your progress"}, execution_count=1)]
+    nb.metadata["language_info"] = {"name": "python", "version": "3.12.0"}
+    nbformat.write(nb, path)
+    assert nav.stale(course, COURSE) == [], "the progress cell's stored output made contents.ipynb stale"
+
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("review()")]), course / nav.REVIEW)
+    nav.write(course, COURSE)
+    nb = nbformat.read(path, as_version=4)
+    assert f"]({nav.REVIEW})" in "\n".join(c.source for c in nb.cells)
+    [cell] = [c for c in nb.cells if c.cell_type == "code"]
+    assert cell.outputs[0]["data"]["text/plain"] == "Your progress" and nb.metadata["language_info"]["version"]
+    review = nbformat.read(course / nav.REVIEW, as_version=4)
+    assert nav.is_nav(review.cells[0]) and "(contents.ipynb)" in review.cells[0].source
+
+    moved = copy.deepcopy(COURSE)
+    moved["repository"]["slug"] = "school/attention"
+    nav.write(course, moved)  # another contents text, the same progress cell: its output stays
+    assert [c for c in nbformat.read(path, as_version=4).cells if c.cell_type == "code"][0].outputs
+
+
 def test_solutions_link_back_to_their_learner_notebook(course):
     nav.write(course, COURSE)
     nb = nbformat.read(course / "solutions" / "01-shapes-solutions.ipynb", as_version=4)

@@ -264,8 +264,11 @@ PROGRESS_CODE = "from attn_lib.review import progress\n\nprogress()"
 
 
 def with_stored_outputs(nb, stored):
-    """``nb`` with the outputs and execution counts of ``stored``'s code cells that have the same id and source."""
+    """``nb`` with the outputs and execution counts of ``stored``'s code cells that have the same id and source, and
+    the language details its kernel wrote (tools/build_notebooks.py executes the contents too)."""
     kept = {c.get("id"): c for c in (stored.cells if stored is not None else []) if c.cell_type == "code"}
+    if stored is not None and stored.metadata.get("language_info", {}).get("name") == "python":
+        nb.metadata["language_info"] = copy.deepcopy(stored.metadata["language_info"])
     for cell in nb.cells:
         old = kept.get(cell.get("id"))
         if cell.cell_type == "code" and old is not None and old.source == cell.source:
