@@ -128,17 +128,17 @@ def test_site_serves_everything_itself(site):
     root = Path(site.server.RequestHandlerClass.keywords["directory"])
     assert build_lite.check_site(root) == []
     names = sorted(p.name for p in (root / "files").glob("*.ipynb"))
-    assert names == sorted([*IN_BROWSER, *AWAY, "contents.ipynb"])
+    assert names == sorted([*IN_BROWSER, *AWAY, "contents.ipynb", nav.REVIEW])
     for name in AWAY:  # a page saying where it runs, with no code to fail
         cells = json.loads((root / "files" / name).read_text())["cells"]
         assert all(c["cell_type"] == "markdown" for c in cells)
         text = "".join("".join(c["source"]) for c in cells)
         assert "mybinder.org" in text and "two commands" in text
-    for name in IN_BROWSER:  # the course's notebooks, copied as committed
+    for name in [*IN_BROWSER, nav.REVIEW]:  # the course's notebooks, copied as committed
         assert (root / "files" / name).read_bytes() == (lab_driver.REPO / "notebooks" / name).read_bytes()
 
 
-@pytest.mark.parametrize("name", IN_BROWSER)
+@pytest.mark.parametrize("name", [*IN_BROWSER, nav.REVIEW])
 def test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_answers(site, offline, name):
     """Run All goes to the end (past the deliberate errors), no error output elsewhere, the nbval-checked text
     outputs equal the stored ones (normalised), no request leaves 127.0.0.1; the notebook's explorer, if it has
