@@ -48,6 +48,8 @@ def review(now: Now = None):
         body = (prompt_view(prompts[item.id], index) if item.kind == "prompt" else variant_view(item.id, index))
         box.current = body
         box.children = [header, body, box.status]
+        if index:  # the control just used is gone: keyboard focus goes on to the new item's first control
+            (body.card.reveal if item.kind == "prompt" else body.answer_box.fields[0]).focus()
 
     def prompt_view(prompt, index):
         from ._box import RecallCard
