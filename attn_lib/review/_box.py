@@ -1,7 +1,10 @@
 """The widgets the review is built from (ipywidgets is imported here, and this module only when a widget is made).
 
-A :class:`SummaryBox` is a VBox whose plain-text form is a summary in words (what a static view of the notebook, a
-reading copy or nbval shows), not the widget tree. Every control has a visible label and a tooltip, and is a real
+A :class:`SummaryBox` is a VBox whose plain-text form is a summary in words (what a static view of the notebook or
+nbval shows), not the widget tree. Shown in a notebook it is two outputs, as attn_lib.widgets' explorers are: a
+still (its summary as HTML, formulas in Unicode) and then the live widget; :data:`STILL_STYLE` shows the live
+widget while its kernel is connected and the still wherever the widget cannot run (the notebook opened before its
+cells run, no kernel, the static reading copy). Every control has a visible label and a tooltip, and is a real
 button or text field: Tab reaches it, Enter or Space works it.
 """
 
@@ -19,13 +22,25 @@ RATING_TIPS = {
 }
 HIDDEN, SHOWN = "none", ""
 
+# The still hides while a connected review widget is in the same output area; otherwise the output after the still
+# (the widget's placeholder, "Loading widget...", its text form) hides. Browsers without :has() show both.
+_LIVE = ".attn-review:not(.jupyter-widgets-disconnected)"
+STILL_STYLE = (
+    "<style>"
+    f".jp-OutputArea:has({_LIVE}) > .jp-OutputArea-child:has(.attn-review-still) {{ display: none; }} "
+    f".jp-OutputArea-child:has(.attn-review-still) + .jp-OutputArea-child:not(:has({_LIVE})) {{ display: none; }}"
+    "</style>"
+)
+
 
 class SummaryBox(widgets.VBox):
-    """A VBox shown in words where widgets are not: ``summary`` is its plain text."""
+    """A VBox shown in words where widgets are not: ``summary`` is its plain text, ``still`` (HTML) and
+    ``still_text`` the output shown before it (see the module's docstring)."""
 
-    def __init__(self, children=(), summary: str = "", **kwargs):
+    def __init__(self, children=(), summary: str = "", still: str = "", still_text: str = "", **kwargs):
         super().__init__(children, **kwargs)
-        self.summary = summary
+        self.summary, self.still, self.still_text = summary, still, still_text
+        self.add_class("attn-review")
 
     def __repr__(self) -> str:
         return self.summary
@@ -34,6 +49,16 @@ class SummaryBox(widgets.VBox):
         data = super()._repr_mimebundle_(**kwargs)
         data["text/plain"] = self.summary
         return data
+
+    def still_bundle(self) -> dict:
+        return {"text/html": f'<div class="attn-review-still">{self.still}</div>{STILL_STYLE}',
+                "text/plain": self.still_text}
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display(self.still_bundle(), raw=True)
+        display(self._repr_mimebundle_(), raw=True)
 
 
 def math_text(markdown: str, prefix: str = "") -> widgets.HTMLMath:

@@ -3,6 +3,8 @@ starts its schedule in the learner's record."""
 
 from __future__ import annotations
 
+import html
+
 from ._actions import mark_reached, rate_prompt
 from ._clock import Now, clock
 from ._course import checked_notebook, prompts_of_notebook
@@ -39,6 +41,10 @@ def prompts_of(notebook, now: Now = None):
                       "rate your recall: the rating schedules its next review (`review()`).")
     lines = [f"Review prompts of notebook {notebook} (answer from memory, then rate your recall):"]
     lines += [f"{k}. {to_plain(prompt.question)}" for k, prompt in enumerate(prompts, 1)]
-    box = SummaryBox([intro, *(card.box for card in cards)], summary="\n".join(lines))
+    still = (f"<p><b>Review prompts of notebook {notebook}.</b> Answer each from memory; run this cell to show "
+             "the answers and rate your recall.</p><ol>"
+             + "".join(f"<li>{html.escape(to_plain(prompt.question))}</li>" for prompt in prompts) + "</ol>")
+    box = SummaryBox([intro, *(card.box for card in cards)], summary="\n".join(lines), still=still,
+                     still_text=f"Review prompts of notebook {notebook}: run this cell to answer them here.")
     box.cards = cards
     return box

@@ -4,6 +4,8 @@ verdict rates the variant: right is Good, wrong is Again)."""
 
 from __future__ import annotations
 
+import html
+
 from ._actions import rate_prompt, rate_variant
 from ._clock import Now, clock
 from ._prompts import PROMPTS
@@ -25,7 +27,9 @@ def review(now: Now = None):
     items = due_items(record, start)
     from ._box import SummaryBox, status
 
-    box = SummaryBox(summary=summary(record, items, start))
+    said = summary(record, items, start)
+    box = SummaryBox(summary=said, still=f"<p>{html.escape(said)}</p>",
+                     still_text="Your review session: run this cell to answer what is due.")
     box.items, box.done = items, []
     header, box.status = status(), status()
     prompts = {prompt.id: prompt for prompt in PROMPTS}
@@ -48,6 +52,8 @@ def review(now: Now = None):
         body = (prompt_view(prompts[item.id], index) if item.kind == "prompt" else variant_view(item.id, index))
         box.current = body
         box.children = [header, body, box.status]
+        if index:  # the control just used is gone: keyboard focus goes on to the new item's first control
+            (body.card.reveal if item.kind == "prompt" else body.answer_box.fields[0]).focus()
 
     def prompt_view(prompt, index):
         from ._box import RecallCard

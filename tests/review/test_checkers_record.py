@@ -70,6 +70,14 @@ def test_nothing_is_written_while_nbgrader_runs_a_notebook(monkeypatch, fresh_co
     assert not fresh_course_record.exists()
 
 
+def test_under_nbgrader_a_record_that_is_not_ours_does_not_break_the_prompts(monkeypatch, fresh_course_record):
+    fresh_course_record.write_text("a student's own notes")
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    prompts_of("02", now=NOW).cards[0].reveal.click()
+    assert check("02-P2", 64_000_000).passed
+    assert fresh_course_record.read_text() == "a student's own notes"
+
+
 def test_the_table_of_function_problems_is_the_notebooks_checker_cells():
     found, predictions = {}, set()
     for path in sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb")):

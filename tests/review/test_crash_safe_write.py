@@ -140,21 +140,29 @@ while True:
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="SIGKILL is POSIX")
 def test_a_process_killed_mid_write_leaves_a_complete_record(tmp_path):
     path = tmp_path / "attn-course-record.json"
-    texts = [record_with(n) for n in (5, 300, 2000)]  # small, middling, ~100 kB: kills land mid-write too
+    texts = [record_with(n) for n in (5, 300, 2000)]  # small, middling, ~100 kB
     sources = []
     for k, text in enumerate(texts):
         sources.append(tmp_path / f"text{k}.json")
         sources[-1].write_text(text)
     path.write_text(texts[0])
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    for trial in range(12):
+
+    def interrupted():  # a kill during a write leaves its temporary file (named for the record): landed mid-write
+        return [p for p in tmp_path.iterdir() if p.name.startswith(f".{path.name}.") and p.suffix == ".tmp"]
+
+    trials = 0
+    while trials < 12 or (len(interrupted()) < 3 and trials < 60):  # at least 12 kills, 3 of them mid-write
         writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), *map(str, sources)],
                                   stdout=subprocess.PIPE, env=env)
         assert writer.stdout.readline().strip() == b"ready"
-        time.sleep(0.05 + 0.013 * trial)  # many writes in flight, killed at a different moment each time
+        time.sleep(0.05 + 0.013 * (trials % 12))  # many writes in flight, killed at a different moment each time
         writer.send_signal(signal.SIGKILL)
         writer.wait()
         writer.stdout.close()
         on_disk = path.read_text()
-        assert on_disk in texts, f"trial {trial}: the kill left a partial record"
+        assert on_disk in texts, f"trial {trials}: the kill left a partial record"
         json.loads(on_disk)
+        trials += 1
+    print(f"\n{len(interrupted())} of {trials} kills landed mid-write (their temporary files are left)")
+    assert interrupted(), "no kill landed mid-write: the test proved nothing"

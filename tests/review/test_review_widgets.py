@@ -2,6 +2,7 @@
 Tab, Enter); the plain text a static view shows lists the questions, never the answers; progress() as an
 accessible table and as text; bad arguments named."""
 
+import html
 import json
 import re
 import subprocess
@@ -14,6 +15,7 @@ import pytest
 
 from attn_lib.exercises import check
 from attn_lib.review import PROMPTS, progress, prompts_of, review
+from attn_lib.review._box import STILL_STYLE
 from attn_lib.review._markup import to_plain
 from attn_lib.review._store import load
 
@@ -125,3 +127,42 @@ def test_the_review_loads_no_widget_library_until_a_widget_is_made_and_the_check
     assert "fsrs" in loaded  # the solve started a schedule
     assert not loaded & {"ipywidgets", "IPython", "matplotlib", "genanki"}
     assert result.stderr == ""
+
+
+def test_shown_in_a_notebook_a_still_with_the_questions_comes_before_the_widget(monkeypatch):
+    shown = []
+    monkeypatch.setattr("IPython.display.display", lambda data, raw: shown.append((data, raw)))
+    box = prompts_of("05", now=NOW)
+    box._ipython_display_()
+    (still, raw_still), (live, raw_live) = shown
+    assert raw_still and raw_live and live == box._repr_mimebundle_()
+    page = still["text/html"]
+    assert page.startswith('<div class="attn-review-still">') and page.endswith(STILL_STYLE)
+    prompts = [p for p in PROMPTS if p.notebook == "05"]
+    assert all(html.escape(to_plain(p.question)) in page for p in prompts)
+    assert not any(html.escape(to_plain(p.answer)) in page for p in prompts)
+    assert "attn-review " not in page.replace(STILL_STYLE, "") and "attn-review" in box._dom_classes
+
+
+OUTPUTS = {  # what the widget's output holds -> does the live widget show (else the still)?
+    "a live review widget": ('<div class="lm-Widget widget-vbox attn-review"></div>', True),
+    "restored from saved state, no kernel": (
+        '<div class="lm-Widget widget-vbox attn-review jupyter-widgets-disconnected"></div>', False),
+    "the reading copy's placeholder": ('<div class="jupyter-widgets"><script type="application/vnd.jupyter.widget-'
+                                       'view+json">{}</script></div>', False),
+    "a widget still loading": ("<div>Loading widget...</div>", False),
+}
+
+
+@pytest.mark.parametrize("state", OUTPUTS)
+def test_the_style_shows_the_live_widget_where_it_runs_and_the_still_everywhere_else(state):
+    from bs4 import BeautifulSoup
+
+    widget, live = OUTPUTS[state]
+    still = prompts_of("05", now=NOW).still_bundle()["text/html"]
+    page = BeautifulSoup('<div class="jp-OutputArea">' + "".join(
+        f'<div class="jp-OutputArea-child" id="out{k}"><div class="jp-OutputArea-output">{content}</div></div>'
+        for k, content in enumerate((still, widget))) + "</div>", "html.parser")
+    rules = re.findall(r"([^{}]+)\{\s*display:\s*none;\s*\}", STILL_STYLE.removeprefix("<style>"))
+    hidden = {element["id"] for rule in rules for element in page.select(rule.strip())}
+    assert hidden == ({"out0"} if live else {"out1"})
