@@ -82,7 +82,7 @@ class RecallCard:
         self.question = math_text(prompt.question, f"<b>{number_label}</b> ")
         self.reveal = widgets.Button(description="Show answer", tooltip=f"Show the answer to {number_label.rstrip('.:')}")
         self.answer = math_text(prompt.answer, "<b>Answer:</b> ")
-        self.ask = widgets.Label(value="How well did you recall it?", layout=widgets.Layout(width="auto"))
+        self.ask = widgets.Label(value="How well did you recall it?", layout=widgets.Layout(width="auto", flex="0 0 auto"))
         self.ratings = {name: widgets.Button(description=name, tooltip=tip) for name, tip in RATING_TIPS.items()}
         self.rating_row = widgets.HBox([self.ask, *self.ratings.values()])
         self.status = status()
