@@ -125,7 +125,7 @@ def test_site_serves_everything_itself(site):
     sys.path.insert(0, str(lab_driver.REPO / "tools"))
     import build_lite
 
-    root = Path(site.server.RequestHandlerClass.keywords["directory"])
+    root = site.root
     assert build_lite.check_site(root) == []
     names = sorted(p.name for p in (root / "files").glob("*.ipynb"))
     assert names == sorted([*IN_BROWSER, *AWAY, "contents.ipynb"])
