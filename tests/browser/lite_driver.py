@@ -49,6 +49,10 @@ class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
     root = None  # the folder served, read by each request's handler
 
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a page that left before its file came
+            super().handle_error(request, client_address)
+
 
 class StaticSite:
     """The built site served on 127.0.0.1 (any free port) by a thread; ``serve(other)`` serves another build at the

@@ -210,7 +210,7 @@ var _JUPYTERLAB;
   };
 
   /** A dialog whose body is `paragraphs` (strings, or {name} for a file name, or {list: [[bold, rest], ...]}),
-   * labelled by its title and described by its body. Resolves with the chosen button's `id`, or null. */
+   * named by its title and described by its body. Resolves with the chosen button's `id`, or null. */
   Page.prototype.ask = function (title, paragraphs, buttons, defaultButton) {
     var Dialog = this.apputils.Dialog;
     var id = NAME + '-dialog-' + (++this.dialogs);
@@ -252,13 +252,8 @@ var _JUPYTERLAB;
     var dialog = new Dialog({ title: title, body: new this.Widget({ node: body }), buttons: made,
                               defaultButton: defaultButton || 0, hasClose: true });
     dialog.addClass('attn-lite-dialog');
-    var header = dialog.node.querySelector('.jp-Dialog-header');
-    if (header) {
-      header.id = id + '-title';
-      dialog.node.setAttribute('aria-labelledby', header.id);
-    } else {
-      dialog.node.setAttribute('aria-label', title);
-    }
+    // named by its title (aria-label: the header also holds the close button, whose name is "Cancel")
+    dialog.node.setAttribute('aria-label', title);
     dialog.node.setAttribute('aria-describedby', body.id);
     return dialog.launch().then(function (result) {
       var chosen = buttons.filter(function (b) {
