@@ -140,7 +140,7 @@ var _JUPYTERLAB;
   }
 
   var STYLE = [
-    '.attn-lite-dialog .jp-Dialog-content { width: min(38em, 92vw); max-width: none; }',
+    '.attn-lite-dialog .jp-Dialog-content { width: min(44rem, 92vw); max-width: none; }',
     '.attn-lite-dialog .jp-Dialog-body { font-size: var(--jp-ui-font-size1); line-height: 1.5; }',
     '.attn-lite-dialog .jp-Dialog-body p { margin: 0 0 0.75em 0; }',
     '.attn-lite-dialog .jp-Dialog-body ul { margin: 0 0 0.5em 0; padding-left: 1.25em; }',
