@@ -124,8 +124,11 @@ def test_the_contents_page_says_where_each_notebook_runs_and_what_happens_to_edi
             assert f"]({entry.name})" not in text  # not offered as a notebook to run here
             assert nav.binder_url(COURSE, entry.name) in text
     assert COURSE["lite"]["local_install"] in text
-    for phrase in ("stay in this browser", "Download a notebook", "Reset a notebook"):
+    for phrase in ("stay in this browser", "Download a notebook", "Reset a notebook", "Download All My Work",
+                   "Reset Notebook to the Course's Version", "When the course changes"):
         assert phrase.lower() in text.lower()
+    entry = (ROOT / "lite" / "learner-copies" / "static" / "remoteEntry.js").read_text()  # the commands' own names
+    assert "label: 'Download All My Work'" in entry and "label: 'Reset Notebook to the Course\\'s Version…'" in entry
     page = json.loads(pages["10-a-trained-model.ipynb"])
     assert all(c["cell_type"] == "markdown" for c in page["cells"])  # nothing there to fail
     body = "\n".join("".join(c["source"]) for c in page["cells"])

@@ -21,8 +21,13 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
   path: installed, it would add to the course's JupyterLab an extension that works only inside JupyterLite and
   fails to load on every JupyterLab page), the federated
   extensions of ipywidgets and ipympl taken out of the very wheels the kernel loads (jupyterlab_widgets' and
-  ipympl's, versions checked), and lite/run-all-past-raises/ (Run All goes on past a cell tagged
-  raises-exception, as in JupyterLab).
+  ipympl's, versions checked), lite/run-all-past-raises/ (Run All goes on past a cell tagged
+  raises-exception, as in JupyterLab), and lite/learner-copies/ (a learner's saved copy of a notebook the course
+  has since changed is flagged when it opens; Download All My Work; Reset Notebook), staged with npm's fflate (the
+  zip library: ``npm pack``, npm's integrity, then its browser module's sha256, all from lite/versions.toml).
+- The notebooks: each records the course version it was built from, ``metadata.attn_course = {"version": the
+  commit's date and short id, "fingerprint": of its cells' types and sources}`` (:func:`stamped`); the
+  committed notebooks do not carry it (a commit cannot name itself), the site's always do.
 
 A missing file or a wrong hash stops the build with an error that says what to install or fetch.
 """
