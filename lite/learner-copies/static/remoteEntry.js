@@ -145,7 +145,8 @@ var _JUPYTERLAB;
     '.attn-lite-dialog .jp-Dialog-body p { margin: 0 0 0.75em 0; }',
     '.attn-lite-dialog .jp-Dialog-body ul { margin: 0 0 0.5em 0; padding-left: 1.25em; }',
     '.attn-lite-dialog .jp-Dialog-body li { margin-bottom: 0.5em; }',
-    '.attn-lite-dialog .jp-Dialog-body .attn-lite-name { font-weight: 600; overflow-wrap: anywhere; }'
+    '.attn-lite-dialog .jp-Dialog-body .attn-lite-name { font-weight: 600; overflow-wrap: anywhere; }',
+    '.attn-lite-dialog .jp-Dialog-body .attn-lite-version { white-space: nowrap; }'
   ].join('\n');
 
   function Page(app, modules) {
@@ -209,7 +210,8 @@ var _JUPYTERLAB;
     if (Notification) Notification.info(message, { autoClose: 10000 });
   };
 
-  /** A dialog whose body is `paragraphs` (strings, or {name} for a file name, or {list: [[bold, rest], ...]}),
+  /** A dialog whose body is `paragraphs` (each a string or a list of strings, {name} for a file name and {version}
+   * for a version, kept on one line; or {list: [[bold, rest], ...]}),
    * named by its title and described by its body. Resolves with the chosen button's `id`, or null. */
   Page.prototype.ask = function (title, paragraphs, buttons, defaultButton) {
     var Dialog = this.apputils.Dialog;
@@ -235,10 +237,10 @@ var _JUPYTERLAB;
         if (typeof bit === 'string') {
           p.appendChild(document.createTextNode(bit));
         } else {
-          var name = document.createElement('span');
-          name.className = 'attn-lite-name';
-          name.textContent = bit.name;
-          p.appendChild(name);
+          var span = document.createElement('span');
+          span.className = bit.version ? 'attn-lite-version' : 'attn-lite-name';
+          span.textContent = bit.version || bit.name;
+          p.appendChild(span);
         }
       });
       body.appendChild(p);
@@ -296,8 +298,8 @@ var _JUPYTERLAB;
       var beside = logic.copyName(path, 'course version ' + theirs.version, []);
       return page.ask('A newer version of this notebook', [
         ['The course has a newer version of ', { name: path }, ' than the one your copy started from.'],
-        'Your copy: from course version ' + mineVersion + ', with your edits. The course now: version ' +
-          theirs.version + '.',
+        ['Your copy: from course version ', { version: mineVersion }, ', with your edits. The course now: version ',
+         { version: theirs.version }, '.'],
         { list: [
           ['Keep mine', 'go on with your copy. You will not be asked again until the course changes it again.'],
           ['Compare', 'the new version opens beside yours as “' + beside + '”. Your copy does not change.'],
@@ -409,8 +411,8 @@ var _JUPYTERLAB;
       }
       var version = (logic.stamp(site) || { version: 'now published' }).version;
       return page.ask('Reset this notebook?', [
-        [{ name: path }, ' goes back to the course\'s version ' + version + '. Your edits in it are then gone ' +
-         'from this browser, unless you download your copy first.']
+        [{ name: path }, ' goes back to the course\'s version ', { version: version }, '. Your edits in it are then ' +
+         'gone from this browser, unless you download your copy first.']
       ], [
         { id: 'cancel', label: 'Cancel', accept: false },
         { id: 'download-reset', label: 'Download mine, then reset', caption: 'Download my copy, then reset' },
