@@ -5,12 +5,15 @@ The built site itself, in Chromium, is tested by tests/browser/test_lite.py."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -121,8 +124,11 @@ def test_the_contents_page_says_where_each_notebook_runs_and_what_happens_to_edi
             assert f"]({entry.name})" not in text  # not offered as a notebook to run here
             assert nav.binder_url(COURSE, entry.name) in text
     assert COURSE["lite"]["local_install"] in text
-    for phrase in ("stay in this browser", "Download a notebook", "Reset a notebook"):
+    for phrase in ("stay in this browser", "Download a notebook", "Reset a notebook", "Download All My Work",
+                   "Reset Notebook to the Course's Version", "When the course changes"):
         assert phrase.lower() in text.lower()
+    entry = (ROOT / "lite" / "learner-copies" / "static" / "remoteEntry.js").read_text()  # the commands' own names
+    assert "label: 'Download All My Work'" in entry and "label: 'Reset Notebook to the Course\\'s Version…'" in entry
     page = json.loads(pages["10-a-trained-model.ipynb"])
     assert all(c["cell_type"] == "markdown" for c in page["cells"])  # nothing there to fail
     body = "\n".join("".join(c["source"]) for c in page["cells"])
@@ -191,3 +197,154 @@ def test_the_arrow_shortcuts_are_rebound_off_the_widgets_not_dropped():
     again = [(s["command"], s["keys"]) for s in shortcuts if not s.get("disabled")]
     assert sorted(off) == sorted(again) and len(off) == 4
     assert all(s["selector"].endswith(":not(.jupyter-widgets *)") for s in shortcuts if not s.get("disabled"))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The course version each notebook of the site records, and lite/learner-copies' logic (run under Node)
+
+LOGIC_HARNESS = r"""
+global.window = {};
+require(process.argv[2]);
+const logic = window._JUPYTERLAB['attn-lite-learner-copies'].logic;
+const calls = JSON.parse(require('fs').readFileSync(process.argv[3], 'utf8'));
+console.log(JSON.stringify(calls.map(([name, args]) => logic[name](...args))));
+"""
+
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="Node.js is not installed (apt-get install nodejs)")
+
+
+def in_logic(tmp_path, calls):
+    """What lite/learner-copies' ``logic`` returns for each (function name, arguments) of ``calls``, under Node."""
+    (tmp_path / "harness.js").write_text(LOGIC_HARNESS)
+    (tmp_path / "calls.json").write_text(json.dumps(calls))
+    entry = ROOT / "lite" / "learner-copies" / "static" / "remoteEntry.js"
+    done = subprocess.run(["node", str(tmp_path / "harness.js"), str(entry), str(tmp_path / "calls.json")],
+                          check=True, capture_output=True, text=True)
+    return json.loads(done.stdout)
+
+
+def notebook(*sources, kinds=None, stamp=None):
+    cells = [{"cell_type": (kinds or ["markdown"] * len(sources))[i], "source": s, "metadata": {}}
+             for i, s in enumerate(sources)]
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    if stamp is not None:
+        nb["metadata"]["attn_course"] = {"version": stamp[0], "fingerprint": stamp[1]}
+    return nb
+
+
+@needs_node
+def test_the_browser_computes_the_fingerprint_the_build_records_for_every_site_notebook(tmp_path):
+    nbs = [json.loads((ROOT / "notebooks" / e.name).read_text(encoding="utf-8")) for e in ENTRIES]
+    nbs += [json.loads(text) for text in nav.lite_pages(ENTRIES, COURSE).values()]
+    assert in_logic(tmp_path, [["fingerprint", [nb]] for nb in nbs]) == [build_lite.fingerprint(nb) for nb in nbs]
+
+
+@needs_node
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.lists(st.tuples(st.sampled_from(["markdown", "code", "raw"]),
+                          st.lists(st.text(st.characters(exclude_categories=["Cs"])), max_size=3)), max_size=4))
+def test_browser_and_build_fingerprints_agree_on_any_text_and_either_source_form(tmp_path, cells):
+    """Sources as nbformat writes them (lists of lines) or as JupyterLab saves them (one string): one fingerprint."""
+    as_lists = notebook(*[lines for _, lines in cells], kinds=[kind for kind, _ in cells])
+    as_strings = notebook(*["".join(lines) for _, lines in cells], kinds=[kind for kind, _ in cells])
+    got = in_logic(tmp_path, [["fingerprint", [as_lists]], ["fingerprint", [as_strings]]])
+    assert got == [build_lite.fingerprint(as_lists)] * 2
+
+
+def test_the_fingerprint_follows_the_cells_sources_and_types_not_outputs_or_metadata():
+    nb = json.loads((ROOT / "notebooks" / "05-weighted-average.ipynb").read_text(encoding="utf-8"))
+    before = build_lite.fingerprint(nb)
+    for cell in nb["cells"]:
+        cell.get("outputs", []).clear()
+        cell["metadata"]["tags"] = ["x"]
+    nb["metadata"]["kernelspec"] = {"name": "other"}
+    assert build_lite.fingerprint(nb) == before
+    markdown = next(c for c in nb["cells"] if c["cell_type"] == "markdown")
+    markdown["source"] = "".join(markdown["source"]) + " One word more."
+    assert build_lite.fingerprint(nb) != before
+    markdown["cell_type"] = "raw"
+    assert len({before, build_lite.fingerprint(nb)}) == 2
+
+
+def test_the_site_stamps_a_notebook_with_the_version_and_its_fingerprint_and_changes_nothing_else():
+    text = (ROOT / "notebooks" / "05-weighted-average.ipynb").read_text(encoding="utf-8")
+    stamped = json.loads(build_lite.stamped(text, "2026-12-02 abc1234"))
+    stamp = stamped["metadata"].pop("attn_course")
+    assert stamp == {"version": "2026-12-02 abc1234", "fingerprint": build_lite.fingerprint(json.loads(text))}
+    assert stamped == json.loads(text)
+
+
+def test_the_course_version_is_the_commits_date_and_short_id():
+    version = build_lite.course_version()
+    assert re.fullmatch(r"\d{4}-\d{2}-\d{2} [0-9a-f]{7,}(\+changes)?", version), version
+
+
+@needs_node
+def test_a_saved_copy_is_asked_about_only_when_the_learner_edited_an_older_version(tmp_path):
+    old = notebook("# Old")
+    new = notebook("# New")
+    old_fp, new_fp = build_lite.fingerprint(old), build_lite.fingerprint(new)
+    site = notebook("# New", stamp=("v2", new_fp))
+    untouched = notebook("# Old", stamp=("v1", old_fp))
+    edited_old = notebook("# Old, and mine", stamp=("v1", old_fp))
+    edited_new = notebook("# New, and mine", stamp=("v2", new_fp))
+    unstamped = notebook("# Before the stamps, mine")
+    cases = {
+        "same": [untouched, notebook("# Old", stamp=("v1b", old_fp)), None],  # same content, whatever the stamp
+        "current": [edited_new, site, None],  # edits on the site's version
+        "untouched": [untouched, site, None],  # an older version, not edited: replaced, not asked
+        "older": [edited_old, site, None],
+        "kept": [edited_old, site, new_fp],  # kept against this site version
+        "not-course": [edited_old, notebook("# New"), None],  # the site's file records no version
+    }
+    calls = [["verdict", args] for args in cases.values()]
+    calls += [["verdict", [edited_old, site, old_fp]], ["verdict", [unstamped, site, None]],
+              ["verdict", [edited_old, None, None]]]
+    got = in_logic(tmp_path, calls)
+    assert got[:len(cases)] == list(cases)
+    assert got[len(cases):] == ["older", "older", "not-course"]  # kept against an older site: asked again
+
+
+@needs_node
+def test_download_all_takes_every_file_but_folders_and_untouched_course_notebooks(tmp_path):
+    fp = build_lite.fingerprint(notebook("# A"))
+    items = {
+        "untouched course notebook": {"type": "notebook", "content": notebook("# A", stamp=("v1", fp))},
+        "edited course notebook": {"type": "notebook", "content": notebook("# A, mine", stamp=("v1", fp))},
+        "learner's new notebook": {"type": "notebook", "content": notebook("# Mine")},
+        "a file the kernel wrote": {"type": "file", "format": "text", "content": "x,y\n"},
+        "a folder": {"type": "directory", "content": None},
+    }
+    got = in_logic(tmp_path, [["isWork", [item]] for item in items.values()])
+    assert dict(zip(items, got)) == {"untouched course notebook": False, "edited course notebook": True,
+                                     "learner's new notebook": True, "a file the kernel wrote": True,
+                                     "a folder": False}
+
+
+@needs_node
+def test_a_kept_copys_name_says_what_it_is_and_never_takes_a_name_in_use(tmp_path):
+    label = "my copy, 2026-12-01 abc1234"
+    got = in_logic(tmp_path, [
+        ["copyName", ["05-weighted-average.ipynb", label, []]],
+        ["copyName", ["week 2/05-weighted-average.ipynb", label, []]],
+        ["copyName", ["05-weighted-average.ipynb", label, ["05-weighted-average (my copy, 2026-12-01 abc1234).ipynb"]]],
+        ["copyName", ["a.ipynb", "course version 1/2: x", []]],
+    ])
+    assert got == ["05-weighted-average (my copy, 2026-12-01 abc1234).ipynb",
+                   "week 2/05-weighted-average (my copy, 2026-12-01 abc1234).ipynb",
+                   "05-weighted-average (my copy, 2026-12-01 abc1234) 2.ipynb",
+                   "a (course version 1-2- x).ipynb"]
+
+
+def test_fflate_is_vendored_from_npm_only_with_its_recorded_hashes(tmp_path):
+    """A tarball whose browser module differs from lite/versions.toml's sha256 stops the build."""
+    versions = json.loads(json.dumps(VERSIONS))
+    spec = versions["npm"]["fflate"]
+    cache = ROOT / "build" / "lite-cache"  # where the build keeps it (fetched with npm pack when missing)
+    staged = build_lite.learner_copies_extension(versions, cache, tmp_path / "good")
+    assert build_lite.sha256(staged / "static" / "fflate.js") == spec["module-sha256"]
+    assert (staged / "static" / "remoteEntry.js").read_bytes() == (
+        ROOT / "lite" / "learner-copies" / "static" / "remoteEntry.js").read_bytes()
+    spec["module-sha256"] = "0" * 64
+    with pytest.raises(build_lite.BuildError, match=r"fflate's esm/browser\.js: fflate\.js has sha256"):
+        build_lite.learner_copies_extension(versions, cache, tmp_path / "bad")

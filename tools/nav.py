@@ -307,7 +307,8 @@ def _pyodide_notebook():
 
 def lite_contents_notebook(entries: list[Entry], course: dict):
     """contents.ipynb of the browser edition: which notebooks run here, where the others run, and what happens to
-    a learner's edits (they stay in this browser), how to download a notebook and how to reset one."""
+    a learner's edits (they stay in this browser), how to download a notebook or all their work, how to reset one,
+    and what happens when the course changes a notebook they edited."""
     nb = _pyodide_notebook()
     line = nav_line(entries, CONTENTS)
     here = [e for e in entries if runs_in_browser(course, e)]
@@ -344,8 +345,13 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
         "deletes your work.\n\n"
         "- **Download a notebook** (to keep it, or to hand it in): right-click it in the file browser on the left, "
         "then Download; or File > Download while it is open.\n"
-        "- **Reset a notebook** to the course's version: right-click it in the file browser, then Delete; "
-        "reload the page and the course's copy is back. (Download it first if you want to keep your answers.)\n"
+        "- **Download all your work**: File > Download All My Work gives one zip file of every notebook and file "
+        "you changed or made here.\n"
+        "- **Reset a notebook** to the course's version: right-click in the open notebook, then Reset Notebook to "
+        "the Course's Version (it offers to download your copy first).\n"
+        "- **When the course changes** a notebook you have edited, opening it tells you so and offers three ways "
+        "on: keep yours, take the new version (yours is kept under another name), or compare the two side by "
+        "side.\n"
         "- **A fresh start** of the Python in a notebook: Kernel > Restart Kernel, then Run > Run All Cells.\n"
         "- **Your course record**, `attn-course-record.json` beside the notebooks (the problems you solved, the "
         "prompts you reviewed), is kept in this browser's storage too. To take it to another browser or to JupyterLab, "

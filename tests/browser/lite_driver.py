@@ -7,7 +7,6 @@ both by the browser's resolver (no name resolves but 127.0.0.1) and by Playwrigh
 
 from __future__ import annotations
 
-import functools
 import http.server
 import json
 import mimetypes
@@ -39,25 +38,41 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
                       ".mjs": "text/javascript", ".whl": "application/zip"}
 
+    def __init__(self, request, client_address, server):
+        super().__init__(request, client_address, server, directory=str(server.root))
+
     def log_message(self, format, *args):  # noqa: A002 (the base class's name)
         pass
 
 
 class _Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     daemon_threads = True
+    root = None  # the folder served, read by each request's handler
+
+    def handle_error(self, request, client_address):
+        if not isinstance(sys.exc_info()[1], ConnectionError):  # a page that left before its file came
+            super().handle_error(request, client_address)
 
 
 class StaticSite:
-    """The built site served on 127.0.0.1 (any free port) by a thread; ``stop()`` ends it."""
+    """The built site served on 127.0.0.1 (any free port) by a thread; ``serve(other)`` serves another build at the
+    same origin (so the browser's storage of the first is kept, as when a teacher republishes); ``stop()`` ends it."""
 
     def __init__(self, site: Path = SITE):
-        self.root = Path(site)  # the site's folder
         mimetypes.add_type("application/wasm", ".wasm")
-        handler = functools.partial(_Handler, directory=str(site))
-        self.server = _Server(("127.0.0.1", 0), handler)
+        self.server = _Server(("127.0.0.1", 0), _Handler)
+        self.serve(site)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
+
+    @property
+    def root(self) -> Path:
+        """The site's folder, now served."""
+        return self.server.root
+
+    def serve(self, site: Path):
+        self.server.root = Path(site)
 
     def stop(self):
         self.server.shutdown()

@@ -125,7 +125,7 @@ def test_site_serves_everything_itself(site):
     sys.path.insert(0, str(lab_driver.REPO / "tools"))
     import build_lite
 
-    root = Path(site.server.RequestHandlerClass.keywords["directory"])
+    root = site.root
     assert build_lite.check_site(root) == []
     names = sorted(p.name for p in (root / "files").glob("*.ipynb"))
     assert names == sorted([*IN_BROWSER, *AWAY, "contents.ipynb", nav.REVIEW])
@@ -134,8 +134,12 @@ def test_site_serves_everything_itself(site):
         assert all(c["cell_type"] == "markdown" for c in cells)
         text = "".join("".join(c["source"]) for c in cells)
         assert "mybinder.org" in text and "two commands" in text
-    for name in [*IN_BROWSER, nav.REVIEW]:  # the course's notebooks, copied as committed
-        assert (root / "files" / name).read_bytes() == (lab_driver.REPO / "notebooks" / name).read_bytes()
+    for name in [*IN_BROWSER, nav.REVIEW]:  # the course's notebooks as committed, each stamped with the course version
+        site_nb = json.loads((root / "files" / name).read_text(encoding="utf-8"))
+        stamp = site_nb["metadata"].pop("attn_course")
+        committed = json.loads((lab_driver.REPO / "notebooks" / name).read_text(encoding="utf-8"))
+        assert site_nb == committed, name
+        assert stamp["fingerprint"] == build_lite.fingerprint(committed) and stamp["version"], name
 
 
 @pytest.mark.parametrize("name", [*IN_BROWSER, nav.REVIEW])
