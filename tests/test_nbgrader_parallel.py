@@ -128,6 +128,13 @@ def test_a_worker_grades_only_its_share_and_needs_the_prepared_gradebook(tmp_pat
     share = run_tool(str(tmp_path), NAME, "--db-url", url, "--share", "1/2")
     assert [line.split('"student": "')[1].split('"')[0] for line in share.stdout.splitlines()] == ["ada", "cy"]
     assert share.stdout.count('"ok": true') == 2
+    halfway = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
+    assert halfway.returncode == 1 and "graded 2 of 3 submissions (3 students)" in halfway.stdout
+    assert f"  FAILED bo {NAME}: no autograded notebook" in halfway.stdout
+    run_tool(str(tmp_path), NAME, "--db-url", url, "--share", "2/2")
+    done = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
+    assert done.returncode == 0 and "graded 3 of 3 submissions (3 students)" in done.stdout, done.stdout
+    assert "  ada                      7 / 7" in done.stdout  # the source notebook handed in: every answer right
 
 
 @pytest.mark.parametrize("share, words", [("3", "K/N"), ("0/2", "1 <= K <= N"), ("3/2", "K=3, N=2"),

@@ -44,7 +44,7 @@ import argparse
 import json
 import os
 import queue
-import shutil
+import resource
 import subprocess
 import sys
 import tempfile
@@ -73,7 +73,8 @@ class Graded:
     student: str
     ok: bool
     reason: str  # why nbgrader could not grade it; "" when ok
-    seconds: float
+    seconds: float  # wall time of its autograde
+    cpu_seconds: float = 0.0  # CPU time of its autograde: the worker's and its kernel's
 
 
 def parse_share(text: str) -> tuple[int, int]:
@@ -162,6 +163,12 @@ def failure_reason(result: dict) -> str:
     return lines[-1].strip() if lines else "nbgrader reported a failure and no reason"
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that have ended (each kernel ends with its submission)."""
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def grade_share(course: Path, pairs: list[tuple[str, str]], db_url: str, out=sys.stdout) -> list[Graded]:
     """Autograde ``pairs`` one after another in this process, printing one JSON line per pair to ``out``."""
     os.environ.update(grading_env())  # the graded kernels import this repository's attn_lib
@@ -169,10 +176,11 @@ def grade_share(course: Path, pairs: list[tuple[str, str]], db_url: str, out=sys
     api = nbgrader_api(course, db_url)
     done = []
     for assignment, student in pairs:
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), cpu_seconds()
         result = api.autograde(assignment, student, force=True, create=False)
         graded = Graded(assignment, student, bool(result["success"]),
-                        "" if result["success"] else failure_reason(result), time.perf_counter() - start)
+                        "" if result["success"] else failure_reason(result), time.perf_counter() - start,
+                        cpu_seconds() - cpu)
         print(json.dumps(asdict(graded)), file=out, flush=True)
         done.append(graded)
     return done
@@ -250,6 +258,13 @@ def totals(course: Path, db_url: str, pairs: list[tuple[str, str]]) -> dict[str,
     return {s: (scored, possible) for s, (scored, possible) in found.items()}
 
 
+def ungraded(course: Path, pairs: list[tuple[str, str]]) -> list[Graded]:
+    """The pairs with no autograded notebook (nbgrader removes a failed one): what a cluster's jobs left undone."""
+    return [Graded(a, s, False, f"no autograded notebook under {course / 'autograded' / s / a}: see the log of the "
+                   "job that had it", 0.0)
+            for a, s in pairs if not any((course / "autograded" / s / a).glob("*.ipynb"))]
+
+
 def summary(results: list[Graded] | None, scores: dict[str, tuple[float, float]], seconds: float | None,
             workers: int | None, listed: int) -> str:
     """The end-of-run report: counts, failures with their reasons, time, each student's total (up to ``listed``
@@ -261,9 +276,9 @@ def summary(results: list[Graded] | None, scores: dict[str, tuple[float, float]]
         out.append(f"graded {len(results) - len(failed)} of {len(results)} submissions ({len(students)} students)"
                    + (f" with {workers} workers" if workers else ""))
         if seconds is not None:
-            busy = sum(g.seconds for g in results)
-            out.append(f"wall time {seconds:.1f} s; the workers' own time {busy:.1f} s, "
-                       f"{busy / max(len(results), 1):.1f} s per submission")
+            busy, cpu, count = sum(g.seconds for g in results), sum(g.cpu_seconds for g in results), len(results)
+            out.append(f"wall time {seconds:.1f} s; per submission, in a worker: {busy / max(count, 1):.1f} s, "
+                       f"of which CPU {cpu / max(count, 1):.1f} s")
         for g in failed:
             out.append(f"  FAILED {g.student} {g.assignment}: {g.reason}")
     if scores:
@@ -290,6 +305,7 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--share", help="K/N: grade only the K-th of N shares (a cluster job); run --prepare first")
     mode.add_argument("--summary", action="store_true", help="only print the summary from the gradebook")
     parser.add_argument("--list", type=int, default=50, help="list each student's total up to this many students")
+    parser.add_argument("--results", type=Path, help="also write every submission's result to this JSON file")
     args = parser.parse_args(argv)
 
     course = args.course.resolve()
@@ -305,8 +321,12 @@ def main(argv: list[str] | None = None) -> int:
             grade_share(course, pairs[k - 1::n], args.db_url)
             return 0
         if args.summary:
-            print(summary(None, totals(course, args.db_url, pairs), None, None, args.list))
-            return 0
+            missing = ungraded(course, pairs)
+            done = [Graded(a, s, True, "", 0.0) for a, s in pairs if (a, s) not in {(g.assignment, g.student)
+                                                                                    for g in missing}]
+            print(summary(sorted(done + missing, key=lambda g: (g.assignment, g.student)),
+                          totals(course, args.db_url, pairs), None, None, args.list))
+            return 1 if missing else 0
         students = sorted({s for _, s in pairs})
         generated = prepare(course, args.assignments, args.db_url, students)
         print(f"gradebook ready: {len(students)} students"
@@ -317,6 +337,8 @@ def main(argv: list[str] | None = None) -> int:
         results = run_workers(course, args.assignments, args.db_url, args.workers, pairs, args.students)
         seconds = time.perf_counter() - start
         print(summary(results, totals(course, args.db_url, pairs), seconds, args.workers, args.list))
+        if args.results:
+            args.results.write_text(json.dumps([asdict(g) for g in results], indent=1), encoding="utf-8")
         return 1 if any(not g.ok for g in results) else 0
     except GradingError as error:
         print(f"error: {error}", file=sys.stderr)
