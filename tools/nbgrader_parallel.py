@@ -12,15 +12,16 @@ and on a cluster, each worker a job that reaches the same database and sees DIR 
 
 DIR is a course written by tools/nbgrader_course.py, its submissions under DIR/submitted/<student>/<assignment>/ as
 ``nbgrader collect`` (or the hub's exchange) leaves them. URL is a SQLAlchemy URL, e.g.
-``postgresql+psycopg2://grader@db.example.org:5432/attention``; the same URL goes into the course's
-nbgrader_config.py (``c.CourseDirectory.db_url``) so that ``nbgrader generate_feedback`` and the formgrader read it.
+``postgresql+psycopg2://grader@db.example.org:5432/attention``; the same URL goes into the teacher's
+~/.jupyter/nbgrader_config.py (``c.CourseDirectory.db_url``; the course's own config is rewritten by
+``nbgrader_course.py --force``) so that ``nbgrader generate_feedback``, ``export`` and the formgrader read it.
 
 Why the steps are in this order: nbgrader's gradebook can be shared by processes, but not every write of
 ``nbgrader autograde`` is safe to run twice at once. Measured with PostgreSQL 15 and nbgrader 0.9.6:
 
 - two autogrades that open an empty database both create its tables, and one fails with ``duplicate key value
-  violates unique constraint "pg_type_typname_nsp_index"``; so does the course's row, the assignment's and a new
-  student's, each created on first use;
+  violates unique constraint "pg_type_typname_nsp_index"``; the course's row and a new student's are created the
+  same way on first use (nbgrader's code looks for the row, then inserts it), so two workers can race for them too;
 - two autogrades of the same student's submission both insert it, and one fails with ``duplicate key value violates
   unique constraint "submitted_assignment_assignment_id_student_id_key"`` (running plain ``nbgrader autograde A``
   twice does exactly this).
