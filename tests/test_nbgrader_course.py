@@ -361,16 +361,19 @@ def test_a_failed_test_cell_scores_nothing_and_shows_only_the_checkers_words(gra
 
 
 def test_feedback_writes_the_formulas_as_mathml_drawn_offline(graded_06):
-    """nbgrader's feedback template leaves TeX for MathJax 2.7.7 from a CDN (its script tag stays, and fails harmlessly
-    offline); the course's config renders each formula of the markdown to MathML instead (tools/build_html.py), which
-    a browser draws with no network."""
+    """nbgrader's feedback template leaves TeX for MathJax 2.7.7 from a CDN; the course's config renders each formula
+    of the markdown to MathML instead (tools/build_html.py), which a browser draws with no network. The course's
+    feedback template (tools/feedback_page/) shows each problem's heading twice more: in the table of problems and
+    over its check."""
     import build_html
 
     root, _, _ = graded_06
     page = (root / "feedback" / "solved" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8")
     released = read(root, "release", GRADED)
     markdown = [c for c in released.cells if c.cell_type == "markdown"]
-    expected = sum(len(build_html.formulas(c.source)) for c in markdown)
+    headings = [c.source.split("\n")[0] for c in markdown if c.source.startswith("### Problem")]
+    expected = (sum(len(build_html.formulas(c.source)) for c in markdown)
+                + 2 * sum(len(build_html.formulas(h)) for h in headings))
     assert expected and len(build_html.MATH_ELEMENT.findall(page)) == expected
     assert not re.search(r"\$[^$<>]*\\(?:neq|infty|le)\b", page)  # no formula left as TeX
 

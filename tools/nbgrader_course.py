@@ -134,9 +134,14 @@ c.Execute.interrupt_on_timeout = True
 # its points with it, without a word in the log).
 c.OverwriteCells.add_missing_cells = True
 
-# The feedback pages (generate_feedback) write the markdown's formulas as MathML, which a browser draws with no
-# network, as the course's reading copy does (tools/build_html.py, with latex2mathml). Without them, nbgrader's
-# feedback template leaves the TeX for MathJax 2.7.7, which it loads from a CDN.
+# The feedback pages (generate_feedback) are the course's own template (tools/feedback_page/): the score, each
+# problem's verdict and the checker's reason and hint in place of the test cell's code, and nothing loaded from
+# outside the page (nbgrader's template loads MathJax from a CDN, and the classic one jQuery and require.js).
+c.HTMLExporter.extra_template_basedirs = [{tools!r}]
+c.HTMLExporter.template_name = "feedback_page"
+
+# They write the markdown's formulas as MathML, which a browser draws with no network, as the course's reading copy
+# does (tools/build_html.py, with latex2mathml); without it the TeX is shown as it is written.
 import sys  # noqa: E402
 
 sys.path.insert(0, {tools!r})
@@ -447,7 +452,7 @@ def write_course(directory: Path, names: list[str] | None = None, force: bool = 
     names = names or sorted(stems)
     built = {name: assignment(name, stems, student_numbers=student_numbers) for name in names}  # checked first
     directory.mkdir(parents=True, exist_ok=True)
-    tools = str(Path(__file__).resolve().parent)  # the course's config imports build_html from here
+    tools = str(Path(__file__).resolve().parent)  # the config imports build_html and finds feedback_page/ here
     config, config_text = directory / CONFIG_FILE, CONFIG.format(course_id=COURSE_ID, tools=tools)
     if config.exists() and config.read_text(encoding="utf-8") != config_text:
         shutil.copyfile(config, directory / BACKUP_FILE)

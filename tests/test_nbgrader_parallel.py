@@ -1,0 +1,153 @@
+"""Parallel autograde (tools/nbgrader_parallel.py) against a real PostgreSQL server, checked against nbgrader's own
+serial autograde on SQLite: a class of seven simulated learners of 05 (all right, all untouched, all wrong, and
+mixes) gets the same score and the same reason in every graded cell either way.
+
+PostgreSQL is Debian's (``apt-get install postgresql``; .ci/run installs it), started from a temporary folder for
+the session by tools/throwaway_postgres.py. Without it these tests skip on a laptop and fail in CI (CI set)."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+import nbgrader_parallel as parallel  # noqa: E402  (tools/nbgrader_parallel.py)
+from nbgrader_run import WRONG_05, hand_in, hand_in_class, run_nbgrader, verdicts  # noqa: E402
+from throwaway_postgres import PostgresMissing, ThrowawayPostgres  # noqa: E402
+
+NAME = "05-weighted-average"
+CLASS = 7
+TOOL = ROOT / "tools" / "nbgrader_parallel.py"
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """One PostgreSQL server for the session, in a temporary folder, stopped and removed at the end."""
+    try:
+        import psycopg2  # noqa: F401  (requirements-teacher.txt)
+        server = ThrowawayPostgres().start()
+    except (PostgresMissing, ImportError) as missing:
+        if os.environ.get("CI"):
+            pytest.fail(f"CI is set but PostgreSQL cannot be started: {missing}")
+        pytest.skip(str(missing))
+    yield server
+    server.stop()
+
+
+def run_tool(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(TOOL), *args], capture_output=True, text=True)
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, postgres):
+    """The same class graded twice: nbgrader's serial autograde on SQLite, and the tool's two workers on PostgreSQL."""
+    serial = tmp_path_factory.mktemp("serial")
+    course.write_course(serial, [NAME])
+    run_nbgrader(serial, "generate_assignment", NAME, "--force")
+    kinds = hand_in_class(serial, NAME, WRONG_05, CLASS)
+    in_parallel = tmp_path_factory.mktemp("parallel") / "course"
+    shutil.copytree(serial, in_parallel)
+    (in_parallel / "gradebook.db").unlink()  # the parallel run's gradebook is PostgreSQL's, and starts empty
+
+    run_nbgrader(serial, "autograde", NAME, "--force")
+    url = postgres.create_database("parallel")
+    ran = run_tool(str(in_parallel), NAME, "--db-url", url, "--workers", "2")
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    return dict(kinds=kinds, ran=ran, serial=verdicts(serial, NAME, f"sqlite:///{serial / 'gradebook.db'}"),
+                parallel=verdicts(in_parallel, NAME, url))
+
+
+def points(grade_id: str) -> int:
+    """05's points: 2 for its function problem (problem 1), 1 for each prediction."""
+    return 2 if grade_id == "problem-1-check" else 1
+
+
+def test_every_score_and_reason_matches_the_serial_sqlite_autograde(graded):
+    serial, parallel_ = graded["serial"], graded["parallel"]
+    assert len(serial) == CLASS * len(WRONG_05)
+    assert parallel_ == serial
+
+
+def test_right_answers_score_and_wrong_or_untouched_ones_give_a_reason(graded):
+    for student, kinds in graded["kinds"].items():
+        for answer_id, kind in kinds.items():
+            score, reason = graded["parallel"][student, answer_id.replace("-answer", "-check")]
+            if kind == "right":
+                assert score == points(answer_id.replace("-answer", "-check")), (student, answer_id, reason)
+            else:
+                assert score == 0 and reason.startswith("CheckFailed: "), (student, answer_id, kind, reason)
+    mixes = {tuple(k.values()) for k in graded["kinds"].values()}
+    assert len(mixes) == CLASS  # no two learners answered alike
+
+
+def test_the_summary_names_every_student_with_their_total(graded):
+    printed = graded["ran"].stdout
+    assert f"graded {CLASS} of {CLASS} submissions ({CLASS} students) with 2 workers" in printed
+    assert "FAILED" not in printed
+    for student, kinds in graded["kinds"].items():
+        total = sum(points(g.replace("-answer", "-check")) for g, kind in kinds.items() if kind == "right")
+        assert f"  {student:<24} {total} / 7\n" in printed + "\n", student
+    bands = re.findall(r"^ +\d+-\d+ *% +(\d+)", printed.split("spread of totals", 1)[1], re.MULTILINE)
+    assert len(bands) == 10 and sum(map(int, bands)) == CLASS
+
+
+def test_a_submission_nbgrader_cannot_read_is_a_failure_with_its_reason(tmp_path, postgres):
+    course.write_course(tmp_path, [NAME])
+    run_nbgrader(tmp_path, "generate_assignment", NAME, "--force")
+    hand_in(tmp_path, "ada", NAME, {})
+    broken = hand_in(tmp_path, "bo", NAME, {}) / f"{NAME}.ipynb"
+    broken.write_text("{ this is not a notebook", encoding="utf-8")
+    ran = run_tool(str(tmp_path), NAME, "--db-url", postgres.create_database("broken"), "--workers", "2")
+    assert ran.returncode == 1, ran.stdout + ran.stderr
+    assert "graded 1 of 2 submissions (2 students) with 2 workers" in ran.stdout
+    failed = [line for line in ran.stdout.splitlines() if line.startswith("  FAILED")]
+    assert len(failed) == 1 and failed[0].startswith(f"  FAILED bo {NAME}: ") and len(failed[0]) > 40, failed
+    assert "  ada                      0 / 7" in ran.stdout
+
+
+def test_a_worker_grades_only_its_share_and_needs_the_prepared_gradebook(tmp_path, postgres):
+    course.write_course(tmp_path, [NAME])
+    for student in ("ada", "bo", "cy"):
+        hand_in(tmp_path, student, NAME, {}, released=tmp_path / "source" / NAME / f"{NAME}.ipynb")
+    url = postgres.create_database("shares")
+    unprepared = run_tool(str(tmp_path), NAME, "--db-url", url, "--share", "2/2")
+    assert unprepared.returncode == 0
+    assert '"student": "bo", "ok": false' in unprepared.stdout and "No student with ID 'bo'" in unprepared.stdout
+    assert "ada" not in unprepared.stdout and "cy" not in unprepared.stdout
+    prepared = run_tool(str(tmp_path), NAME, "--db-url", url, "--prepare")
+    assert prepared.returncode == 0 and f"3 students; generated {NAME}" in prepared.stdout, prepared.stderr
+    assert not (tmp_path / "release").exists()  # the scratch release is not the teacher's
+    share = run_tool(str(tmp_path), NAME, "--db-url", url, "--share", "1/2")
+    assert [line.split('"student": "')[1].split('"')[0] for line in share.stdout.splitlines()] == ["ada", "cy"]
+    assert share.stdout.count('"ok": true') == 2
+    halfway = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
+    assert halfway.returncode == 1 and "graded 2 of 3 submissions (3 students)" in halfway.stdout
+    assert f"  FAILED bo {NAME}: no autograded notebook" in halfway.stdout
+    run_tool(str(tmp_path), NAME, "--db-url", url, "--share", "2/2")
+    done = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
+    assert done.returncode == 0 and "graded 3 of 3 submissions (3 students)" in done.stdout, done.stdout
+    assert "  ada                      7 / 7" in done.stdout  # the source notebook handed in: every answer right
+
+
+@pytest.mark.parametrize("share, words", [("3", "K/N"), ("0/2", "1 <= K <= N"), ("3/2", "K=3, N=2"),
+                                          ("a/b", "whole numbers")])
+def test_a_share_that_is_not_k_of_n_is_refused(share, words):
+    with pytest.raises(parallel.GradingError, match="--share") as refused:
+        parallel.parse_share(share)
+    assert words in str(refused.value)
+
+
+def test_a_student_without_a_submission_is_refused_by_name(tmp_path):
+    course.write_course(tmp_path, [NAME])
+    hand_in(tmp_path, "ada", NAME, {}, released=tmp_path / "source" / NAME / f"{NAME}.ipynb")
+    with pytest.raises(parallel.GradingError, match="--students: no submission .* for eve, zed"):
+        parallel.submitted_students(tmp_path, [NAME], ["ada", "zed", "eve"])
+    assert parallel.submitted_students(tmp_path, [NAME], ["ada"]) == [(NAME, "ada")]
