@@ -3,11 +3,12 @@
 For every assignment (00 to 10) one course folder holds, as students of one ``nbgrader autograde``, the release and
 the course notebook as each way in saves it (``WAYS``: the browser edition, Binder or a hub, a laptop), each handed
 in three ways: with the right answers (the solutions'), untouched, and changed (the first prediction answered wrong,
-a cell inserted after its answer cell, the last problem's answer cell deleted). Each way in must score, problem by problem, what
-the release scores with the same hand-in, and its checker cells must print the same words. A second course, written
-``--student-numbers``, grades one course notebook from a way in per assignment, answered right on the student's own
-numbers. Running it prints the hand-in table (way in x assignment -> points, against the release's); it takes about
-TIME minutes on two cores (``python -m pytest tests/test_nbgrader_ways_in.py -q -s``).
+a cell inserted after its answer cell, the last problem's answer cell deleted). Each way in must score, problem by
+problem, what the release scores with the same hand-in, and its checker cells must print the same words. A second
+course, written ``--student-numbers``, grades one course notebook from a way in per assignment, answered right on
+the student's own numbers. Each assignment has its own course folders, so ``-k 05-weighted`` runs one alone.
+``python -m pytest tests/test_nbgrader_ways_in.py -q -s`` prints the hand-in table (way in x assignment -> points,
+beside the release's); the whole module took 31 minutes on two cores shared with other work (load 4 to 9).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from attn_lib.exercises._problem_book import PREDICTIONS, student_seed
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
 import nav  # noqa: E402  (tools/nav.py)
+import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
 import nbgrader_ways_in as ways_in  # noqa: E402  (tools/nbgrader_ways_in.py)
 from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
@@ -190,13 +192,16 @@ def scores(root: Path, name: str, students) -> dict[str, dict[str, tuple[float, 
 
 @pytest.fixture(scope="module")
 def courses(tmp_path_factory):
-    """The shared course and the --student-numbers course, written and released; results filled per assignment."""
-    shared, numbers = tmp_path_factory.mktemp("ways-in"), tmp_path_factory.mktemp("ways-in-numbers")
-    course.write_course(shared)
-    course.write_course(numbers, student_numbers=True)
-    for root in (shared, numbers):
-        run_nbgrader(root, "generate_assignment", "*", "--force")
-    return dict(shared=shared, numbers=numbers, results={})
+    """Where each assignment's two courses are written (one folder per assignment, so that any one assignment's
+    tests run alone), and their results, filled per assignment."""
+    return dict(folder=tmp_path_factory.mktemp("ways-in"), results={})
+
+
+def released_course(folder: Path, name: str, student_numbers: bool = False) -> Path:
+    """Assignment ``name`` written as a course at ``folder`` and released by nbgrader."""
+    course.write_course(folder, [name], student_numbers=student_numbers)
+    run_nbgrader(folder, "generate_assignment", name, "--force")
+    return folder
 
 
 def own_numbers_notebook(name: str, student: str, source) -> tuple[dict, int]:
@@ -224,7 +229,7 @@ def graded(courses, name: str) -> dict:
     """Assignment ``name`` handed in every way, autograded once in each course (computed once per module)."""
     if name in courses["results"]:
         return courses["results"][name]
-    root = courses["shared"]
+    root = released_course(courses["folder"] / name / "shared", name)
     source = nbformat.read(root / "source" / name / f"{name}.ipynb", as_version=4)
     plan = edits(name, source)
     students = []
@@ -244,12 +249,12 @@ def graded(courses, name: str) -> dict:
     with pytest.raises(RuntimeError) as refused:
         run_nbgrader(root, "autograde", name, "--student", "stranger", "--force")
     result = dict(log=log, lost=plan["lost"], scores=scores(root, name, students), refused=str(refused.value),
-                  outputs={s: check_outputs(root, s, name) for s in students})
+                  outputs={s: check_outputs(root, s, name) for s in students}, audit=nbgrader_audit.audit(root))
 
     variants = any(PREDICTIONS[g.problem_id].has_variants for g in course.assignment(name, set(NAMES))[1]
                    if g.problem_id)
     if variants:
-        numbers = courses["numbers"]
+        numbers = released_course(courses["folder"] / name / "student-numbers", name, student_numbers=True)
         way = ways_for(name)[NAMES.index(name) % len(ways_for(name))]
         student = f"{way}-own-numbers"
         nb, differ = own_numbers_notebook(name, student, source)
@@ -309,6 +314,21 @@ def test_another_notebook_handed_in_is_refused_with_words_not_a_key_error(course
     assert "KeyError" not in refused
 
 
+@pytest.mark.parametrize("name", NAMES)
+def test_the_audit_reads_a_notebook_from_every_way_in_as_the_release(courses, name):
+    """--audit lists the same learner-written cells of a way in's notebook as of the release with the same answers
+    (not every checker cell of a notebook without nbgrader ids), and says why it cannot read another notebook."""
+    lines = graded(courses, name)["audit"]
+
+    def of(student):
+        return [line.split(" ", 1)[1] for line in lines if line.split(" ", 1)[0] == student]
+
+    for case in CASES:
+        for way in ways_for(name):
+            assert of(f"{way}-{case}") == of(f"release-{case}"), (way, case)
+    assert [line for line in of("stranger") if "not graded" in line and "is not the course's" in line]
+
+
 @pytest.mark.parametrize("name", [n for n in NAMES if any(
     PREDICTIONS[p].has_variants for p in PREDICTIONS if p.startswith(n[:2]))])
 def test_with_student_numbers_a_way_in_notebook_is_graded_on_the_students_own_numbers(courses, name):
@@ -339,9 +359,9 @@ def test_the_hand_in_table(courses):
 
 # --- the preprocessor alone -----------------------------------------------------------------------------------------
 
-def test_a_notebook_with_nbgrader_metadata_passes_unchanged(courses):
+def test_a_notebook_with_nbgrader_metadata_passes_unchanged():
     name = NAMES[0]
-    released = nbformat.read(courses["shared"] / "release" / name / f"{name}.ipynb", as_version=4)
+    released, _ = course.assignment(name, set(NAMES))  # the source notebook: every cell has nbgrader metadata
     released.cells.insert(2, nbformat.v4.new_code_cell(INSERTED))  # a learner's cell, without metadata
     before = copy.deepcopy(released)
     step = ways_in.GiveReleaseMetadata()
@@ -350,11 +370,51 @@ def test_a_notebook_with_nbgrader_metadata_passes_unchanged(courses):
     assert after == before
 
 
-def test_every_cell_of_an_untouched_course_notebook_is_recognised(courses):
+def given_ids(name: str, nb) -> list:
+    """The grade id given to each cell of the handed-in ``nb`` (None: the learner's own)."""
+    source, _ = course.assignment(name, set(NAMES))
+    ways_in.give_release_metadata(nb, source, name, set(NAMES))
+    return [ways_in.grading(c).get("grade_id") for c in nb.cells]
+
+
+def test_an_inserted_cell_stays_the_learners_and_a_deleted_answer_cell_is_missing_only_itself():
+    name = "06-masking"
+    nb = as_notebook(course_notebook(name, {}, inserted="problem-1-answer", deleted="problem-2-answer"))
+    ids = given_ids(name, nb)
+    at = ids.index("problem-1-answer")
+    assert ids[at + 1] is None and nb.cells[at + 1].source == INSERTED and ids[at + 2] == "problem-1-check"
+    assert "problem-2-answer" not in ids and "problem-2-check" in ids
+    assert ids.count(None) == 1
+
+
+def test_a_locked_cell_the_learner_edited_is_found_in_its_place():
+    name = "05-weighted-average"
+    nb = nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    setup = course.setup_cell(nb)
+    nb.cells[setup].source += '\nuse_student_numbers("ada", "05-weighted-average")'
+    demo = next(i for i, c in enumerate(nb.cells) if i > setup + 1 and c.cell_type == "code"
+                and not course.course_problems.is_problem_heading(nb.cells[i - 1])  # not an answer cell
+                and not ways_in.as_released(c, set(NAMES)).startswith("from importlib"))  # not a checker
+    nb.cells[demo].source = "print('my own version')"
+    ids = given_ids(name, nb)
+    assert ids[setup] == f"cell-{setup:03d}" and ids[demo] == f"cell-{demo:03d}" and None not in ids
+
+
+def test_another_notebook_is_refused_naming_the_problems_it_lacks():
+    nb = nbformat.read(course.NOTEBOOKS / "05-weighted-average.ipynb", as_version=4)
+    count = len(course.assignment("06-masking", set(NAMES))[1])
+    with pytest.raises(ways_in.HandInError, match=rf"not the course's 06-masking notebook: {count} of its {count} "
+                                                  rf"problem\(s\) \(problem-1, problem-2, .*problem-{count}\) have "
+                                                  "neither their answer cell nor their checker cell"):
+        given_ids("06-masking", nb)
+
+
+def test_every_cell_of_an_untouched_course_notebook_is_recognised():
+    stems = set(NAMES)
     for name in NAMES:
-        source = nbformat.read(courses["shared"] / "source" / name / f"{name}.ipynb", as_version=4)
+        source, _ = course.assignment(name, stems)
         nb = nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4)
-        given = ways_in.give_release_metadata(nb, source, name)
+        given = ways_in.give_release_metadata(nb, source, name, stems)
         assert given == [ways_in.grading(c)["grade_id"] for c in source.cells], name
 
 

@@ -36,7 +36,7 @@ from nbgrader.preprocessors import NbGraderPreprocessor
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py: how the release is written)
 
-# The metadata a cell carries in the source notebook that says nothing about grading a copy: left out of the copy.
+# nbgrader's checksum of a cell's source, in a release's metadata: OverwriteCells sets it from the gradebook.
 CHECKSUM = "checksum"
 
 
@@ -163,6 +163,6 @@ class GiveReleaseMetadata(NbGraderPreprocessor):
         source = nbformat.read(path, as_version=4)
         given = give_release_metadata(nb, source, name)
         self.log.info("%s of %s has no nbgrader metadata: a course notebook from another way in; %d of its %d cells "
-                      "recognised as the release's (%d of the release's %d), the rest are the learner's own",
-                      name, info["student"], len(given), len(nb.cells), len(given), len(source.cells))
+                      "are the release's (which has %d), the rest are the learner's own", name, info["student"],
+                      len(given), len(nb.cells), len(source.cells))
         return nb, resources
