@@ -8,7 +8,8 @@ problem, what the release scores with the same hand-in, and its checker cells mu
 course, written ``--student-numbers``, grades one course notebook from a way in per assignment, answered right on
 the student's own numbers. Each assignment has its own course folders, so ``-k 05-weighted`` runs one alone.
 ``python -m pytest tests/test_nbgrader_ways_in.py -q -s`` prints the hand-in table (way in x assignment -> points,
-beside the release's); the whole module took 31 minutes on two cores shared with other work (load 4 to 9).
+beside the release's). The whole module took 13.5 minutes on two cores at load 1 to 3 (31 at load 4 to 9); 09 is a
+quarter of it.
 """
 
 from __future__ import annotations
@@ -218,10 +219,11 @@ def own_numbers_notebook(name: str, student: str, source) -> tuple[dict, int]:
             grade_id = g.grade_id.replace("-check", "-answer")
             answers[grade_id] = f"{right[grade_id]}\n{answer_names(name)[g.problem_id]} = {own!r}"
     nb = course_notebook(name, answers, None, None)
-    # The learner asked for their numbers in the setup cell, as the teacher told them; grading puts the course's
-    # setup cell back, which reads the student from the folder nbgrader grades in.
+    # The learner ends the setup cell with the lines of their per-student copy's (docs/teachers-guide.md); grading puts
+    # the course's setup cell back, which reads the student from the folder nbgrader grades in.
     setup = course.setup_cell(as_notebook(nb))
-    nb["cells"][setup]["source"] += [f"\nuse_student_numbers({student!r}, {name!r})\n"]
+    own_lines = course.STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}")
+    nb["cells"][setup]["source"] += ["\n", *own_lines.splitlines(keepends=True)]
     return nb, differ
 
 

@@ -16,7 +16,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from problems import python_source  # noqa: E402  (tools/problems.py)
-import nbgrader_ways_in as ways_in  # noqa: E402  (tools/nbgrader_ways_in.py: a course notebook's cells, as the release's)
+import nbgrader_ways_in as ways_in  # noqa: E402  (tools/nbgrader_ways_in.py: the release's ids of a course notebook)
 
 # What a learner's cell has no business touching: the grading machinery (a checker, its Feedback, assert_correct),
 # and the ways to reach past a name into modules, attributes or the namespace. "sys" is reported on its own: an

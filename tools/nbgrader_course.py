@@ -154,7 +154,8 @@ except ImportError as error:  # the repository moved: the release still grades, 
           f"laptop cannot be graded until tools/nbgrader_ways_in.py imports from {tools!r} (write the course again "
           "with tools/nbgrader_course.py DIR --force)", file=sys.stderr)
 else:
-    c.Autograde.sanitize_preprocessors = [GiveReleaseMetadata, *Autograde.class_traits()["sanitize_preprocessors"].default()]
+    nbgraders_own = Autograde.class_traits()["sanitize_preprocessors"].default()
+    c.Autograde.sanitize_preprocessors = [GiveReleaseMetadata, *nbgraders_own]
 
 # The feedback pages (generate_feedback) write the markdown's formulas as MathML, which a browser draws with no
 # network, as the course's reading copy does (tools/build_html.py, with latex2mathml). Without them, nbgrader's
