@@ -16,6 +16,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from problems import python_source  # noqa: E402  (tools/problems.py)
+import nbgrader_ways_in as ways_in  # noqa: E402  (tools/nbgrader_ways_in.py: the release's ids of a course notebook)
 
 # What a learner's cell has no business touching: the grading machinery (a checker, its Feedback, assert_correct),
 # and the ways to reach past a name into modules, attributes or the namespace. "sys" is reported on its own: an
@@ -103,7 +104,9 @@ def locked_ids(source_notebook: Path) -> set[str]:
 def audit(directory: Path) -> list[str]:
     """One line per learner-written code cell of a collected submission (DIR/submitted/STUDENT/ASSIGNMENT/*.ipynb)
     that reaches for the grading machinery: answer cells by grade_id, inserted cells (and any cell whose nbgrader id
-    is not a locked cell of DIR/source/) by position.
+    is not a locked cell of DIR/source/) by position. A course notebook handed in from another way in is read with
+    the release's ids, as autograde reads it (tools/nbgrader_ways_in.py); one it cannot read so gets a line saying
+    why.
 
     Raises
     ------
@@ -117,8 +120,16 @@ def audit(directory: Path) -> list[str]:
     lines = []
     for path in sorted(submitted.glob("*/*/*.ipynb")):
         student, name = path.parent.parent.name, path.parent.name
-        restored = locked_ids(directory / "source" / name / path.name)
-        for index, cell in enumerate(nbformat.read(path, as_version=4).cells):
+        source = directory / "source" / name / path.name
+        restored = locked_ids(source)
+        nb = nbformat.read(path, as_version=4)
+        if source.is_file() and not ways_in.has_release_metadata(nb):  # a course notebook from another way in
+            try:
+                ways_in.give_release_metadata(nb, nbformat.read(source, as_version=4), name)
+            except ways_in.HandInError as error:
+                lines.append(f"{student} {name}: not graded: {error}")
+                continue
+        for index, cell in enumerate(nb.cells):
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if cell.cell_type != "code" or grade_id in restored:
                 continue

@@ -52,6 +52,11 @@ Every other cell is locked (read-only). Links to another course notebook point a
 notebooks/ that the prose links to or shows is copied beside the notebook (the notebooks have none today: notebook
 10's model files come from attn_lib's cache).
 
+A learner may hand in the course's own notebook instead of the release (from the browser edition, Binder, a hub or
+their machine: it has no nbgrader metadata). The course's config runs tools/nbgrader_ways_in.py's step first in
+``nbgrader autograde``, which gives such a notebook the release's metadata, so that it is graded as the release
+handed in with the same answers.
+
 The machine that autogrades needs the course's requirements and attn_lib installed (``pip install -r
 requirements-teacher.txt`` from the repository), and notebook 10 needs the model's files: run ``python -m
 attn_lib.minilm`` once on that machine (and on the learners' hub) so that grading does not download them.
@@ -140,11 +145,27 @@ c.OverwriteCells.add_missing_cells = True
 c.HTMLExporter.extra_template_basedirs = [{tools!r}]
 c.HTMLExporter.template_name = "feedback_page"
 
-# They write the markdown's formulas as MathML, which a browser draws with no network, as the course's reading copy
-# does (tools/build_html.py, with latex2mathml); without it the TeX is shown as it is written.
+# A course notebook handed in from another way in (the browser edition, Binder, a hub, a laptop) has no nbgrader
+# metadata: the course's first sanitizing step gives its cells the release's (tools/nbgrader_ways_in.py), so that it
+# is graded as the release handed in with the same answers. nbgrader's own steps follow, as by default.
 import sys  # noqa: E402
 
+from nbgrader.converters import Autograde  # noqa: E402
+
 sys.path.insert(0, {tools!r})
+try:
+    from nbgrader_ways_in import GiveReleaseMetadata  # noqa: E402  (the course's tools/nbgrader_ways_in.py)
+except ImportError as error:  # the repository moved: the release still grades, a course notebook would not
+    print(f"nbgrader_config.py: {{error}}; a course notebook handed in from the browser edition, Binder, a hub or a "
+          f"laptop cannot be graded until tools/nbgrader_ways_in.py imports from {tools!r} (write the course again "
+          "with tools/nbgrader_course.py DIR --force)", file=sys.stderr)
+else:
+    nbgraders_own = Autograde.class_traits()["sanitize_preprocessors"].default()
+    c.Autograde.sanitize_preprocessors = [GiveReleaseMetadata, *nbgraders_own]
+
+
+# They write the markdown's formulas as MathML, which a browser draws with no network, as the course's reading copy
+# does (tools/build_html.py, with latex2mathml); without it the TeX is shown as it is written.
 try:
     import build_html  # noqa: F401  (the course's tools/build_html.py)
 except ImportError:  # the repository moved, or latex2mathml is not installed
