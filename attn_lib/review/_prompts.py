@@ -37,8 +37,8 @@ PROMPTS: tuple[Prompt, ...] = (
            "What does the softmax guarantee of every row of weights?",
            "Its weights are non-negative and sum to one."),
     Prompt("00-R4",
-           "The attention line is two matrix products with one more step between them. Which step, and how does it "
-           "act?",
+           "Besides the two matrix products and the division by $\\sqrt{d_k}$, the attention line has one more step. "
+           "Which, and how does it act?",
            "A softmax, applied to each row of the scaled scores on its own."),
 
     # 01 Shapes
@@ -105,8 +105,8 @@ PROMPTS: tuple[Prompt, ...] = (
 
     # 04 Softmax
     Prompt("04-R1",
-           "Along which axis does attention's softmax act, and what does that make of each row?",
-           "The last axis, the keys: each query's row of weights is non-negative and sums to one."),
+           "Scores have shape `(batch, heads, n, m)`. Along which axis must the softmax act, and why?",
+           "`axis=-1`, the keys: each query shares its attention among the keys (`axis=1` agrees with it only in 2-D)."),
     Prompt("04-R2",
            "Why does adding a constant $c$ to a row of scores leave its softmax unchanged?",
            "Every exponential gains the factor $\\exp(c)$, which cancels between the numerator and the row's sum."),
@@ -119,13 +119,14 @@ PROMPTS: tuple[Prompt, ...] = (
            "and $T > 1$?",
            "$T < 1$ sharpens them (towards one-hot); $T > 1$ flattens them (towards even)."),
     Prompt("04-R5",
-           "Seen as a temperature, what divides the scores in scaled dot-product attention?",
-           "$\\sqrt{d_k}$."),
+           "Which softmax temperature does scaled dot-product attention apply, to what, and which way does it move the "
+           "weights?",
+           "$T = \\sqrt{d_k}$, on the raw dot products $QK^\\top$; $T > 1$ (for $d_k > 1$), so it flattens them."),
 
     # 05 Weighted average
     Prompt("05-R1",
            "How is output row $i$ made from the weights $w_{ij}$ and the value rows $v_j$?",
-           "$o_i = \\sum_j w_{ij} \\, v_j$: a weighted average of the value rows."),
+           "$\\text{output}_i = \\sum_j w_{ij} \\, v_j$: a weighted average of the value rows."),
     Prompt("05-R2",
            "Why does one head's output row lie inside the convex hull of its value rows?",
            "Its weights are non-negative and sum to one: the output is a convex combination of the value rows."),
@@ -134,10 +135,11 @@ PROMPTS: tuple[Prompt, ...] = (
            "The mean of the value rows."),
     Prompt("05-R4",
            "After which steps of a Transformer layer may an output row leave its value rows' hull?",
-           "After $W^O$ mixes the heads, or after the residual adds $x_i$."),
+           "When heads with different weights are concatenated and mixed by $W^O$, or when the residual adds $x_i$ "
+           "($W^O$ on one head alone keeps it inside the hull of $VW^O$)."),
     Prompt("05-R5",
-           "$d_k$ is the width of comparison. What is $d_v$, and what must $V$ match?",
-           "The width of what is handed over; it need not equal $d_k$, but $V$ must have one row per key."),
+           "$d_k$ is the width of comparison. What is $d_v$, and how many rows must $V$ have?",
+           "The width of what is handed over (it need not equal $d_k$); $V$ has $m$ rows, one per key."),
 
     # 06 Masking
     Prompt("06-R1",
@@ -149,8 +151,9 @@ PROMPTS: tuple[Prompt, ...] = (
            "The rows sum to less than one, and the blocked keys still changed the other weights (through the "
            "row's sum)."),
     Prompt("06-R3",
-           "Every key of a row is blocked. What does a naive softmax return, and what does a `-1e9` fill do?",
-           "NaN; the `-1e9` fill silently spreads the weight evenly over the blocked keys."),
+           "Every key of a row is blocked. What does a softmax return with $-\\infty$ fills, and a stable softmax "
+           "with a `-1e9` fill?",
+           "NaN ($-\\infty - (-\\infty)$); with `-1e9`, the weight silently spread evenly over the blocked keys."),
     Prompt("06-R4",
            "Which keys does the causal mask block for query $i$?",
            "Every key $j > i$: the positions after it."),
@@ -174,13 +177,15 @@ PROMPTS: tuple[Prompt, ...] = (
            "The same parameters and multiply-adds; the $h$ heads hold $h$ score matrices."),
     Prompt("07-R4",
            "Which projections and which mask does a cross-attention sublayer use?",
-           "Its own $W_q$ (reading the decoder), $W_k$ and $W_v$ (reading the encoder); no causal mask."),
+           "Its own $W_q$ (reading the decoder), $W_k$ and $W_v$ (reading the encoder) and $W^O$; no causal mask."),
     Prompt("07-R5",
-           "Without position information, the rows of the input $X$ are permuted. What happens to the output?",
+           "Self-attention with no mask and no position information: the rows of the input $X$ are permuted. What "
+           "happens to the output?",
            "Its rows are permuted the same way: attention is permutation-equivariant."),
     Prompt("07-R6",
-           "What can let a head prefer \"the previous token\"?",
-           "Position information only: added position vectors, distances in the scores, or a causal mask alone."),
+           "Attention without positions is permutation-equivariant. Which three ways can position get in, each enough "
+           "to let a head prefer \"the previous token\"?",
+           "Position vectors added to the input, distances put into the scores, or a causal mask alone."),
 
     # 08 Cost, memory, backward
     Prompt("08-R1",
@@ -193,19 +198,20 @@ PROMPTS: tuple[Prompt, ...] = (
            "$O(1)$ and $O(1)$ for self-attention; $O(n)$ and $O(n)$ for a recurrent layer."),
     Prompt("08-R3",
            "Why does training keep every head's $n \\times m$ weights $P$, or recompute them?",
-           "The backward pass needs them: $dV = P^\\top G$, and $dS$ is built from $P$."),
+           "The backward pass needs them: $dV = P^\\top dO$, and $dS$ is built from $P$."),
     Prompt("08-R4",
            "What does the online softmax carry from one chunk of keys to the next, and what does it buy?",
-           "A running maximum and a running sum per query: the same output, with memory linear in $n$."),
+           "Per query, a running maximum, sum of exponentials and weighted sum of value rows (rescaled when the "
+           "maximum rises): the same output, memory linear in $n$."),
     Prompt("08-R5",
            "A fused attention kernel (FlashAttention) does the forward pass's multiply-adds all the same. What does "
            "it save, and how?",
            "Memory traffic: it never writes the $n \\times m$ scores to main memory (the backward pass recomputes the "
            "weights block by block)."),
     Prompt("08-R6",
-           "How many numbers does a KV cache hold, for $n$ positions?",
-           "$2 \\times \\text{layers} \\times \\text{heads} \\times n \\times d_k$: a key and a value for every "
-           "earlier position."),
+           "How many numbers does a KV cache hold for one sequence of $n$ positions (with $d_v = d_k$)?",
+           "$2 \\times \\text{layers} \\times \\text{heads} \\times n \\times d_k$: a key and a value per position, in "
+           "every layer and head."),
 
     # 09 Attention that learns
     Prompt("09-R1",
@@ -214,12 +220,13 @@ PROMPTS: tuple[Prompt, ...] = (
     Prompt("09-R2",
            "Without the division by $\\sqrt{d_k}$, how much further does a plain gradient step move the scores for "
            "the same $dS$?",
-           "$d_k$ times as far (an Adam step about $\\sqrt{d_k}$ times), so no one learning rate suits every "
-           "$d_k$."),
+           "$d_k$ times as far ($\\sqrt{d_k}$ through $dQ$, $\\sqrt{d_k}$ again through the forward product): like a "
+           "learning rate that grows with $d_k$ (Adam's first step: about $\\sqrt{d_k}$ times)."),
     Prompt("09-R3",
            "Seen from training, the division by $\\sqrt{d_k}$ is a reparameterisation of what, changing which two "
            "things?",
-           "Of $W_q$: its scale and its learning rate."),
+           "Of $W_q$: its scale ($\\sqrt{d_k}$ times smaller) and its learning rate ($d_k$ times smaller, under plain "
+           "gradient descent)."),
     Prompt("09-R4",
            "Why did two heads of width 16 learn two patterns at once, where one head of width 32 rarely did?",
            "A row of weights returns one average: two heads give each query two rows of weights."),
@@ -231,7 +238,8 @@ PROMPTS: tuple[Prompt, ...] = (
     Prompt("10-R2",
            "In the trained model the variances of $q$ and $k$ are within a factor of 2 of 1, yet the rows of "
            "scores spread far wider. Through what?",
-           "Shared directions (most of it in layer 0) and, in later layers, a head's mean query."),
+           "In layer 0, shared directions (queries and keys vary along the same few directions); in later layers, a "
+           "head's mean query, which prefers the same keys in every row."),
     Prompt("10-R3",
            "Remove the $1/\\sqrt{d_k}$ from the trained model. What do its rows of weights do?",
            "They turn nearly one-hot: $1/\\sqrt{d_k}$ stays as a constant of the model's units."),
