@@ -54,3 +54,69 @@ def fresh_course_record(request, monkeypatch, tmp_path_factory):
         path = folder / f"{request.path.stem}-{abs(hash(str(request.path)))}.json"
     monkeypatch.setenv("ATTN_COURSE_RECORD", str(path))
     return path
+
+
+# --- the suite on every core: groups, tiers and order (pytest-xdist, --dist loadgroup) -------------------------------
+# Each group runs whole on one worker: a notebook's cells in one kernel (nbval), the JupyterLab tests on one server
+# and one Chromium, the browser edition's tests on one site; every other test module is a group of its own, so its
+# module-scoped fixtures are made once. The groups that take longest start first. The slowest tier (browsers,
+# nbgrader, the claims ledger, the notebooks under nbval) carries the mark `slow`: `-m "not slow"` is the inner loop.
+
+REPO = Path(__file__).resolve().parent
+# (path prefix relative to the repository, group or None for the file itself, slow tier?, weight: higher starts first)
+TIERS = [
+    ("tests/browser/test_lite", "browser-edition", True, 100),
+    ("tests/browser/", "jupyterlab", True, 90),
+    ("tests/test_nbgrader_", None, True, 60),
+    ("tests/claims/", None, True, 50),
+    ("notebooks/", None, True, 20),
+]
+HEAVY_NOTEBOOKS = ("09-", "10-")  # the notebooks that train and read a real model start before the others
+# Modules whose tests of one assignment share work made per assignment, not per module: a group per assignment.
+SPLIT_BY_ASSIGNMENT = {"tests/test_nbgrader_ways_in.py"}
+
+
+def _tier(item) -> tuple[str, bool, int]:
+    rel = item.path.resolve().relative_to(REPO).as_posix() if item.path.resolve().is_relative_to(REPO) \
+        else item.path.as_posix()
+    for prefix, group, slow, weight in TIERS:
+        if rel.startswith(prefix):
+            if prefix == "notebooks/" and item.path.name.startswith(HEAVY_NOTEBOOKS):
+                weight = 70
+            if rel in SPLIT_BY_ASSIGNMENT and "name" in getattr(getattr(item, "callspec", None), "params", {}):
+                group = f"{rel}::{item.callspec.params['name']}"
+            return group or rel, slow, weight
+    return rel, False, 0
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselection reads the marks
+def pytest_collection_modifyitems(config, items):
+    weights = {}
+    for item in items:
+        group, slow, weight = _tier(item)
+        item.add_marker(pytest.mark.xdist_group(group))
+        if slow:
+            item.add_marker(pytest.mark.slow)
+        weights[item] = weight
+    items.sort(key=lambda item: -weights[item])  # stable: a group's tests keep their order
+
+
+# --- artefacts made once per run (tests/artefacts.py) ------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def reading_copy_of_the_course(tmp_path_factory):
+    """The static reading copy of the committed notebooks (tools/build_html.py), built once per run for every test
+    that reads it: (its folder, the files build() said it wrote, relative to it). Tests that change it copy it."""
+    from tests.artefacts import reading_copy
+
+    return reading_copy(tmp_path_factory)
+
+
+@pytest.fixture(scope="session")
+def lite_site_of_the_course(tmp_path_factory):
+    """The browser edition of the committed course, stamped tests/artefacts.py's SITE_VERSION, built once per run
+    for every test that serves it (ATTN_LITE_SITE=DIR: a site already built there)."""
+    from tests.artefacts import SITE_VERSION, lite_site
+
+    built = os.environ.get("ATTN_LITE_SITE")
+    return Path(built) if built else lite_site(tmp_path_factory, SITE_VERSION)

@@ -32,6 +32,8 @@ import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
 from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 
+from tests.artefacts import copy_of, released_course  # noqa: E402
+
 from attn_lib.exercises import CheckFailed, check_causal_mask, check_masked_softmax  # noqa: E402
 
 NAMES = course.course_notebooks()
@@ -163,11 +165,11 @@ def test_links_point_at_the_sibling_assignments_and_the_contents_link_is_dropped
 
 @pytest.fixture(scope="module")
 def released(tmp_path_factory):
-    """The whole course, written and released once: (course folder, {name: graded problems})."""
-    root = tmp_path_factory.mktemp("course")
-    graded = course.write_course(root)
-    run_nbgrader(root, "generate_assignment", "*", "--force")
-    return root, graded
+    """The whole course, written and released once per run (tests/artefacts.py), in a copy of this module's own:
+    (course folder, {name: graded problems})."""
+    root = copy_of(released_course(tmp_path_factory), tmp_path_factory.mktemp("course") / "course")
+    stems = set(NAMES)
+    return root, {name: course.assignment(name, stems)[1] for name in NAMES}
 
 
 def read(root, folder, name):

@@ -337,12 +337,11 @@ def test_build_executes_in_a_fresh_kernel_and_keeps_a_failing_notebook_unchanged
 # --- the real course ----------------------------------------------------------------------------------------------
 
 
-def test_the_committed_course_renders_to_html_with_figures_and_working_links(tmp_path):
-    # The static reading copy, built from the committed notebooks: a page per notebook, every figure embedded,
-    # every relative link resolving.
+def test_the_committed_course_renders_to_html_with_figures_and_working_links(reading_copy_of_the_course):
+    # The static reading copy, built from the committed notebooks (once per run, conftest.py): a page per notebook,
+    # every figure embedded, every relative link resolving.
     notebooks = ROOT / "notebooks"
-    out = tmp_path / "html"
-    written = build_html.build(notebooks, out)
+    out, written = reading_copy_of_the_course
     assert len(written) == len(build_html.notebook_pages(notebooks)) + 2 >= 12  # and the two handouts
     assert build_html.check(notebooks, out) == []
     assert 'href="00-start-here.html"' in (out / "index.html").read_text()

@@ -485,40 +485,41 @@ def learner_copies_extension(versions: dict, cache: Path, stage: Path) -> Path:
 
 
 def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None,
-          notebooks: Path = ROOT / "notebooks", version: str | None = None) -> dict:
+          notebooks: Path = ROOT / "notebooks", version: str | None = None, stage: Path = STAGE) -> dict:
     """Write the whole site to ``out`` from the course's ``notebooks``, each stamped with ``version`` (by default
-    :func:`course_version`); return a summary (sizes, counts, seconds, version)."""
+    :func:`course_version`), staging its inputs in ``stage`` (emptied first); return a summary (sizes, counts,
+    seconds, version)."""
     start = time.monotonic()
     version = version or course_version()
     versions = load_versions()
     check_installed(versions)
     course = nav.load_course()
-    if STAGE.exists():
-        shutil.rmtree(STAGE)
-    STAGE.mkdir(parents=True)
-    lock, extras = pyodide_distribution(versions, STAGE / "static" / "pyodide", cache, wheels_from)
+    if stage.exists():
+        shutil.rmtree(stage)
+    stage.mkdir(parents=True)
+    lock, extras = pyodide_distribution(versions, stage / "static" / "pyodide", cache, wheels_from)
     kernel = kernel_package(versions, cache)
-    stage_contents(STAGE, course, notebooks, version)
-    (STAGE / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
+    stage_contents(stage, course, notebooks, version)
+    (stage / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
     # JupyterLab 4.4's command-mode arrow shortcuts (move between cells) fire on a focused widget too, so an arrow
     # key on an explorer's slider moved the notebook's selection instead of the slider: the same four shortcuts,
     # not on a widget (JupyterLab 4.6, the course's other front end, leaves the arrows to the widget).
-    shutil.copy2(LITE / "overrides.json", STAGE / "overrides.json")
+    shutil.copy2(LITE / "overrides.json", stage / "overrides.json")
     lite_config = {"LiteBuildConfig": {
         "apps": ["lab"],
-        "contents": [str(STAGE / "files")],
+        "contents": [str(stage / "files")],
         "output_dir": str(out),
         "federated_extensions": [str(p) for p in [*labextension_sources(versions, extras, kernel),
-                                                   learner_copies_extension(versions, cache, STAGE)]],
+                                                   learner_copies_extension(versions, cache, stage)]],
         "ignore_sys_prefix": ["federated_extensions"],
         "no_sourcemaps": True,
         "no_unused_shared_packages": True,
     }}
-    (STAGE / "jupyter_lite_config.json").write_text(json.dumps(lite_config, indent=2) + "\n")
+    (stage / "jupyter_lite_config.json").write_text(json.dumps(lite_config, indent=2) + "\n")
     if out.exists():
         shutil.rmtree(out)  # always clean: an incremental rebuild once dropped pyodideUrl (and fell back to a CDN)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(kernel), os.environ.get("PYTHONPATH")])))
-    subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(STAGE)], cwd=STAGE,
+    subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(stage)], cwd=stage,
                    check=True, env=env)
     problems = check_site(out)
     if problems:

@@ -1,7 +1,8 @@
 """The browser edition (tools/build_lite.py), offline in headless Chromium: every notebook runs whole, its text
 outputs are the stored ones but for named version differences, every explorer answers a key press.
 
-The site is built once per session (into build/lite; ATTN_LITE_SITE=DIR uses a site already built there), served
+The site is built once per run (conftest.py's lite_site_of_the_course; ATTN_LITE_SITE=DIR uses a site already built
+there), served
 from 127.0.0.1, and every request to any other address is refused and fails the test that made it.
 
 Run: python -m pytest tests/browser/test_lite.py -q
@@ -31,11 +32,9 @@ EXPLORER_OF = {name: kind for kind, name in lab_driver.EXPLORER_NOTEBOOKS.items(
 
 
 @pytest.fixture(scope="session")
-def site():
+def site(lite_site_of_the_course):
     require_browser()
-    built = os.environ.get("ATTN_LITE_SITE")
-    path = Path(built) if built else lite_driver.build_site()
-    server = lite_driver.StaticSite(path)
+    server = lite_driver.StaticSite(lite_site_of_the_course)
     yield server
     server.stop()
 

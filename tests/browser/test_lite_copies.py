@@ -29,10 +29,10 @@ import nbformat
 import pytest
 from conftest import require_browser
 
-sys.path.insert(0, str(lab_driver.REPO / "tools"))
-import build_lite  # noqa: E402
+sys.path.insert(0, str(lab_driver.REPO))
+from tests.artefacts import SITE_VERSION, lite_site  # noqa: E402
 
-OLD, NEW = "2026-12-01 aaaa111", "2026-12-02 bbbb222"
+OLD, NEW = SITE_VERSION, "2026-12-02 bbbb222"
 ADDED = "A sentence the teacher added in build 2."
 EDIT = "# my edit, made on build 1"
 CHANGED_ON_SITE = ["01-shapes.ipynb", "03-scaling.ipynb", "04-softmax.ipynb", "05-weighted-average.ipynb"]
@@ -54,14 +54,13 @@ def changed_notebooks(dest: Path) -> Path:
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory):
-    """Build 1 and build 2, and one server for both (serving build 1 first)."""
+def sites(tmp_path_factory, lite_site_of_the_course):
+    """Build 1 (the run's site, stamped OLD: conftest.py) and build 2, and one server for both (serving build 1
+    first)."""
     require_browser()
     root = tmp_path_factory.mktemp("lite-copies")
-    first = root / "build-1"
-    build_lite.build(out=first, version=OLD)
-    second = root / "build-2"
-    build_lite.build(out=second, notebooks=changed_notebooks(root / "notebooks-2"), version=NEW)
+    first = lite_site_of_the_course
+    second = lite_site(tmp_path_factory, NEW, notebooks=changed_notebooks(root / "notebooks-2"))
     server = lite_driver.StaticSite(first)
     yield {"server": server, "first": first, "second": second}
     server.stop()
@@ -223,7 +222,7 @@ def test_an_edit_made_on_build_1_survives_is_flagged_and_kept_when_asked(learner
     state = assert_accessible(page, "A newer version of this notebook", "Keep mine")
     assert state["buttons"] == ["Keep mine", "Compare", "Take the new version"]
     body = dialog(page).inner_text()
-    for words in ("03-scaling.ipynb", OLD, NEW, "with your edits", "03-scaling (my copy, 2026-12-01 aaaa111).ipynb",
+    for words in ("03-scaling.ipynb", OLD, NEW, "with your edits", f"03-scaling (my copy, {OLD}).ipynb",
                   "03-scaling (course version 2026-12-02 bbbb222).ipynb"):
         assert words in body, words
     screenshot(page, "1-a-newer-version")

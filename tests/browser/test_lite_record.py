@@ -2,7 +2,8 @@
 notebooks, kept in the browser's storage across a reload of the page and across a rebuild of the site served at the
 same origin, and read back by the contents page's progress.
 
-The site is built here into a folder of this test's own (the rebuild replaces it), served from 127.0.0.1, offline.
+The run's site (built once, conftest.py) is copied into a folder of this test's own (the rebuild replaces it with
+another copy, as a teacher republishes), served from 127.0.0.1, offline.
 
 Run: python -m pytest tests/browser/test_lite_record.py -q
 """
@@ -12,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import re
+import shutil
 import sys
 
 import lab_driver
@@ -20,17 +22,18 @@ import pytest
 from conftest import require_browser
 
 sys.path.insert(0, str(lab_driver.REPO / "tools"))
-import build_lite  # noqa: E402
+sys.path.insert(0, str(lab_driver.REPO))
 import nav  # noqa: E402
+from tests.artefacts import copy_of  # noqa: E402
 
 RECORD = "attn-course-record.json"
 
 
 @pytest.fixture(scope="module")
-def own_site(tmp_path_factory):
+def own_site(tmp_path_factory, lite_site_of_the_course):
+    """A copy of the run's site (conftest.py), served from a folder of this module's own."""
     require_browser()
-    folder = tmp_path_factory.mktemp("lite-record") / "site"
-    build_lite.build(out=folder)
+    folder = copy_of(lite_site_of_the_course, tmp_path_factory.mktemp("lite-record") / "site")
     server = lite_driver.StaticSite(folder)
     yield server
     server.stop()
@@ -83,7 +86,7 @@ def progress_row(page, notebook: str) -> list[str]:
     return re.split(r"\s{2,}", row.strip())
 
 
-def test_the_record_survives_a_reload_and_a_rebuild_of_the_site(own_site, offline_browser):
+def test_the_record_survives_a_reload_and_a_rebuild_of_the_site(own_site, offline_browser, lite_site_of_the_course):
     offline = lite_driver.Offline(offline_browser)
     page = offline.page
     try:
@@ -106,7 +109,9 @@ def test_the_record_survives_a_reload_and_a_rebuild_of_the_site(own_site, offlin
         row = progress_row(page, "00")
         assert row[1] == "yes", f"after a reload, progress should show notebook 00 reached: {row}"
 
-        build_lite.build(out=own_site.root)  # the same folder, served at the same origin
+        # The site rebuilt and republished in the same folder, at the same origin: another build's files.
+        shutil.rmtree(own_site.root)
+        copy_of(lite_site_of_the_course, own_site.root)
         lite_driver.open_notebook(page, own_site.url, nav.CONTENTS)
         assert stored_record(page)["prompts"]["00-R1"] == rated, "the rebuild of the site lost the record"
         row = progress_row(page, "00")

@@ -34,10 +34,9 @@ LEARNER = sorted(p for p in NOTEBOOKS.glob("*.ipynb") if re.match(r"\d\d-", p.na
 
 
 @pytest.fixture(scope="module")
-def reading_copy(tmp_path_factory):
-    out = tmp_path_factory.mktemp("reading-copy")
-    build_html.build(NOTEBOOKS, out)
-    return out
+def reading_copy(reading_copy_of_the_course):
+    """The reading copy of the committed notebooks, built once per run (conftest.py)."""
+    return reading_copy_of_the_course[0]
 
 
 @pytest.fixture
