@@ -22,10 +22,10 @@ The format. A record is one small readable JSON object::
     }
 
 ``card`` is the fsrs package's own ``Card.to_dict()``: the schedule of that prompt, or of the variants of that
-solved problem. ``reviews`` is the log, oldest first (``n``: the
-review's number in that log, which keeps the order of two reviews in the same second). Merging two records (an import) keeps every notebook reached
-and every problem solved at their earliest time, takes per prompt or problem the card of the newer review, and
-joins the logs: merging is commutative, associative, and a record merged with itself is unchanged.
+solved problem. ``reviews`` is the log, oldest first (``n``: the review's number in that log, which keeps the order
+of two reviews in the same second). Merging two records (an import) keeps every notebook reached and every problem
+solved at their earliest time, takes per prompt or problem the card of the newer review, and joins the logs:
+merging is commutative, associative, and a record merged with itself is unchanged.
 
 Reading. A missing file is an empty record; a file that is not a record this attn_lib can use is never
 overwritten. A corrupt record (not JSON, or not a record's shape) is moved aside to ``<name>.corrupt-<time>``

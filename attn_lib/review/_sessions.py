@@ -16,6 +16,7 @@ from ._course import checked_notebook, due_items, next_due, prompts_of_notebook
 from ._prompts import PROMPTS
 from ._text import plural, to_plain, when
 
+
 def prompts_of(notebook, now: Now = None):
     """The review prompts of ``notebook`` ("05") as a widget: for each, its question, a "Show answer" button, then
     Again / Hard / Good / Easy buttons that record a first review in the learner's record (so the prompt's schedule
