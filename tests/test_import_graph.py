@@ -146,6 +146,31 @@ def test_imports_run_one_way(tree):
     assert not found, f"import circles in {tree}/: " + "; ".join(" -> ".join(circle) for circle in found)
 
 
+# A package -> the packages above it, which none of its modules may import, even through another module.
+LOWER = {"attn_lib._record": ("attn_lib.exercises", "attn_lib.review"), "attn_lib.exercises": ("attn_lib.review",)}
+
+
+def test_the_record_sits_below_the_checkers_and_the_review():
+    """attn_lib/_record/ imports neither package, and the checkers never import the review (it imports them)."""
+    graph = package_graph(ROOT / "attn_lib")
+
+    def reached(module: str) -> set[str]:
+        seen, todo = set(), [module]
+        while todo:
+            for target in graph[todo.pop()] - seen:
+                seen.add(target)
+                todo.append(target)
+        return seen
+
+    def within(module: str, packages) -> bool:
+        return any(module == package or module.startswith(package + ".") for package in packages)
+
+    for module in graph:
+        above = next((packages for below, packages in LOWER.items() if within(module, [below])), ())
+        wrong = sorted(target for target in reached(module) if within(target, above))
+        assert not wrong, f"{module} imports {wrong}, which sit above it"
+
+
 def test_the_graph_sees_every_kind_of_import():
     graph = package_graph(ROOT / "attn_lib")
     assert {"attn_lib.exercises._judge", "attn_lib.exercises._types"} <= graph["attn_lib.exercises._check_scores"]
