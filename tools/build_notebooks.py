@@ -53,7 +53,7 @@ def strip_execution_metadata(nb) -> None:
         cell.metadata.pop("execution", None)
 
 
-RECORD_VARIABLE = "ATTN_COURSE_RECORD"  # attn_lib.review's record file (see attn_lib/review/_location.py)
+RECORD_VARIABLE = "ATTN_COURSE_RECORD"  # attn_lib.review's record file (see attn_lib/_record/file.py)
 
 
 @contextmanager

@@ -32,13 +32,12 @@ VARIANT_PROBLEMS = {"02-P2": True, "02-P3": False}  # problem -> whether each of
 
 def simulate(days: int = 60) -> tuple[list[str], list[tuple[int, dict]]]:
     """(the items' ids, one row per day: (day, {item: (ratings in that sitting, next due day)}))."""
+    from attn_lib._record.changes import note_verdict, rate_prompt, rate_variant
+    from attn_lib._record.file import load
+    from attn_lib._record.schedule import due
     from attn_lib.exercises._feedback import Feedback
     from attn_lib.review import PROMPTS
-    from attn_lib.review._actions import rate_prompt, rate_variant
-    from attn_lib.review._queue import due_items
-    from attn_lib.review._schedule import due
-    from attn_lib.review._solved import note_verdict
-    from attn_lib.review._store import load
+    from attn_lib.review._course import due_items
 
     chosen = {prompt.id: PROMPT_RATINGS[k] for k, prompt in enumerate(PROMPTS[:len(PROMPT_RATINGS)])}
     rows = []
@@ -46,7 +45,7 @@ def simulate(days: int = 60) -> tuple[list[str], list[tuple[int, dict]]]:
     for prompt_id, rating in chosen.items():  # at each notebook's end, as prompts_of records
         day0[prompt_id] = ([rating], rate_prompt(prompt_id, rating, START))
     for problem_id in VARIANT_PROBLEMS:  # solved in its notebook
-        note_verdict(problem_id, Feedback(True, "right"), now=START)
+        note_verdict(problem_id, Feedback(True, "right"), now=START, has_variants=True)
         day0[problem_id] = (["G"], load()["variants"][problem_id])
     rows.append((0, {key: (ratings, day_of(due(item))) for key, (ratings, item) in day0.items()}))
     for day in range(1, days + 1):

@@ -20,7 +20,7 @@ id a checker gives, once, with its reason, hint and idea), ``_feedback.py`` (the
 ``_compare.py`` (tolerance, printed differences), ``_pieces.py`` (learner-style numpy pieces),
 ``_learner_code.py`` (the learner's line and signature), ``_running.py`` (the ``Runner``: copies, the time limit,
 ``SystemExit``, the guard against attn_lib's own function, how a case becomes a call), ``_explain.py`` (the steps
-that explain a wrong answer), ``_record_verdict.py`` (hands a verdict to the learner's record, attn_lib.review,
+that explain a wrong answer), ``_record_verdict.py`` (hands a verdict to the learner's record, attn_lib._record,
 loaded only then), ``_judge.py`` (the whole pipeline, ``BEFORE_RUNNING`` and ``JUDGING_STEPS``);
 the shared pieces of several checkers (``_answers.py``: check_number and check_choice and what the checkers built
 on them use; ``_weights_diagnosis.py``, ``_attention_mistakes.py``); then one module per checker,

@@ -246,7 +246,7 @@ def mistake_ids(problem: FunctionProblem) -> list[str]:
 
 def judge(fn, problem: FunctionProblem) -> Feedback:
     """Judge the learner's ``fn`` on ``problem``; never raises for anything the learner wrote. The verdict is also
-    handed to the learner's record (attn_lib.review: the problem reached, or solved)."""
+    handed to the learner's record (attn_lib._record: the problem reached, or solved)."""
     feedback = _verdict(fn, problem)
     record_verdict(feedback, checker=problem.checker)
     return feedback

@@ -146,7 +146,8 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
     if feedback.mistake == NOT_ANSWERED and prediction.kind == "number" and variant.precision:
         reason = f"{reason.rstrip('.')}: a number, judged {variant.precision}."  # what a right answer must meet
     feedback = Feedback(feedback.passed, reason, feedback.hint, feedback.mistake, again=_again(prediction))
-    record_verdict(feedback, problem_id=problem_id, seed=chosen)  # the learner's record: reached, solved
+    record_verdict(feedback, problem_id=problem_id, seed=chosen,  # the learner's record: reached, solved
+                   has_variants=prediction.has_variants)
     return feedback
 
 

@@ -10,26 +10,24 @@ progress, and an Anki deck.
   (``attn-course-record.json`` beside the notebooks, or ``$ATTN_COURSE_RECORD``), written atomically.
 - ``python -m attn_lib.review --anki FILE``: every prompt as an Anki deck.
 
-The schedule is FSRS, by the fsrs package (see ``_schedule.py``). Every function that reads the time takes ``now``
-(a timezone-aware datetime or a function returning one), so tests simulate days.
+The schedule is FSRS, by the fsrs package (see ``attn_lib/_record/schedule.py``). Every function that reads the
+time takes ``now`` (a timezone-aware datetime or a function returning one), so tests simulate days.
 
-Layout, bottom to top: ``_prompts.py`` (the prompts), ``_clock.py``, ``_location.py`` (where the record is, and
-whether this kernel may write it), ``_atomic.py`` (crash-safe replacement of a file), ``_record.py`` (the format,
-its checks and the merge), ``_store.py`` (reading and writing the file; a corrupt one kept aside),
-``_schedule.py`` (fsrs), ``_course.py`` (the course's problems), ``_solved.py`` (what the checkers record),
-``_actions.py`` (what a learner's rating records), ``_queue.py`` (what is due), ``_transfer.py`` (export, import),
-``_markup.py``, ``_words.py``, ``_progress.py``; the widgets ``_box.py``, ``_prompt_box.py``, ``_session.py``
-(ipywidgets imported only when one is made); ``_anki.py`` and ``__main__.py`` (the deck; genanki imported only
-there).
+Layout, bottom to top. The record sits below this package, in ``attn_lib._record`` (the checkers write their
+verdicts there too, so the checkers never import the review: this package imports them, and both import the
+record): ``schedule.py`` (the clock and fsrs), ``file.py`` (where the record is and whether this kernel may write
+it, its format, its checks and the merge, reading it with a corrupt one kept aside, crash-safe writing, export and
+import), ``changes.py`` (what a learner's acts and the checkers' verdicts record). Here: ``_prompts.py`` (the
+prompts), ``_course.py`` (the course's problems and prompts, what is due, ``progress()``), ``_text.py`` (markdown
+as HTML or plain text, due times in words), ``_sessions.py`` (``prompts_of`` and ``review``) and ``_box.py`` (the
+widgets' pieces; ipywidgets imported only when one is made); ``_anki.py`` and ``__main__.py`` (the deck; genanki
+imported only there).
 """
 
-from ._location import record_path
-from ._progress import progress
-from ._prompt_box import prompts_of
+from .._record.file import RecordError, export_record, import_record, record_path
+from ._course import progress
 from ._prompts import PROMPTS, Prompt
-from ._record import RecordError
-from ._session import review
-from ._transfer import export_record, import_record
+from ._sessions import prompts_of, review
 
 __all__ = ["PROMPTS", "Prompt", "RecordError", "export_record", "import_record", "progress", "prompts_of",
            "record_path", "review"]

@@ -10,8 +10,8 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from ._markup import to_html
 from ._prompts import PROMPTS
+from ._text import to_html
 
 DECK_NAME = "Attention course (softmax(QK^T / sqrt(d_k)) V)"
 MODEL_NAME = "Attention course prompt"

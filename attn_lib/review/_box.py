@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import ipywidgets as widgets
 
-from ._markup import to_html
+from ._text import to_html
 
 RATING_TIPS = {
     "Again": "Again: I did not recall it (it comes back soon)",

@@ -13,7 +13,7 @@ import pytest
 
 from attn_lib.review import PROMPTS
 from attn_lib.review._anki import DECK_NAME, MODEL_NAME, note_guid, stable_id, write_deck
-from attn_lib.review._markup import to_html
+from attn_lib.review._text import to_html
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,12 +10,12 @@ import nbformat
 import numpy as np
 import pytest
 
+from attn_lib._record.changes import FUNCTION_PROBLEMS, rate_prompt
+from attn_lib._record.file import load
 from attn_lib.exercises import check, check_softmax
 from attn_lib.exercises._problem_book import PREDICTIONS
 from attn_lib.review import prompts_of
-from attn_lib.review._actions import rate_prompt
-from attn_lib.review._course import FUNCTION_PROBLEMS, problems_of
-from attn_lib.review._store import load
+from attn_lib.review._course import problems_of
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tools"))

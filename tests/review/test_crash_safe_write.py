@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from attn_lib.review import _atomic
-from attn_lib.review._record import dumps, empty, parse
+from attn_lib._record import file as record_file
+from attn_lib._record.file import dumps, empty, parse
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -84,12 +84,12 @@ def interrupted_write(path: Path, text: str, at: int) -> bool:
         return real_mkstemp(*args, **kwargs)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(_atomic.tempfile, "mkstemp", mkstemp)
+        patch.setattr(record_file.tempfile, "mkstemp", mkstemp)
         for name in ("replace", "fsync", "open", "close"):
-            patch.setattr(_atomic.os, name, wrap(name))
-        patch.setattr(_atomic.os, "fdopen", lambda *a, **k: Stream(real["fdopen"](*a, **k)))
+            patch.setattr(record_file.os, name, wrap(name))
+        patch.setattr(record_file.os, "fdopen", lambda *a, **k: Stream(real["fdopen"](*a, **k)))
         try:
-            _atomic.write_atomically(path, text)
+            record_file.write_atomically(path, text)
         except Crash:
             return False
     STEPS_SEEN.append(steps.count)
@@ -127,7 +127,7 @@ def test_a_write_interrupted_at_every_step_leaves_the_old_record_or_the_new_one(
 WRITER = """
 import sys, time
 from pathlib import Path
-from attn_lib.review._atomic import write_atomically
+from attn_lib._record.file import write_atomically
 path, texts = Path(sys.argv[1]), [Path(p).read_text() for p in sys.argv[2:]]
 print("ready", flush=True)
 k = 0

@@ -5,9 +5,9 @@ from datetime import datetime, timedelta, timezone
 
 from attn_lib.exercises import check
 from attn_lib.review import PROMPTS, prompts_of, review
-from attn_lib.review._queue import due_items
-from attn_lib.review._session import NOTHING_REACHED
-from attn_lib.review._store import load
+from attn_lib._record.file import load
+from attn_lib.review._course import due_items
+from attn_lib.review._sessions import NOTHING_REACHED
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 

@@ -10,11 +10,9 @@ from hypothesis import strategies as st
 
 from attn_lib.exercises import check
 from attn_lib.review import export_record, import_record, prompts_of
-from attn_lib.review._actions import rate_prompt
-from attn_lib.review._clock import stamp
-from attn_lib.review._record import dumps, empty, merge, parse
-from attn_lib.review._schedule import PROMPTS, VARIANTS, rate
-from attn_lib.review._store import load, save
+from attn_lib._record.changes import rate_prompt
+from attn_lib._record.file import dumps, empty, load, merge, parse, save
+from attn_lib._record.schedule import PROMPTS, VARIANTS, rate, stamp
 
 START = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 PROMPT_IDS = ("02-R1", "03-R1", "05-R1")

@@ -8,11 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from attn_lib._record import changes
+from attn_lib._record.file import CorruptRecord, ForeignRecord, NewerRecord, load, parse
 from attn_lib.exercises import check
 from attn_lib.review import RecordError, prompts_of, record_path
-from attn_lib.review import _solved
-from attn_lib.review._record import CorruptRecord, ForeignRecord, NewerRecord, parse
-from attn_lib.review._store import load
 
 NOW = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 
@@ -80,8 +79,8 @@ def test_a_second_corrupt_record_gets_its_own_name_beside_the_first(fresh_course
 
 def test_a_record_that_cannot_be_written_never_breaks_a_checker_and_warns_once(monkeypatch, fresh_course_record):
     fresh_course_record.write_text('{"format": "another-program"}')
-    monkeypatch.setattr(_solved, "_WARNED", [])
-    with pytest.warns(_solved.RecordWarning, match="another-program|not an attention-course record") as warned:
+    monkeypatch.setattr(changes, "_WARNED", [])
+    with pytest.warns(changes.RecordWarning, match="another-program|not an attention-course record") as warned:
         right = check("02-P2", 64_000_000)
     assert right.passed and len(warned) == 1 and str(fresh_course_record) in str(warned[0].message)
     with warnings.catch_warnings():
@@ -95,8 +94,8 @@ def test_a_folder_that_cannot_be_made_never_breaks_a_checker(monkeypatch, tmp_pa
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     monkeypatch.setenv("ATTN_COURSE_RECORD", str(blocker / "sub" / "record.json"))  # a folder inside a file
-    monkeypatch.setattr(_solved, "_WARNED", [])
-    with pytest.warns(_solved.RecordWarning):
+    monkeypatch.setattr(changes, "_WARNED", [])
+    with pytest.warns(changes.RecordWarning):
         assert check("02-P2", 64_000_000).passed
 
 

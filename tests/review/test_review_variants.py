@@ -8,8 +8,8 @@ import pytest
 from attn_lib.exercises import check
 from attn_lib.exercises._problem_book import PREDICTIONS
 from attn_lib.review import review
-from attn_lib.review._queue import due_items
-from attn_lib.review._store import load
+from attn_lib._record.file import load
+from attn_lib.review._course import due_items
 
 NOW = datetime.now(timezone.utc).replace(microsecond=0)
 

@@ -15,9 +15,9 @@ import pytest
 
 from attn_lib.exercises import check
 from attn_lib.review import PROMPTS, progress, prompts_of, review
+from attn_lib._record.file import load
 from attn_lib.review._box import STILL_STYLE
-from attn_lib.review._markup import to_plain
-from attn_lib.review._store import load
+from attn_lib.review._text import to_plain
 
 NOW = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parents[2]

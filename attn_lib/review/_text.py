@@ -1,11 +1,15 @@
-"""A prompt's short markdown as HTML (code spans, bold, italics and paragraphs, its TeX kept for MathJax, either
-as ``$...$`` for JupyterLab's HTMLMath widgets or in Anki's ``\\(...\\)`` / ``\\[...\\]`` form), or as plain text
-(formulas written out in Unicode, for a widget's plain-text form: printed outputs carry no TeX)."""
+"""How the review puts things in words: a prompt's short markdown as HTML (code spans, bold, italics and
+paragraphs, its TeX kept for MathJax, either as ``$...$`` for JupyterLab's HTMLMath widgets or in Anki's
+``\\(...\\)`` / ``\\[...\\]`` form), or as plain text (formulas written out in Unicode, for a widget's plain-text
+form: printed outputs carry no TeX); and when something is due: "now", "in 10 minutes", "tomorrow", "in 5 days
+(Sun 6 Dec)".
+"""
 
 from __future__ import annotations
 
 import html
 import re
+from datetime import datetime
 
 # Display math, inline math, or a code span: the pieces that markdown rules must not touch.
 _PIECE = re.compile(r"\$\$(.+?)\$\$|(?<![\\$])\$(?!\s)(.+?)(?<![\s\\])\$|`([^`]+)`", re.DOTALL)
@@ -81,3 +85,26 @@ def _tex_words(tex: str) -> str:
             break
     tex = re.sub(r"\\([a-zA-Z]+)", r"\1", tex).replace("{", "").replace("}", "")
     return re.sub(r"\s+", " ", tex).strip()
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# When something is due, and counts.
+
+
+def when(due: datetime, now: datetime) -> str:
+    seconds = (due - now).total_seconds()
+    if seconds <= 0:
+        return "now"
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return f"in {max(minutes, 1)} minute{'s' * (max(minutes, 1) != 1)}"
+    hours = round(seconds / 3600)
+    if hours < 20:
+        return f"in {hours} hour{'s' * (hours != 1)}"
+    days = (due.date() - now.date()).days
+    date = f"{due:%a} {due.day} {due:%b %Y}"
+    return "tomorrow" if days <= 1 else f"in {days} days ({date})"
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"

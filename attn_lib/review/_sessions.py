@@ -1,18 +1,58 @@
-"""``review()``: a review session, one item at a time: the prompts that are due (answered from memory, then rated)
-mixed with fresh variants of problems already solved (answered, and judged by the problem's own checker; the
-verdict rates the variant: right is Good, wrong is Again)."""
+"""The two widgets a learner answers in: ``prompts_of("05")``, the review prompts at the end of notebook 05, each
+answered from memory and rated, which starts its schedule in the learner's record; and ``review()``, a review
+session, one item at a time: the prompts that are due (answered from memory, then rated) mixed with fresh variants
+of problems already solved (answered, and judged by the problem's own checker; the verdict rates the variant: right
+is Good, wrong is Again). The widgets' pieces are in ``_box.py``, imported (with ipywidgets) only when one is made.
+"""
 
 from __future__ import annotations
 
 import html
 
-from ._actions import rate_prompt, rate_variant
-from ._clock import Now, clock
+from .._record.changes import mark_reached, rate_prompt, rate_variant
+from .._record.file import load
+from .._record.schedule import Now, clock, due
+from ._course import checked_notebook, due_items, next_due, prompts_of_notebook
 from ._prompts import PROMPTS
-from ._queue import due_items, next_due
-from ._schedule import due
-from ._store import load
-from ._words import plural, when
+from ._text import plural, to_plain, when
+
+
+def prompts_of(notebook, now: Now = None):
+    """The review prompts of ``notebook`` ("05") as a widget: for each, its question, a "Show answer" button, then
+    Again / Hard / Good / Easy buttons that record a first review in the learner's record (so the prompt's schedule
+    starts). Showing it marks the notebook reached: its prompts join ``review()``. Its plain text lists the
+    questions (formulas in Unicode, not TeX), never the answers.
+
+    ``now``: a timezone-aware datetime or a function returning one (a test's clock); None: the real clock.
+    """
+    notebook = checked_notebook(notebook)
+    prompts = prompts_of_notebook(notebook)
+    if not prompts:
+        raise ValueError(f"notebook {notebook} has no review prompts")
+    time = clock(now)
+    mark_reached(notebook, time())
+    from ._box import RecallCard, SummaryBox, math_text
+
+    def recorder(prompt):
+        def on_rate(rating: str) -> str:
+            moment = time()
+            item = rate_prompt(prompt.id, rating, moment)
+            return f"Recorded: {rating}. It comes back {when(due(item), moment)}."
+        return on_rate
+
+    cards = [RecallCard(prompt, f"{k}.", recorder(prompt)) for k, prompt in enumerate(prompts, 1)]
+    intro = math_text(f"**Review prompts of notebook {notebook}.** Answer each from memory, then show the answer and "
+                      "rate your recall: the rating schedules its next review (`review()`).")
+    lines = [f"Review prompts of notebook {notebook} (answer from memory, then rate your recall):"]
+    lines += [f"{k}. {to_plain(prompt.question)}" for k, prompt in enumerate(prompts, 1)]
+    still = (f"<p><b>Review prompts of notebook {notebook}.</b> Answer each from memory; run this cell to show "
+             "the answers and rate your recall.</p><ol>"
+             + "".join(f"<li>{html.escape(to_plain(prompt.question))}</li>" for prompt in prompts) + "</ol>")
+    box = SummaryBox([intro, *(card.box for card in cards)], summary="\n".join(lines), still=still,
+                     still_text=f"Review prompts of notebook {notebook}: run this cell to answer them here.")
+    box.cards = cards
+    return box
+
 
 NOTHING_REACHED = ("Nothing to review yet: a notebook's prompts join the review once you reach it (run its review "
                    "prompts at its end, or check one of its problems).")

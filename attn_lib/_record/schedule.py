@@ -1,4 +1,8 @@
-"""The review schedule, by the fsrs package (FSRS, the scheduler of Anki): nothing here computes an interval.
+"""Time and the review schedule: the clock every function of the review reads, how the record writes a time, and
+the schedule, by the fsrs package (FSRS, the scheduler of Anki): nothing here computes an interval.
+
+Every function that reads the time takes ``now``: the real clock, or one a test injects (a timezone-aware datetime
+or a function returning one), so tests simulate days.
 
 Two schedulers, both with fsrs's default parameters and without fuzz (the same answers give the same dates,
 which the tests and the printed table rely on):
@@ -15,12 +19,46 @@ problem id, so the same item has the same card everywhere.
 from __future__ import annotations
 
 import hashlib
-from datetime import datetime
+from datetime import datetime, timezone
+from typing import Callable, Union
 
-from ._clock import parse_stamp, stamp
-from ._record import RATINGS
+Now = Union[datetime, Callable[[], datetime], None]
+
+
+def clock(now: Now = None, name: str = "now") -> Callable[[], datetime]:
+    """A function giving the current time in UTC: the real clock for None, a fixed time for a datetime, or the
+    callable itself (a test's clock that it moves on). A datetime must say its time zone."""
+    if now is None:
+        return lambda: datetime.now(timezone.utc)
+    if isinstance(now, datetime):
+        fixed = utc(now, name)
+        return lambda: fixed
+    if callable(now):
+        return lambda: utc(now(), name)
+    raise TypeError(f"{name} must be a timezone-aware datetime, a function returning one, or None (the real clock); "
+                    f"got {type(now).__name__} {now!r}")
+
+
+def utc(moment, name: str = "now") -> datetime:
+    """``moment`` in UTC; a naive datetime (no time zone) is refused, since its instant is unknown."""
+    if not isinstance(moment, datetime):
+        raise TypeError(f"{name} must be a timezone-aware datetime; got {type(moment).__name__} {moment!r}")
+    if moment.tzinfo is None or moment.utcoffset() is None:
+        raise ValueError(f"{name} must say its time zone (e.g. datetime.now(timezone.utc)); got the naive {moment!r}")
+    return moment.astimezone(timezone.utc)
+
+
+def stamp(moment: datetime) -> str:
+    """How the record writes a time: ISO 8601 in UTC, to the second ("2026-12-01T23:40:05+00:00")."""
+    return moment.astimezone(timezone.utc).replace(microsecond=0).isoformat()
+
+
+def parse_stamp(text: str) -> datetime:
+    return utc(datetime.fromisoformat(text), "a time in the record")
+
 
 PROMPTS, VARIANTS = "prompts", "variants"
+RATINGS = ("Again", "Hard", "Good", "Easy")  # fsrs's ratings, as the record writes them
 
 
 def scheduler(kind: str):

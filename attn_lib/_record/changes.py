@@ -1,0 +1,149 @@
+"""Everything that changes the learner's record: the learner's acts (a notebook reached, a prompt rated, a variant
+answered, which attn_lib.review's widgets record) and the checkers' verdicts (a problem checked reaches its
+notebook, a problem solved is solved).
+
+``attn_lib.exercises.check`` and every function checker call :func:`note_verdict` / :func:`note_checker` with
+their verdict. This must cost nothing a learner notices and break nothing: each fact is written once per kernel
+(later verdicts of the same problem return at once), nothing is written while nbgrader executes a notebook, and
+any failure (a read-only folder, a record of a newer version) becomes one warning per kernel, never an exception
+in a checker cell. A first solve of a problem with variants starts its schedule: the solve counts as a review
+rated Good, so a fresh variant comes back some days later in ``review()``. Whether a problem has variants is the
+checkers' to know (their problem book): ``check`` says it with the verdict, since the record sits below the
+checkers and never asks them (see this package's docstring).
+
+``FUNCTION_PROBLEMS`` names, for each function checker, the problem whose checker cell calls it (each function
+checker is called by exactly one problem of the course; tests/review/test_checkers_record.py reads the notebooks to
+hold this table to them).
+"""
+
+from __future__ import annotations
+
+import warnings
+from datetime import datetime
+
+from .file import record_path, update, writing_allowed
+from .schedule import PROMPTS, VARIANTS, Now, clock, rate, stamp
+
+# The function checker -> the problem whose checker cell calls it.
+FUNCTION_PROBLEMS = {
+    "check_scores": "02-P1",
+    "check_scaled_scores": "03-P4",
+    "check_softmax": "04-P5",
+    "check_temperature_softmax": "04-P7",
+    "check_weighted_average": "05-P1",
+    "check_masked_softmax": "06-P1",
+    "check_causal_mask": "06-P5",
+    "check_padding_mask": "06-P6",
+    "check_multihead": "07-P1",
+    "check_split_heads": "07-P3",
+    "check_cross_attention": "07-P5",
+    "check_softmax_backward": "08-P3",
+    "check_chunked_attention": "08-P6",
+    "check_decode_step": "08-P8",
+    "check_attention": "08-P10",
+    "check_dW_q": "09-P1",
+    "check_previous_token": "10-P4",
+    "check_weight_times_value": "10-P5",
+}
+
+# A variant's verdict rates its card: a right answer is a recall (Good), any other answer a lapse (Again).
+VARIANT_RATINGS = {True: "Good", False: "Again"}
+
+
+def mark_reached(notebook: str, now: datetime) -> dict:
+    def change(record: dict) -> bool:
+        if notebook in record["reached"]:
+            return False
+        record["reached"][notebook] = stamp(now)
+        return True
+
+    return update(change)
+
+
+def rate_prompt(prompt_id: str, rating: str, now: datetime) -> dict:
+    """Record a review of prompt ``prompt_id`` rated ``rating`` at ``now``; returns its item (card and log)."""
+
+    def change(record: dict) -> bool:
+        record["reached"].setdefault(prompt_id[:2], stamp(now))
+        record["prompts"][prompt_id] = rate(record["prompts"].get(prompt_id), prompt_id, PROMPTS, rating, now)
+        return True
+
+    return update(change)["prompts"][prompt_id]
+
+
+def rate_variant(problem_id: str, seed: int, passed: bool, now: datetime) -> dict:
+    """Record an answer to variant ``seed`` of ``problem_id``, rated by its verdict; returns the problem's item."""
+
+    def change(record: dict) -> bool:
+        record["reached"].setdefault(problem_id[:2], stamp(now))
+        if passed:
+            record["solved"].setdefault(problem_id, stamp(now))
+        record["variants"][problem_id] = rate(record["variants"].get(problem_id), problem_id, VARIANTS,
+                                              VARIANT_RATINGS[bool(passed)], now, seed=seed, passed=bool(passed))
+        return True
+
+    return update(change)["variants"][problem_id]
+
+
+NOT_ANSWERED = "not-answered"  # attn_lib.exercises' mistake id of a placeholder answer
+_NOTED: set = set()  # (record path, section, id) written by this kernel
+_WARNED: list = []
+
+
+class RecordWarning(UserWarning):
+    """The course record could not be updated; the verdict itself is unaffected."""
+
+
+def note_verdict(problem_id: str, feedback, seed: int = 0, now: Now = None, *, has_variants: bool) -> None:
+    """Record a verdict of ``check(problem_id, ...)``: the notebook is reached; a right answer solves the problem
+    (and, the first time, starts the schedule of its variants if ``has_variants``). Never raises."""
+    try:
+        _note(problem_id, bool(feedback.passed), feedback.mistake != NOT_ANSWERED, seed, now, has_variants)
+    except Exception as error:  # noqa: BLE001  (a record that cannot be written must never break a checker)
+        _warn_once(error)
+
+
+def note_checker(checker: str, feedback, now: Now = None) -> None:
+    """Record a verdict of the function checker ``checker`` (e.g. "check_softmax") on the problem that calls it."""
+    problem_id = FUNCTION_PROBLEMS.get(checker)
+    if problem_id is not None:
+        note_verdict(problem_id, feedback, 0, now, has_variants=False)  # a function problem has no variants
+
+
+def _note(problem_id: str, passed: bool, answered: bool, seed: int, now: Now, has_variants: bool) -> None:
+    if not (answered or passed) or not writing_allowed():
+        return
+    path = str(record_path())
+    notebook = problem_id[:2]
+    wanted = {(path, "reached", notebook)} | ({(path, "solved", problem_id)} if passed else set())
+    if wanted <= _NOTED:
+        return
+    moment = clock(now)()
+
+    def change(record: dict) -> bool:
+        changed = False
+        if notebook not in record["reached"]:
+            record["reached"][notebook] = stamp(moment)
+            changed = True
+        if passed and problem_id not in record["solved"]:
+            record["solved"][problem_id] = stamp(moment)
+            changed = True
+        if passed and has_variants and problem_id not in record["variants"]:
+            record["variants"][problem_id] = rate(None, problem_id, VARIANTS, "Good", moment, seed=seed, passed=True)
+            changed = True
+        return changed
+
+    update(change)
+    _NOTED.update(wanted)
+
+
+def _warn_once(error: Exception) -> None:
+    if _WARNED:
+        return
+    _WARNED.append(error)
+    try:
+        where = record_path()
+    except Exception:  # noqa: BLE001
+        where = "the course record"
+    warnings.warn(f"Your answers are judged as before, but the course record could not be updated ({where}): "
+                  f"{error}", RecordWarning, stacklevel=3)

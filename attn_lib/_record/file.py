@@ -1,0 +1,376 @@
+"""The learner's record on disk: where it is, its JSON format (version 1) and its checks, reading it, writing it
+so that a crash leaves it whole, merging two records, and carrying it elsewhere (export, import).
+
+Where. The record is ``attn-course-record.json`` in the working directory (a notebook's kernel runs in the
+notebooks' folder, so the record sits beside the notebooks), unless the environment variable
+``ATTN_COURSE_RECORD`` names another file (a full path; a relative one is read from the working directory). The
+tests and tools/build_notebooks.py point it at a temporary file. While nbgrader runs a notebook
+(``NBGRADER_EXECUTION`` set: autograding or validating), nothing is written: the student's record is not the
+grader's.
+
+The format. A record is one small readable JSON object::
+
+    {
+      "format": "attn-course-record",
+      "version": 1,
+      "about": "...",                                  # one line for a person who opens the file
+      "reached": {"05": "2026-12-01T23:40:05+00:00"},  # notebooks reached, and when first
+      "solved": {"05-P2": "2026-12-01T23:41:10+00:00"},  # problems first solved (a right check or checker)
+      "prompts": {"05-R1": {"card": {...}, "reviews": [{"at": "...", "rating": "Good", "n": 1}]}},
+      "variants": {"05-P2": {"card": {...}, "reviews": [{"at": "...", "rating": "Again", "n": 1,
+                                                        "seed": 4711, "passed": false}]}}
+    }
+
+``card`` is the fsrs package's own ``Card.to_dict()``: the schedule of that prompt, or of the variants of that
+solved problem. ``reviews`` is the log, oldest first (``n``: the review's number in that log, which keeps the order
+of two reviews in the same second). Merging two records (an import) keeps every notebook reached and every problem
+solved at their earliest time, takes per prompt or problem the card of the newer review, and joins the logs:
+merging is commutative, associative, and a record merged with itself is unchanged.
+
+Reading. A missing file is an empty record; a file that is not a record this attn_lib can use is never
+overwritten. A corrupt record (not JSON, or not a record's shape) is moved aside to ``<name>.corrupt-<time>``
+beside it, kept for the learner, and the error says where; the next answer starts a new record. A record of
+another program or of a newer version is left where it is and refused (RecordError), so nothing is written over
+it.
+
+Writing. The whole text goes to a temporary file in the same folder, is flushed and fsynced, and ``os.replace``
+(atomic on POSIX and Windows) puts it in place; then the folder is fsynced where the system allows it: a crash at
+any moment leaves either the old text or the new, never a mix. In the browser edition (Pyodide's file system)
+fsync may be missing or refuse: the replace is still atomic there, so that is skipped.
+
+Carrying it elsewhere: ``export_record(path)`` copies it, ``import_record(path)`` merges one in (each notebook
+reached and problem solved kept at its earliest time; per prompt or problem the newer review wins).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import re
+import tempfile
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from .schedule import RATINGS, parse_stamp
+
+# Where the record is, and whether this kernel may write it.
+FILE_NAME = "attn-course-record.json"
+VARIABLE = "ATTN_COURSE_RECORD"
+NBGRADER_VARIABLE = "NBGRADER_EXECUTION"
+
+
+def record_path() -> Path:
+    """The learner's record file: ``$ATTN_COURSE_RECORD`` if set, else ``attn-course-record.json`` here."""
+    chosen = os.environ.get(VARIABLE, "").strip()
+    path = Path(chosen).expanduser() if chosen else Path(FILE_NAME)
+    path = path if path.is_absolute() else Path.cwd() / path
+    if path.is_dir():
+        raise IsADirectoryError(f"{VARIABLE} must name a file for the course record; got the folder {path}")
+    return path
+
+
+def writing_allowed() -> bool:
+    """False while nbgrader executes a notebook (``NBGRADER_EXECUTION`` set)."""
+    return not os.environ.get(NBGRADER_VARIABLE)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The format: what a record holds, its checks, and the merge.
+
+FORMAT = "attn-course-record"
+VERSION = 1
+ABOUT = ("Your record of the attention course: notebooks reached, problems solved, and the review schedule of its "
+         "prompts (attn_lib.review). Keep it beside the notebooks; export_record / import_record carry it elsewhere.")
+SECTIONS = ("reached", "solved", "prompts", "variants")
+CARD_KEYS = {"card_id", "state", "step", "stability", "difficulty", "due", "last_review"}
+NOTEBOOK = re.compile(r"^\d\d$")
+PROBLEM = re.compile(r"^\d\d-P\d+$")
+PROMPT = re.compile(r"^\d\d-R\d+$")
+
+
+class RecordError(ValueError):
+    """A file that is not a course record this attn_lib can use; the message names the file and what to do."""
+
+
+class ForeignRecord(RecordError):
+    """Readable JSON, but not a course record (another program's file)."""
+
+
+class NewerRecord(RecordError):
+    """A course record of a newer format version than this attn_lib reads."""
+
+
+class CorruptRecord(RecordError):
+    """A file that claims to be a course record but cannot be read as one (cut short, edited by hand)."""
+
+
+def empty() -> dict:
+    return {"format": FORMAT, "version": VERSION, "about": ABOUT, "reached": {}, "solved": {}, "prompts": {},
+            "variants": {}}
+
+
+def dumps(record: dict) -> str:
+    """The record as the file holds it: indented, keys in a fixed order, a newline at the end."""
+    ordered = {"format": FORMAT, "version": VERSION, "about": ABOUT}
+    for section in SECTIONS:
+        ordered[section] = {key: record[section][key] for key in sorted(record[section])}
+    return json.dumps(ordered, indent=2, ensure_ascii=False) + "\n"
+
+
+def parse(text: str, where: str) -> dict:
+    """The record in ``text`` (the contents of ``where``, named in every error), checked item by item."""
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        if not text.strip():
+            raise CorruptRecord(f"{where} is empty, not a course record") from None
+        raise CorruptRecord(f"{where} is not readable JSON ({error})") from None
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        raise ForeignRecord(f"{where} is not an attention-course record (no \"format\": \"{FORMAT}\" in it); "
+                            "it was left as it is. Move it away, or set ATTN_COURSE_RECORD to another file.")
+    version = data.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise NewerRecord(f"{where} is a course record of version {version}, newer than this attn_lib reads "
+                          f"(version {VERSION}); it was left as it is. Update attn_lib (pip install -U attn_lib, or "
+                          "git pull in the course's folder) to use it.")
+    if version != VERSION:
+        raise CorruptRecord(f"{where} has the version {version!r}; a course record has a whole number from 1")
+    record = empty()
+    for section in SECTIONS:
+        value = data.get(section, {})
+        if not isinstance(value, dict):
+            raise CorruptRecord(f"{where}: \"{section}\" must be an object; got {type(value).__name__}")
+        for key, item in value.items():
+            problem = _problem_in(section, key, item)
+            if problem:
+                raise CorruptRecord(f"{where}: \"{section}\" -> {key!r}: {problem}")
+        record[section] = copy.deepcopy(value)
+    return record
+
+
+def _problem_in(section: str, key: str, item) -> str:
+    """What is wrong with one entry of a section, or ""."""
+    pattern = {"reached": NOTEBOOK, "solved": PROBLEM, "prompts": PROMPT, "variants": PROBLEM}[section]
+    if not pattern.match(key):
+        return f"not a {'notebook' if section == 'reached' else 'problem' if pattern is PROBLEM else 'prompt'} id"
+    if section in ("reached", "solved"):
+        return "" if _is_time(item) else f"expected a time such as \"2026-12-01T23:40:05+00:00\"; got {item!r}"
+    if not isinstance(item, dict) or set(item) != {"card", "reviews"}:
+        return "expected {\"card\": ..., \"reviews\": [...]}"
+    card = item["card"]
+    if not isinstance(card, dict) or set(card) != CARD_KEYS or not _is_time(card["due"]):
+        return f"its card is not an fsrs card ({sorted(CARD_KEYS)})"
+    if card["last_review"] is not None and not _is_time(card["last_review"]):
+        return "its card's last_review is not a time"
+    if not isinstance(item["reviews"], list):
+        return "its reviews are not a list"
+    for review in item["reviews"]:
+        if not (isinstance(review, dict) and _is_time(review.get("at")) and review.get("rating") in RATINGS):
+            return f"a review must have a time \"at\" and a \"rating\" in {RATINGS}; got {review!r}"
+        if not isinstance(review.get("n", 1), int):
+            return f"a review's number \"n\" must be a whole number; got {review!r}"
+    return ""
+
+
+def _is_time(value) -> bool:
+    try:
+        parse_stamp(value)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+def merge(mine: dict, theirs: dict) -> dict:
+    """One record holding both: see the module's docstring."""
+    merged = empty()
+    for section in ("reached", "solved"):
+        times = {**mine[section]}
+        for key, when in theirs[section].items():
+            if key not in times or parse_stamp(when) < parse_stamp(times[key]):
+                times[key] = when
+        merged[section] = times
+    for section in ("prompts", "variants"):
+        items = {}
+        for key in set(mine[section]) | set(theirs[section]):
+            present = [side[section][key] for side in (mine, theirs) if key in side[section]]
+            items[key] = merge_item(present)
+        merged[section] = items
+    return merged
+
+
+def merge_item(items: list) -> dict:
+    """The card of the newest review (ties broken by the card's text, so the order of ``items`` does not
+    matter) with the reviews of all, each once (a review logged twice in one second on one side, twice), in time
+    order."""
+    card = max((item["card"] for item in items), key=_card_order)
+    counts, reviews = {}, {}  # each review as often as the side that logged it most often (two alike in a second)
+    for item in items:
+        for text, count in Counter(_canonical(review) for review in item["reviews"]).items():
+            counts[text] = max(counts.get(text, 0), count)
+        reviews.update({_canonical(review): review for review in item["reviews"]})
+    ordered = sorted(counts, key=lambda text: (parse_stamp(reviews[text]["at"]), reviews[text].get("n", 0), text))
+    return {"card": copy.deepcopy(card),
+            "reviews": [copy.deepcopy(reviews[text]) for text in ordered for _ in range(counts[text])]}
+
+
+def _card_order(card: dict):
+    last = card["last_review"]
+    return (parse_stamp(last) if last else datetime.min.replace(tzinfo=parse_stamp(card["due"]).tzinfo),
+            _canonical(card))
+
+
+def _canonical(value) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Reading and writing the file.
+
+
+def load(path: Path | None = None) -> dict:
+    """The record at ``path`` (default: :func:`record_path`); an empty one when there is no file yet."""
+    path = record_path() if path is None else path
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return empty()
+    except UnicodeDecodeError:
+        text = None
+    try:
+        if text is None:
+            raise CorruptRecord(f"{path} is not UTF-8 text")
+        return parse(text, str(path))
+    except CorruptRecord as error:
+        if not writing_allowed():
+            raise
+        aside = keep_aside(path)
+        raise CorruptRecord(f"{error}. It was moved to {aside.name} beside it, unchanged; the next answer starts a "
+                            "new record (import_record can bring back what the old one held, once repaired).") from None
+
+
+def keep_aside(path: Path) -> Path:
+    """Rename ``path`` to a name no file has yet, ``<name>.corrupt-<UTC time>[-k]``, and return that name."""
+    when = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    for k in range(1000):
+        aside = path.with_name(f"{path.name}.corrupt-{when}" + (f"-{k}" if k else ""))
+        if not aside.exists():
+            os.replace(path, aside)
+            return aside
+    raise FileExistsError(f"no free name beside {path} to keep the corrupt record aside")
+
+
+def save(record: dict, path: Path | None = None) -> bool:
+    """Write ``record`` atomically; returns False (and writes nothing) while nbgrader executes a notebook."""
+    if not writing_allowed():
+        return False
+    write_atomically(record_path() if path is None else path, dumps(record))
+    return True
+
+
+def update(change: Callable[[dict], bool], path: Path | None = None) -> dict:
+    """Read the record, apply ``change`` (it edits the record and says whether it changed anything), and write it
+    back if so. Read fresh each time, so two kernels (two notebooks open) do not undo each other's answers. While
+    nbgrader runs a notebook, the record file is neither read nor written (the change goes to an empty record)."""
+    if not writing_allowed():  # nbgrader runs the notebook: the change is applied to nothing, no file is read
+        record = empty()
+        change(record)
+        return record
+    path = record_path() if path is None else path
+    record = load(path)
+    if change(record):
+        save(record, path)
+    return record
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` (UTF-8) to ``path`` atomically; on any failure ``path`` is untouched and the temporary
+    file removed, and the error raised."""
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as stream:
+            stream.write(text)
+            stream.flush()
+            sync(stream.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        try:
+            os.unlink(temporary)
+        except OSError:
+            pass
+        raise
+    sync_folder(folder)
+
+
+def sync(descriptor: int) -> None:
+    """fsync, where the file system has it (Pyodide's may not: skipped there)."""
+    fsync = getattr(os, "fsync", None)
+    if fsync is None:
+        return
+    try:
+        fsync(descriptor)
+    except OSError:
+        pass
+
+
+def sync_folder(folder: Path) -> None:
+    """fsync the folder, so the replace itself survives a power cut (POSIX only; skipped where refused)."""
+    flag = getattr(os, "O_DIRECTORY", None)
+    if flag is None:
+        return
+    try:
+        descriptor = os.open(folder, os.O_RDONLY | flag)
+    except OSError:
+        return
+    try:
+        sync(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Carrying the record elsewhere.
+
+
+def export_record(path) -> Path:
+    """Write the learner's record to ``path`` (a file name; the browser edition's is in its file browser, to
+    download). Returns the path written."""
+    target = _checked_path(path, "path")
+    if target.resolve() == record_path().resolve():
+        raise ValueError(f"path must be another file than the record itself; got {target}")
+    write_atomically(target, dumps(load()))
+    return target
+
+
+def import_record(path) -> dict:
+    """Merge the record in ``path`` (one exported elsewhere) into the learner's record, and return the merged
+    record. Importing the same file twice changes nothing the second time."""
+    source = _checked_path(path, "path")
+    try:
+        text = source.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise FileNotFoundError(f"path {source} does not exist: no record to import") from None
+    theirs = parse(text, str(source))
+
+    def change(record: dict) -> bool:
+        merged = merge(record, theirs)
+        if dumps(merged) == dumps(record):
+            return False
+        record.clear()
+        record.update(merged)
+        return True
+
+    return update(change)
+
+
+def _checked_path(path, name: str) -> Path:
+    if not isinstance(path, (str, Path)) or not str(path).strip():
+        raise TypeError(f"{name} must be a file name (str or pathlib.Path); got {type(path).__name__} {path!r}")
+    chosen = Path(path).expanduser()
+    if chosen.is_dir():
+        raise IsADirectoryError(f"{name} must name a file, not the folder {chosen}")
+    return chosen
