@@ -30,6 +30,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nav  # noqa: E402  (tools/nav.py)
 import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+import nbgrader_release as release  # noqa: E402  (tools/nbgrader_release.py)
 from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 
 from attn_lib.exercises import CheckFailed, check_causal_mask, check_masked_softmax  # noqa: E402
@@ -149,13 +150,13 @@ def test_links_point_at_the_sibling_assignments_and_the_contents_link_is_dropped
     stems = {"05-weighted-average", "07-heads-and-cross-attention"}
     nav = ("[← 05 Weighted average](05-weighted-average.ipynb) | [Contents](contents.ipynb) | "
            "[07 Heads and cross-attention →](07-heads-and-cross-attention.ipynb)")
-    assert course.relink(nav, stems) == (
+    assert release.relink(nav, stems) == (
         "[← 05 Weighted average](../05-weighted-average/05-weighted-average.ipynb) | "
         "[07 Heads and cross-attention →](../07-heads-and-cross-attention/07-heads-and-cross-attention.ipynb)")
-    assert course.relink("[Contents](contents.ipynb) | [next](05-weighted-average.ipynb)", stems) == (
+    assert release.relink("[Contents](contents.ipynb) | [next](05-weighted-average.ipynb)", stems) == (
         "[next](../05-weighted-average/05-weighted-average.ipynb)")
-    with pytest.raises(course.CourseError, match="99-gone.ipynb"):
-        course.relink("see [it](99-gone.ipynb)", stems)
+    with pytest.raises(release.CourseError, match="99-gone.ipynb"):
+        release.relink("see [it](99-gone.ipynb)", stems)
 
 
 # --- every notebook generated and released by nbgrader ---------------------------------------------------------------

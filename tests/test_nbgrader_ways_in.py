@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nav  # noqa: E402  (tools/nav.py)
 import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+import nbgrader_release as release  # noqa: E402  (tools/nbgrader_release.py)
 import nbgrader_ways_in as ways_in  # noqa: E402  (tools/nbgrader_ways_in.py)
 from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 
@@ -62,7 +63,7 @@ def saved_by_lite(nb: dict) -> dict:
         if cell["cell_type"] == "code":
             count += 1
             cell["execution_count"] = count
-    setup = course.setup_cell(as_notebook(nb))
+    setup = release.setup_cell(as_notebook(nb))
     nb["cells"][setup]["outputs"].insert(0, {"output_type": "stream", "name": "stderr", "text": (
         "Matplotlib is building the font cache; this may take a moment.\n")})
     return nb
@@ -102,7 +103,7 @@ def answer_names(name: str) -> dict[str, str]:
     learner = nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4)
     found = {}
     for problem in course.problems(learner, name):
-        _, call, problem_id = course.checker_call(problem.checker, name)
+        _, call, problem_id = release.checker_call(problem.checker, name)
         if problem_id:
             found[problem_id] = ast.parse(call).body[0].value.args[1].id
     return found
@@ -180,9 +181,9 @@ def course_notebook(name: str, answers: dict[str, str], inserted: str | None, de
 def check_outputs(root: Path, student: str, name: str) -> dict[str, list]:
     """What each checker cell printed in the graded notebook, by grade id."""
     nb = nbformat.read(root / "autograded" / student / name / f"{name}.ipynb", as_version=4)
-    return {ways_in.grading(c)["grade_id"]: [{k: v for k, v in o.items() if k != "execution_count"}
+    return {release.grading(c)["grade_id"]: [{k: v for k, v in o.items() if k != "execution_count"}
                                                for o in c.outputs]
-            for c in nb.cells if ways_in.grading(c).get("grade")}
+            for c in nb.cells if release.grading(c).get("grade")}
 
 
 def scores(root: Path, name: str, students) -> dict[str, dict[str, tuple[float, float]]]:
@@ -221,8 +222,8 @@ def own_numbers_notebook(name: str, student: str, source) -> tuple[dict, int]:
     nb = course_notebook(name, answers, None, None)
     # The learner ends the setup cell with the lines of their per-student copy's (docs/teachers-guide.md); grading puts
     # the course's setup cell back, which reads the student from the folder nbgrader grades in.
-    setup = course.setup_cell(as_notebook(nb))
-    own_lines = course.STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}")
+    setup = release.setup_cell(as_notebook(nb))
+    own_lines = release.STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}")
     nb["cells"][setup]["source"] += ["\n", *own_lines.splitlines(keepends=True)]
     return nb, differ
 
@@ -376,7 +377,7 @@ def given_ids(name: str, nb) -> list:
     """The grade id given to each cell of the handed-in ``nb`` (None: the learner's own)."""
     source, _ = course.assignment(name, set(NAMES))
     ways_in.give_release_metadata(nb, source, name, set(NAMES))
-    return [ways_in.grading(c).get("grade_id") for c in nb.cells]
+    return [release.grading(c).get("grade_id") for c in nb.cells]
 
 
 def test_an_inserted_cell_stays_the_learners_and_a_deleted_answer_cell_is_missing_only_itself():
@@ -392,7 +393,7 @@ def test_an_inserted_cell_stays_the_learners_and_a_deleted_answer_cell_is_missin
 def test_a_locked_cell_the_learner_edited_is_found_in_its_place():
     name = "05-weighted-average"
     nb = nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    setup = course.setup_cell(nb)
+    setup = release.setup_cell(nb)
     nb.cells[setup].source += '\nuse_student_numbers("ada", "05-weighted-average")'
     demo = next(i for i, c in enumerate(nb.cells) if i > setup + 1 and c.cell_type == "code"
                 and not course.course_problems.is_problem_heading(nb.cells[i - 1])  # not an answer cell
@@ -417,7 +418,7 @@ def test_every_cell_of_an_untouched_course_notebook_is_recognised():
         source, _ = course.assignment(name, stems)
         nb = nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4)
         given = ways_in.give_release_metadata(nb, source, name, stems)
-        assert given == [ways_in.grading(c)["grade_id"] for c in source.cells], name
+        assert given == [release.grading(c)["grade_id"] for c in source.cells], name
 
 
 def test_the_answers_this_module_writes_are_judged_as_meant():
