@@ -73,8 +73,8 @@ def checker_call(cell, where: str) -> tuple[str, str, str | None]:
         raise CourseError(f"{where}: {name} is not a checker of attn_lib.exercises")
     if name in ANSWER_IN_ARGUMENTS:
         raise CourseError(f"{where}: the checker cell calls {name} with the problem's numbers, where a learner reads "
-                          "the answer off it; register the problem in attn_lib/exercises/_predictions_NN.py and call "
-                          "check(\"NN-PK\", answer)")
+                          "the answer off it; register the problem in attn_lib/exercises/_data/_predictions_NN.py and "
+                          "call check(\"NN-PK\", answer)")
     problem_id = None
     if name == PREDICTION_CHECK:
         problem_id = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
