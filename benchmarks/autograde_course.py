@@ -31,6 +31,7 @@ from nbgrader.api import Gradebook
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools"))
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+import nbgrader_release as release  # noqa: E402  (tools/nbgrader_release.py)
 from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 
 TARGET_SECONDS = 300
@@ -46,7 +47,7 @@ def load() -> str:
 def write_empty_assignment(root: Path) -> None:
     """An assignment of one empty code cell, to time what nbgrader's autograde costs beyond a notebook's run."""
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(
-        "", metadata={"nbgrader": course.nbgrader_meta("cell-000")})])
+        "", metadata={"nbgrader": release.nbgrader_meta("cell-000")})])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     (root / "source" / EMPTY).mkdir(parents=True)
     nbformat.write(nb, root / "source" / EMPTY / f"{EMPTY}.ipynb")

@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nav  # noqa: E402  (tools/nav.py)
 import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
-import nbgrader_ways_in as ways_in  # noqa: E402  (tools/nbgrader_ways_in.py)
+import nbgrader_release as release  # noqa: E402  (tools/nbgrader_release.py)
 from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 
 NAMES = course.course_notebooks()
@@ -57,7 +57,7 @@ def saved_by_lite(nb: dict) -> dict:
         if cell["cell_type"] == "code":
             count += 1
             cell["execution_count"] = count
-    setup = course.setup_cell(as_notebook(nb))
+    setup = release.setup_cell(as_notebook(nb))
     nb["cells"][setup]["outputs"].insert(0, {"output_type": "stream", "name": "stderr", "text": (
         "Matplotlib is building the font cache; this may take a moment.\n")})
     return nb
@@ -97,7 +97,7 @@ def answer_names(name: str) -> dict[str, str]:
     learner = nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4)
     found = {}
     for problem in course.problems(learner, name):
-        _, call, problem_id = course.checker_call(problem.checker, name)
+        _, call, problem_id = release.checker_call(problem.checker, name)
         if problem_id:
             found[problem_id] = ast.parse(call).body[0].value.args[1].id
     return found
@@ -175,9 +175,9 @@ def course_notebook(name: str, answers: dict[str, str], inserted: str | None, de
 def check_outputs(root: Path, student: str, name: str) -> dict[str, list]:
     """What each checker cell printed in the graded notebook, by grade id."""
     nb = nbformat.read(root / "autograded" / student / name / f"{name}.ipynb", as_version=4)
-    return {ways_in.grading(c)["grade_id"]: [{k: v for k, v in o.items() if k != "execution_count"}
+    return {release.grading(c)["grade_id"]: [{k: v for k, v in o.items() if k != "execution_count"}
                                                for o in c.outputs]
-            for c in nb.cells if ways_in.grading(c).get("grade")}
+            for c in nb.cells if release.grading(c).get("grade")}
 
 
 def scores(root: Path, name: str, students) -> dict[str, dict[str, tuple[float, float]]]:
@@ -210,8 +210,8 @@ def own_numbers_notebook(name: str, student: str, source) -> tuple[dict, int]:
     nb = course_notebook(name, answers, None, None)
     # The learner ends the setup cell with the lines of their per-student copy's (docs/teachers-guide.md); grading puts
     # the course's setup cell back, which reads the student from the folder nbgrader grades in.
-    setup = course.setup_cell(as_notebook(nb))
-    own_lines = course.STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}")
+    setup = release.setup_cell(as_notebook(nb))
+    own_lines = release.STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}")
     nb["cells"][setup]["source"] += ["\n", *own_lines.splitlines(keepends=True)]
     return nb, differ
 

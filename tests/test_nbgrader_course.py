@@ -10,7 +10,6 @@ The other notebooks' solutions are autograded by benchmarks/autograde_course.py.
 
 from __future__ import annotations
 
-import ast
 import copy
 import html
 import re
@@ -30,6 +29,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nav  # noqa: E402  (tools/nav.py)
 import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+import nbgrader_release as release  # noqa: E402  (tools/nbgrader_release.py)
 from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 
 from tests.artefacts import copy_of, released_course  # noqa: E402
@@ -98,14 +98,14 @@ def test_a_new_problem_is_graded_without_changing_the_generator():
     _, before = course.assignment(GRADED, set(NAMES), copy.deepcopy(learner), copy.deepcopy(solved))
     problem = ("### Problem 7: a new one", "answer = None  # your answer here", 'check("02-P3", answer)')
     learner.cells[-1:-1] = _notebook_with_problems(problem).cells[1:]
-    solved.cells[-1:-1] = _notebook_with_problems(("## Problem 7: a new one", "answer = 3", problem[2])).cells[1:]
+    solved.cells[-1:-1] = _notebook_with_problems(("### Problem 7: a new one", "answer = 3", problem[2])).cells[1:]
     source, after = course.assignment(GRADED, set(NAMES), learner, solved)
     assert len(after) == len(before) + 1
     assert (after[-1].grade_id, after[-1].checker, after[-1].points, after[-1].problem_id) == (
         "problem-7-check", "check", 1, "02-P3")
     function = ("### Problem 8: a function", "def f(x):\n    raise NotImplementedError", "check_softmax(f)")
     learner.cells[-1:-1] = _notebook_with_problems(function).cells[1:]
-    solved.cells[-1:-1] = _notebook_with_problems(("## Problem 8: a function", "def f(x):\n    return x",
+    solved.cells[-1:-1] = _notebook_with_problems(("### Problem 8: a function", "def f(x):\n    return x",
                                                    function[2])).cells[1:]
     _, more = course.assignment(GRADED, set(NAMES), learner, solved)
     assert (more[-1].grade_id, more[-1].points, more[-1].problem_id) == ("problem-8-check", 2, None)
@@ -117,12 +117,13 @@ ONE, TWO, THREE = 'check("02-P2", answer)', 'check("02-P3", answer)', 'check("02
 
 
 @pytest.mark.parametrize("solutions, message", [
-    ([("## Problem 1: one", "answer = 1", ONE)], "problem 2 is 'Problem 2: two'"),
-    ([("## Problem 1: one", "answer = 1", ONE), ("## Problem 2: other", "answer = 2", TWO)], "but 'Problem 2: other'"),
-    ([("## Problem 1: one", "answer = 1", ONE), ("## Problem 2: two", "answer = 2", "check_softmax(f)")],
+    ([("### Problem 1: one", "answer = 1", ONE)], "problem 2 is 'Problem 2: two'"),
+    ([("### Problem 1: one", "answer = 1", ONE), ("### Problem 2: other", "answer = 2", TWO)],
+     "but 'Problem 2: other'"),
+    ([("### Problem 1: one", "answer = 1", ONE), ("### Problem 2: two", "answer = 2", "check_softmax(f)")],
      "call different checkers"),
-    ([("## Problem 1: one", "answer = 1", ONE), ("## Problem 2: two", "answer = 2", TWO),
-      ("## Problem 3: three", "answer = 3", THREE)], "1 problem(s) more, from 'Problem 3"),
+    ([("### Problem 1: one", "answer = 1", ONE), ("### Problem 2: two", "answer = 2", TWO),
+      ("### Problem 3: three", "answer = 3", THREE)], "1 problem(s) more, from 'Problem 3"),
 ])
 def test_learner_and_solutions_notebooks_that_disagree_are_refused_by_name(solutions, message):
     learner = _notebook_with_problems(("### Problem 1: one", "answer = None", ONE),
@@ -141,7 +142,7 @@ def test_learner_and_solutions_notebooks_that_disagree_are_refused_by_name(solut
 ])
 def test_a_checker_cell_that_is_not_one_checker_call_or_holds_its_answer_is_refused(checker, message):
     learner = _notebook_with_problems(("### Problem 1: one", "answer = None", checker))
-    solved = _notebook_with_problems(("## Problem 1: one", "answer = 1", checker))
+    solved = _notebook_with_problems(("### Problem 1: one", "answer = 1", checker))
     with pytest.raises(course.CourseError, match="99-made-up") as error:
         course.assignment("99-made-up", set(NAMES), learner, solved)
     assert message in str(error.value)
@@ -151,13 +152,13 @@ def test_links_point_at_the_sibling_assignments_and_the_contents_link_is_dropped
     stems = {"05-weighted-average", "07-heads-and-cross-attention"}
     nav = ("[← 05 Weighted average](05-weighted-average.ipynb) | [Contents](contents.ipynb) | "
            "[07 Heads and cross-attention →](07-heads-and-cross-attention.ipynb)")
-    assert course.relink(nav, stems) == (
+    assert release.relink(nav, stems) == (
         "[← 05 Weighted average](../05-weighted-average/05-weighted-average.ipynb) | "
         "[07 Heads and cross-attention →](../07-heads-and-cross-attention/07-heads-and-cross-attention.ipynb)")
-    assert course.relink("[Contents](contents.ipynb) | [next](05-weighted-average.ipynb)", stems) == (
+    assert release.relink("[Contents](contents.ipynb) | [next](05-weighted-average.ipynb)", stems) == (
         "[next](../05-weighted-average/05-weighted-average.ipynb)")
-    with pytest.raises(course.CourseError, match="99-gone.ipynb"):
-        course.relink("see [it](99-gone.ipynb)", stems)
+    with pytest.raises(release.CourseError, match="99-gone.ipynb"):
+        release.relink("see [it](99-gone.ipynb)", stems)
 
 
 # --- every notebook generated and released by nbgrader ---------------------------------------------------------------

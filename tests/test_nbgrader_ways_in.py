@@ -34,6 +34,7 @@ sys.path.insert(0, str(ROOT / "tools"))
 sys.path.insert(0, str(ROOT / "tests"))
 import nbgrader_audit  # noqa: E402  (tools/nbgrader_audit.py)
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
+import nbgrader_release as release  # noqa: E402  (tools/nbgrader_release.py)
 import nbgrader_ways_in as ways_in  # noqa: E402  (tools/nbgrader_ways_in.py)
 from tests.artefacts import copy_of, released_course  # noqa: E402
 from nbgrader_hand_ins import (CASES, INSERTED, NAMES, WAYS, answer_value, as_notebook, course_notebook,  # noqa: E402
@@ -206,7 +207,7 @@ def given_ids(name: str, nb) -> list:
     """The grade id given to each cell of the handed-in ``nb`` (None: the learner's own)."""
     source, _ = course.assignment(name, set(NAMES))
     ways_in.give_release_metadata(nb, source, name, set(NAMES))
-    return [ways_in.grading(c).get("grade_id") for c in nb.cells]
+    return [release.grading(c).get("grade_id") for c in nb.cells]
 
 
 def test_an_inserted_cell_stays_the_learners_and_a_deleted_answer_cell_is_missing_only_itself():
@@ -222,7 +223,7 @@ def test_an_inserted_cell_stays_the_learners_and_a_deleted_answer_cell_is_missin
 def test_a_locked_cell_the_learner_edited_is_found_in_its_place():
     name = "05-weighted-average"
     nb = nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4)
-    setup = course.setup_cell(nb)
+    setup = release.setup_cell(nb)
     nb.cells[setup].source += '\nuse_student_numbers("ada", "05-weighted-average")'
     demo = next(i for i, c in enumerate(nb.cells) if i > setup + 1 and c.cell_type == "code"
                 and not course.course_problems.is_problem_heading(nb.cells[i - 1])  # not an answer cell
@@ -247,7 +248,7 @@ def test_every_cell_of_an_untouched_course_notebook_is_recognised():
         source, _ = course.assignment(name, stems)
         nb = nbformat.read(course.NOTEBOOKS / f"{name}.ipynb", as_version=4)
         given = ways_in.give_release_metadata(nb, source, name, stems)
-        assert given == [ways_in.grading(c)["grade_id"] for c in source.cells], name
+        assert given == [release.grading(c)["grade_id"] for c in source.cells], name
 
 
 def test_the_answers_this_module_writes_are_judged_as_meant():

@@ -40,6 +40,32 @@ def test_a_heading_without_its_two_code_cells_is_refused_by_name():
         problems.problems(nb, "here")
 
 
+def test_every_notebook_and_solutions_notebook_heads_a_problem_one_way():
+    """Each cell that names a problem in a heading starts with "### Problem K: ..." (problems.FORM), in the learner
+    notebooks and the solutions alike, and names no other problem in a heading below that line."""
+    wrong = []
+    for path in sorted([*problems.NOTEBOOKS.glob("*.ipynb"), *(problems.NOTEBOOKS / "solutions").glob("*.ipynb")]):
+        rel = path.relative_to(problems.NOTEBOOKS).as_posix()
+        for i, cell in enumerate(nbformat.read(path, as_version=4).cells):
+            if problems.is_problem_heading(cell):
+                first, *rest = cell.source.strip().splitlines()
+                if not problems.FORM.match(first) or problems.HEADING.search("\n".join(rest)):
+                    wrong.append(f"{rel} cell {i}: {first[:80]!r}")
+    assert not wrong, 'head each problem "### Problem K: <title>" as the first line of its cell:\n' + "\n".join(wrong)
+
+
+@pytest.mark.parametrize("heading, one_way", [
+    ("### Problem 3: the scores' shape", True),
+    ("## Problem 3: the scores' shape", False),
+    ("#### Problem 3: the scores' shape", False),
+    ("### Problem 3 - the scores' shape", False),
+    ("### Exercise 3: the scores' shape", False),
+])
+def test_the_one_form_of_a_problem_heading(heading, one_way):
+    assert problems.is_problem_heading(nbformat.v4.new_markdown_cell(heading))
+    assert bool(problems.FORM.match(heading)) is one_way
+
+
 def _problem_then(*after):
     """A notebook of one prediction problem, then the cells ``after`` (("code", has_output) or ("markdown", text))."""
     md, code = nbformat.v4.new_markdown_cell, nbformat.v4.new_code_cell
@@ -85,7 +111,7 @@ def test_every_problem_names_exactly_one_kind(folder):
 
 def test_a_problem_has_the_same_kind_in_the_learner_and_the_solutions_notebook():
     learner = [(p.heading, p.kinds) for _, p in _course_problems()]
-    solutions = [(p.heading.replace("## ", ""), p.kinds) for _, p in _course_problems("solutions")]
+    solutions = [(p.heading, p.kinds) for _, p in _course_problems("solutions")]
     assert [k for _, k in learner] == [k for _, k in solutions], list(zip(learner, solutions))
 
 

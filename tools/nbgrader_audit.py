@@ -16,6 +16,7 @@ import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from problems import python_source  # noqa: E402  (tools/problems.py)
+from nbgrader_release import has_release_metadata, locked_ids  # noqa: E402  (tools/nbgrader_release.py)
 import nbgrader_ways_in as ways_in  # noqa: E402  (tools/nbgrader_ways_in.py: the release's ids of a course notebook)
 
 # What a learner's cell has no business touching: the grading machinery (a checker, its Feedback, assert_correct),
@@ -89,18 +90,6 @@ def suspicious(source: str) -> list[str]:
     return sorted(found)
 
 
-def locked_ids(source_notebook: Path) -> set[str]:
-    """The grade_ids of the cells nbgrader restores from the source notebook (locked, not solution cells)."""
-    if not source_notebook.is_file():
-        return set()
-    ids = set()
-    for cell in nbformat.read(source_notebook, as_version=4).cells:
-        meta = cell.metadata.get("nbgrader", {})
-        if meta.get("locked") and not meta.get("solution"):
-            ids.add(meta["grade_id"])
-    return ids
-
-
 def audit(directory: Path) -> list[str]:
     """One line per learner-written code cell of a collected submission (DIR/submitted/STUDENT/ASSIGNMENT/*.ipynb)
     that reaches for the grading machinery: answer cells by grade_id, inserted cells (and any cell whose nbgrader id
@@ -123,7 +112,7 @@ def audit(directory: Path) -> list[str]:
         source = directory / "source" / name / path.name
         restored = locked_ids(source)
         nb = nbformat.read(path, as_version=4)
-        if source.is_file() and not ways_in.has_release_metadata(nb):  # a course notebook from another way in
+        if source.is_file() and not has_release_metadata(nb):  # a course notebook from another way in
             try:
                 ways_in.give_release_metadata(nb, nbformat.read(source, as_version=4), name)
             except ways_in.HandInError as error:

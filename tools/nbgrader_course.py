@@ -22,7 +22,7 @@ the whole round.
 
 Every problem of a notebook (a ``### Problem`` cell, its answer cell, its checker cell, as tools/problems.py
 defines it; tests/test_course_structure.py holds the notebooks to that shape) becomes two graded cells, so a new
-problem is graded without changing this file:
+problem is graded without changing this file (tools/nbgrader_release.py writes each cell as the release has it):
 
 - the answer cell, a solution cell: the learner's placeholder, then the answer from notebooks/solutions/ between
   ``### BEGIN SOLUTION`` and ``### END SOLUTION``. The course's config sets ``ClearSolutions.code_stub`` to nothing,
@@ -65,12 +65,10 @@ attn_lib.minilm`` once on that machine (and on the learners' hub) so that gradin
 from __future__ import annotations
 
 import argparse
-import ast
 import copy
 import re
 import shutil
 import sys
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -82,35 +80,16 @@ NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
-import attn_lib.exercises  # noqa: E402  (the checkers a test cell may call)
 from attn_lib.exercises._problem_book import PREDICTIONS, student_seed  # noqa: E402  (the prediction problems)
 import problems as course_problems  # noqa: E402  (tools/problems.py: what a problem is)
 from problems import Problem, ProblemShapeError  # noqa: E402
+from nbgrader_release import (  # noqa: E402  (tools/nbgrader_release.py: what each cell becomes in the release)
+    SOURCE_STUDENT_NUMBERS, STUDENT_NUMBERS, CourseError, checker_call, course_notebooks, nbgrader_meta, relink,
+    setup_cell, solution_source, test_source)
 
 COURSE_ID = "attention-course"
 PROBLEM_NUMBER = re.compile(r"^(?:problem|exercise)\s+(\d+)", re.IGNORECASE)
-# Checkers whose arguments are the expected answer itself: a checker cell never calls them (the problem book does).
-ANSWER_IN_ARGUMENTS = {"check_number", "check_choice", "check_count", "check_variance", "check_shapes",
-                       "check_learned", "check_footnote4_variance", "check_why_scores_grow", "check_unscaled_row",
-                       "check_weights_beyond_parameters"}
-PREDICTION_CHECK = "check"  # check("NN-PK", answer): attn_lib computes the answer from the problem's numbers
-BEGIN_SOLUTION, END_SOLUTION = "### BEGIN SOLUTION", "### END SOLUTION"
 PER_STUDENT_FOLDER = "release-per-student"
-STUDENT_NUMBERS = ("from attn_lib.exercises import use_student_numbers\n"
-                   "use_student_numbers({args})  # the numbers this copy's problems are set and graded on")
-SOURCE_STUDENT_NUMBERS = STUDENT_NUMBERS.format(args="")  # the source's: the student nbgrader grades
-# The checker and assert_correct reloaded from attn_lib's files: a name rebound in the notebook or in attn_lib.exercises
-# (the module a learner's cell would patch) changes nothing.
-GRADER_IMPORT = ("from importlib import import_module, reload  # the course's own checker, reloaded from attn_lib\n"
-                 "{checker} = reload(import_module(\"{module}\")).{checker}\n"
-                 "assert_correct = reload(import_module(\"attn_lib.exercises._grading\")).assert_correct")
-# A prediction's answer variable, and the line that empties it after its check.
-ANSWER = "answer"
-ANSWER_RESET = f"    {ANSWER} = None  # the next problem's check reads that problem's answer, never this one's"
-# Before a notebook's first prediction nothing has assigned ``answer``: an answer cell that raised then reads as not
-# answered, not as a NameError whose traceback shows the test cell's source.
-ANSWER_DEFAULT = f'{ANSWER} = globals().get("{ANSWER}")  # None when the answer cell stopped before it assigned'
-NOTEBOOK_LINK = re.compile(r"\]\(([\w.-]+)\.ipynb\)")
 LINK_TARGET = re.compile(r"\]\(([^)\s]+)\)")  # a markdown link's or image's target
 URL = re.compile(r"^[a-z][\w+.-]*:", re.IGNORECASE)
 
@@ -175,11 +154,6 @@ else:
 '''
 
 
-class CourseError(ValueError):
-    """The learner notebook and its solutions notebook do not fit together as a graded assignment, or the course
-    folder cannot be written."""
-
-
 @dataclass
 class Graded:
     """One graded problem of an assignment."""
@@ -200,44 +174,12 @@ class Role:
     points: int | None = None  # a test cell's points; None for an answer (solution) cell
 
 
-def course_notebooks() -> list[str]:
-    """The learner notebooks, 00 to 10, by stem (tools/nav.py's numbered notebooks)."""
-    return course_problems.numbered_notebooks(NOTEBOOKS)
-
-
 def problems(nb, where: str) -> list[Problem]:
     """Every problem of ``nb`` (tools/problems.py), a malformed one refused as a CourseError."""
     try:
         return course_problems.problems(nb, where)
     except ProblemShapeError as error:
         raise CourseError(str(error)) from None
-
-
-def checker_call(cell, where: str) -> tuple[str, str, str | None]:
-    """The checker's name, the source of its call and the prediction's id (None for a function problem), from a
-    checker cell that is one ``check_...(...)`` call (a function problem) or one ``check("NN-PK", answer)`` call."""
-    try:
-        tree = ast.parse(cell.source)
-    except SyntaxError as error:
-        raise CourseError(f"{where}: the checker cell does not parse: {error}") from None
-    body = tree.body
-    call = body[0].value if len(body) == 1 and isinstance(body[0], ast.Expr) else None
-    name = call.func.id if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) else None
-    if name is None or not (name == PREDICTION_CHECK or name.startswith("check_")):
-        raise CourseError(f"{where}: the checker cell should be one call check_...(...) or check(\"NN-PK\", "
-                          f"answer), not {cell.source[:80]!r}")
-    if name not in attn_lib.exercises.__all__:
-        raise CourseError(f"{where}: {name} is not a checker of attn_lib.exercises")
-    if name in ANSWER_IN_ARGUMENTS:
-        raise CourseError(f"{where}: the checker cell calls {name} with the problem's numbers, where a learner reads "
-                          "the answer off it; register the problem in attn_lib/exercises/_predictions_NN.py and call "
-                          "check(\"NN-PK\", answer)")
-    problem_id = None
-    if name == PREDICTION_CHECK:
-        problem_id = call.args[0].value if call.args and isinstance(call.args[0], ast.Constant) else None
-        if problem_id not in PREDICTIONS:
-            raise CourseError(f"{where}: check({problem_id!r}, ...) names no prediction problem of attn_lib")
-    return name, ast.get_source_segment(cell.source, call), problem_id
 
 
 class Paired(NamedTuple):
@@ -266,42 +208,6 @@ def paired_problems(name: str, learner, solved) -> list[Paired]:
         raise CourseError(f"{name}: the solutions notebook has {len(answered) - len(set_)} problem(s) more, from "
                           f"{answered[len(set_)].heading!r}")
     return [Paired(*pair) for pair in zip(set_, answered)]
-
-
-def nbgrader_meta(grade_id: str, *, grade=False, solution=False, locked=True, points=None) -> dict:
-    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3, "solution": solution,
-            "task": False}
-    if points is not None:
-        meta["points"] = points
-    return meta
-
-
-def solution_source(placeholder: str, solution: str) -> str:
-    return "\n".join([placeholder.rstrip(), BEGIN_SOLUTION, solution.rstrip(), END_SOLUTION])
-
-
-def test_source(checker: str, call_source: str) -> str:
-    """A test cell's source; a call that reads ``answer`` is wrapped so that ``answer`` is None after it whatever
-    happens: an answer cell that raises before it assigns then reads as not answered at the next problem, instead
-    of leaving that problem's check to judge the previous problem's answer."""
-    module = getattr(attn_lib.exercises, checker).__module__  # where the checker is defined, not re-exported
-    check = f"assert_correct({call_source})"
-    if any(isinstance(node, ast.Name) and node.id == ANSWER for node in ast.walk(ast.parse(call_source))):
-        check = "\n".join([ANSWER_DEFAULT, "try:", textwrap.indent(check, "    "), "finally:", ANSWER_RESET])
-    return "\n".join([GRADER_IMPORT.format(checker=checker, module=module), check])
-
-
-def relink(source: str, stems: set[str]) -> str:
-    """Links between course notebooks, rewritten for assignments that sit side by side; contents' link dropped."""
-    source = re.sub(r"\s*\|\s*\[[^\]]*\]\(contents\.ipynb\)|\[[^\]]*\]\(contents\.ipynb\)\s*\|?\s*", "", source)
-
-    def target(match):
-        stem = match.group(1)
-        if stem not in stems:
-            raise CourseError(f"a link points at {stem}.ipynb, which is not an assignment of the course")
-        return f"](../{stem}/{stem}.ipynb)"
-
-    return NOTEBOOK_LINK.sub(target, source).strip()
 
 
 def local_files(nb, where: str) -> list[Path]:
@@ -380,14 +286,6 @@ def assignment(name: str, stems: set[str], learner=None, solved=None, student_nu
                 new.attachments = cell.attachments
         nb.cells.append(new)
     return nb, graded
-
-
-def setup_cell(nb) -> int:
-    """The index of the notebook's setup cell: the first code cell that imports from attn_lib.exercises."""
-    for i, cell in enumerate(nb.cells):
-        if cell.cell_type == "code" and "from attn_lib.exercises import" in cell.source:
-            return i
-    return -1
 
 
 def per_student(source, name: str, student: str):

@@ -12,7 +12,8 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from nbgrader_course import BEGIN_SOLUTION, COURSE_ID, END_SOLUTION, ROOT  # noqa: E402
+from nbgrader_course import COURSE_ID, ROOT  # noqa: E402  (tools/nbgrader_course.py)
+from nbgrader_release import BEGIN_SOLUTION, END_SOLUTION  # noqa: E402  (tools/nbgrader_release.py)
 
 # nbgrader calls `alembic` (its database migrations) by name, in its command line and when a Gradebook creates a
 # database in this process: the running interpreter's scripts go first on PATH, so that a suite run as

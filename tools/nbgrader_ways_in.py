@@ -10,7 +10,7 @@ locked cells), so that nbgrader's own preprocessors then treat it as the release
 ``OverwriteCells`` puts back the release's source of every locked cell (the test cells, and the setup cell, which in a
 course written with ``--student-numbers`` grades on the student's own numbers), and a deleted test cell is added back.
 
-A cell is recognised by what tools/nbgrader_course.py writes for it in the release: a markdown cell by its text with
+A cell is recognised by what it becomes in the release (tools/nbgrader_release.py): a markdown cell by its text with
 the links rewritten (``relink``), a checker cell by the test cell its call becomes (``checker_call``, ``test_source``),
 any other code cell by its source, the setup cell by ``setup_cell``. The cells so recognised are aligned with the
 source notebook's in order (a learner's inserted cells stay theirs, without metadata, and run as they would in the
@@ -34,7 +34,8 @@ from nbgrader.coursedir import CourseDirectory
 from nbgrader.preprocessors import NbGraderPreprocessor
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py: how the release is written)
+import nbgrader_release as release  # noqa: E402  (tools/nbgrader_release.py: what each cell becomes in the release)
+from nbgrader_release import grading, has_release_metadata  # noqa: E402
 
 # nbgrader's checksum of a cell's source, in a release's metadata: OverwriteCells sets it from the gradebook.
 CHECKSUM = "checksum"
@@ -44,36 +45,27 @@ class HandInError(ValueError):
     """A handed-in notebook that is not the assignment's course notebook, or whose problems cannot be found."""
 
 
-def grading(cell) -> dict:
-    return cell.metadata.get("nbgrader", {})
-
-
-def has_release_metadata(nb) -> bool:
-    """Whether any cell of ``nb`` carries nbgrader metadata (the release, or a per-student release)."""
-    return any("nbgrader" in cell.metadata for cell in nb.cells)
-
-
 def as_released(cell, stems: set[str]) -> str:
-    """What tools/nbgrader_course.py writes in the release for a learner notebook's cell (answer cells aside): the
-    comparable text of a handed-in cell."""
+    """What the release holds for a learner notebook's cell (answer cells aside): the comparable text of a
+    handed-in cell."""
     if cell.cell_type == "markdown":
         try:
-            return course.relink(cell.source, stems).rstrip()
-        except course.CourseError:  # a link the learner added: no course cell has it
+            return release.relink(cell.source, stems).rstrip()
+        except release.CourseError:  # a link the learner added: no course cell has it
             return cell.source.rstrip()
     if cell.cell_type == "code":
         try:
-            checker, call, _ = course.checker_call(cell, "")
-        except course.CourseError:
+            checker, call, _ = release.checker_call(cell, "")
+        except release.CourseError:
             return cell.source.rstrip()
-        return course.test_source(checker, call).rstrip()
+        return release.test_source(checker, call).rstrip()
     return cell.source.rstrip()
 
 
 def source_text(cell) -> str:
     """A source notebook cell's comparable text: its source, the setup cell without the per-student line that
     ``--student-numbers`` appends."""
-    return cell.source.replace(f"\n{course.SOURCE_STUDENT_NUMBERS}", "").rstrip()
+    return cell.source.replace(f"\n{release.SOURCE_STUDENT_NUMBERS}", "").rstrip()
 
 
 def key(cell, text: str) -> str:
@@ -97,9 +89,9 @@ def pair_cells(handed_in, source, stems: set[str]) -> dict[int, int]:
             pairs[h] = s
             taken.add(s)
 
-    # The setup cell, as nbgrader_course.py finds it, whatever the learner added to it.
-    if course.setup_cell(handed_in) >= 0 and course.setup_cell(source) >= 0:
-        pair(course.setup_cell(handed_in), course.setup_cell(source))
+    # The setup cell, as the release finds it, whatever the learner added to it.
+    if release.setup_cell(handed_in) >= 0 and release.setup_cell(source) >= 0:
+        pair(release.setup_cell(handed_in), release.setup_cell(source))
     # An answer cell: the code cell after its problem's heading (tools/problems.py's rule).
     at = {s: h for h, s in pairs.items()}
     for s, cell in enumerate(source.cells):
@@ -126,7 +118,7 @@ def give_release_metadata(handed_in, source, name: str, stems: set[str] | None =
     HandInError
         When some problem of ``source`` has neither its answer cell nor its checker cell in ``handed_in``.
     """
-    stems = stems if stems is not None else set(course.course_notebooks())
+    stems = stems if stems is not None else set(release.course_notebooks())
     pairs = pair_cells(handed_in, source, stems)
     found = {grading(source.cells[s]).get("grade_id") for s in pairs.values()}
     problems = [grading(c)["grade_id"].removesuffix("-check") for c in source.cells if grading(c).get("grade")]

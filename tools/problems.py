@@ -1,7 +1,7 @@
 """What "a problem" is in a course notebook, defined once for the tools and the tests that read problems.
 
-A problem is a markdown cell whose heading names a problem ("### Problem 3: ..." in a learner notebook, "## Problem
-3: ..." in its solutions notebook), then the answer cell, then the checker cell ``check_...(...)``. It asks for a
+A problem is a markdown cell whose heading names a problem ("### Problem 3: ...", in a learner notebook and in its
+solutions notebook alike: ``FORM``), then the answer cell, then the checker cell ``check_...(...)``. It asks for a
 function when its answer cell defines one (``def ...`` at the top of the cell); otherwise it asks for a prediction
 (a number, a shape, a choice). The numbered notebooks are the ones tools/nav.py lists from course.toml.
 
@@ -27,6 +27,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nav  # noqa: E402  (tools/nav.py)
 
 HEADING = re.compile(r"^#+\s*.*\b(problem|exercise)s?\b", re.IGNORECASE | re.MULTILINE)
+# The one form of a problem's heading, the first line of its cell, in every notebook and solutions notebook
+# (tests/test_problems.py holds them to it; HEADING finds any heading that names a problem, so that none is missed).
+FORM = re.compile(r"### Problem (\d+): \S")
 
 
 KINDS = ("transfer", "computation", "recall")

@@ -47,7 +47,7 @@ Example: a complete checker
 ...         e = np.exp(x - x.max(axis=-1, keepdims=True))
 ...         cases.append(Case(f"x of shape {shape}", {"x": x}, expected=e / e.sum(axis=-1, keepdims=True)))
 ...     return cases
->>> def _mistakes():  # ids of the catalogue (_catalogue.py), which holds their reasons and hints
+>>> def _mistakes():  # ids of the catalogue (_data/_mistakes.py), which holds their reasons and hints
 ...     return [
 ...         Mistake("softmax-wrong-axis",
 ...                 variants=(lambda x: np.exp(x) / np.exp(x).sum(axis=-2, keepdims=True),)),
@@ -118,7 +118,8 @@ Writing one
   ``_compare``: ``first_difference(got, want, tol, what)``, ``two_numbers(a, b)`` (a wrong and a right number
   with digits enough to differ), ``fmt``, ``index``, ``close``, ``is_right``; in ``_pieces``: learner-style, batch-safe
   ``row_softmax``, ``scaled_qk``, ``attention_out``, ``masked_scores``; in ``_catalogue``: every mistake's reason
-  and hint, ``entry(id, **fields)`` and ``failure(id, **fields)`` for a hook's verdict. ``time_limit`` defaults
+  and hint (the words are ``_data/_mistakes.py``), ``entry(id, **fields)``; ``failure(id, **fields)``
+  (``_feedback``) for a hook's verdict. ``time_limit`` defaults
   to 10 s.
 - In ``_check_x.py`` the roles have one name each: ``PROBLEM``, ``_cases``, ``_mistakes``, ``_diagnose``,
   ``_after_pass``, ``_batch_mistake``, and ``check_x`` itself (tests/exercises/test_layout.py holds every module to

@@ -1,7 +1,7 @@
 """Plain-numpy pieces of softmax and attention, written the way a learner writes them (a row whose keys are all
 blocked gives NaN, as a learner's would), for any leading batch axes; the mistaken variants are built from them.
 Also the notes several checkers add to a verdict (a finite fill, a mask of numbers); the mistakes' own words
-are the catalogue's (``_catalogue.py``)."""
+are the catalogue's (``_data/_mistakes.py``)."""
 
 from __future__ import annotations
 

@@ -22,8 +22,9 @@ import os
 import random
 from pathlib import Path
 
-from . import (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04, _predictions_05,
-               _predictions_06, _predictions_07, _predictions_08, _predictions_09, _predictions_10)
+from ._data import (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04,
+                    _predictions_05, _predictions_06, _predictions_07, _predictions_08, _predictions_09,
+                    _predictions_10)
 from ._feedback import NOT_ANSWERED, Feedback
 from ._prediction import Prediction, Variant, checked_seed
 from ._record_verdict import record_verdict

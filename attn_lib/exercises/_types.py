@@ -71,7 +71,7 @@ class Mistake:
                  **fields):
         if isinstance(variants, str) or not all(callable(v) for v in variants):
             raise TypeError(f"Mistake {id!r}: variants must be functions; its reason and hint are the catalogue's "
-                            "(attn_lib/exercises/_catalogue.py)")
+                            "(attn_lib/exercises/_data/_mistakes.py)")
         self.id = id
         self.variants = tuple(variants)
         self.strict_nonfinite = strict_nonfinite

@@ -11,10 +11,8 @@ Run: python -m pytest tests/browser/test_lite.py -q
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
-from pathlib import Path
 
 import lab_driver
 import lite_driver

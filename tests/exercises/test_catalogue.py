@@ -1,5 +1,6 @@
-"""The catalogue of mistakes (attn_lib/exercises/_catalogue.py): every id a checker gives is in it, once, with
-its words; no checker writes its own; every entry is used; an unknown id is refused; every template is filled.
+"""The catalogue of mistakes (attn_lib/exercises/_data/_mistakes.py, read through _catalogue.py): every id a
+checker gives is in it, once, with its words; no checker writes its own; every entry is used; an unknown id is
+refused; every template is filled.
 
 What the tests of this folder produce is held too: conftest.py records every Feedback they make, and refuses an
 unfilled template field or an id that is neither in the catalogue nor a problem's own."""
@@ -14,7 +15,8 @@ import pytest
 
 import attn_lib.exercises as exercises
 from attn_lib.exercises._answers import CALLS
-from attn_lib.exercises._catalogue import CATALOGUE, IDEAS, Entry, entry
+from attn_lib.exercises._catalogue import CATALOGUE, entry
+from attn_lib.exercises._entry import IDEAS, Entry
 from attn_lib.exercises._feedback import failure
 from attn_lib.exercises._judge import EVERY_FUNCTION_CHECKER
 from attn_lib.exercises._problem_book import PREDICTIONS
@@ -25,7 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
 import mistake_table  # noqa: E402  (tools/mistake_table.py)
 
 PACKAGE = Path(exercises.__file__).parent
-MODULES = {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.glob("*.py"))}
+MODULES = {path.relative_to(PACKAGE).with_suffix("").as_posix(): ast.parse(path.read_text(encoding="utf-8"))
+           for path in sorted(PACKAGE.rglob("*.py"))}  # the logic and its data (_data/)
 GIVERS = ("Mistake", "fail", "failure", "Bad", "entry")  # the calls whose first argument is a mistake id
 
 
@@ -43,7 +46,7 @@ def _literal(node):
 def test_every_id_written_in_the_package_is_in_the_catalogue():
     written = {(module, _literal(node.args[0])) for module, node in _calls() if _literal(node.args[0])}
     unknown = sorted((module, i) for module, i in written if i not in CATALOGUE)
-    assert not unknown, f"ids not in _catalogue.py's CATALOGUE: {unknown}"
+    assert not unknown, f"ids not in _data/_mistakes.py's CATALOGUE: {unknown}"
 
 
 def test_every_declared_id_is_in_the_catalogue():
@@ -85,7 +88,7 @@ def test_every_catalogue_entry_is_given_by_some_checker():
 def test_an_unknown_id_is_refused_with_where_to_add_it():
     for make in (lambda: entry("softmax-sideways"), lambda: failure("softmax-sideways"),
                  lambda: Mistake("softmax-sideways", (lambda x: x,)), lambda: Bad("softmax-sideways", {})):
-        with pytest.raises(ValueError, match="softmax-sideways.*_catalogue.py"):
+        with pytest.raises(ValueError, match="softmax-sideways.*_data/_mistakes.py"):
             make()
 
 

@@ -30,7 +30,7 @@ def test_the_docstring_table_is_the_generated_one():
     assert mistake_table.current() == mistake_table.section(), (
         "attn_lib/exercises/__init__.py's table of mistake ids differs from the catalogue and the checkers: run "
         "python tools/mistake_table.py --write (a checker's new id goes in its table, its FunctionProblem's "
-        "gives or its module's GIVES; its words in _catalogue.py)")
+        "gives or its module's GIVES; its words in _data/_mistakes.py)")
 
 
 def test_the_table_has_a_row_for_every_checker():

@@ -1,5 +1,6 @@
 """The checkers' package reads one way: no import circle (type hints included), no module reaching into a
-sibling's underscore names, no checker importing another checker, one name per role in every checker module."""
+sibling's underscore names, no checker importing another checker, the data (``_data/``) read by the logic in one
+place each, one name per role in every checker module."""
 
 import ast
 from pathlib import Path
@@ -10,24 +11,37 @@ import attn_lib.exercises as exercises
 from attn_lib.exercises._types import FunctionProblem
 
 PACKAGE = Path(exercises.__file__).parent
-MODULES = {path.stem: ast.parse(path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.glob("*.py"))}
+DATA = "_data"  # the subpackage of the data: the catalogue's words and the prediction problems
 
 
-def _sibling_imports(tree) -> list[tuple[str, list[str]]]:
-    """(sibling module, names) for every ``from .x import ...`` anywhere in the module (functions and
-    ``if TYPE_CHECKING:`` blocks included)."""
+def _name(path: Path) -> str:
+    """A module's name within the package: ``_judge``, ``_data._mistakes``; a subpackage's __init__ is its own."""
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" and len(parts) > 1 else parts)
+
+
+MODULES = {_name(path): ast.parse(path.read_text(encoding="utf-8")) for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _sibling_imports(name: str) -> list[tuple[str, list[str]]]:
+    """(module of the package, names) for every relative import anywhere in module ``name`` (functions and
+    ``if TYPE_CHECKING:`` blocks included); a submodule imported from its package (``from ._data import
+    _predictions_02``) is a module, not a name."""
+    package = name.split(".")[:-1] if "." in name or name == DATA else []
     found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and node.level == 1:
-            if node.module is None:  # from . import x
-                found += [(alias.name, []) for alias in node.names]
+    for node in ast.walk(MODULES[name]):
+        if isinstance(node, ast.ImportFrom) and 0 < node.level <= len(package) + 1:  # not attn_lib's other modules
+            base = package[:len(package) - (node.level - 1)] + (node.module.split(".") if node.module else [])
+            modules = [".".join([*base, alias.name]) for alias in node.names]
+            if all(m in MODULES for m in modules):  # from . import x, from ._data import x
+                found += [(m, []) for m in modules]
             else:
-                found.append((node.module, [alias.name for alias in node.names]))
+                found.append((".".join(base), [alias.name for alias in node.names]))
     return found
 
 
 def _graph() -> dict[str, set[str]]:
-    return {name: {module for module, _ in _sibling_imports(tree)} for name, tree in MODULES.items()}
+    return {name: {module for module, _ in _sibling_imports(name)} for name in MODULES}
 
 
 def _circle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -65,14 +79,14 @@ def test_the_circle_finder_finds_a_circle_and_passes_a_tree():
 
 @pytest.mark.parametrize("module", sorted(MODULES))
 def test_no_module_imports_a_siblings_underscore_names(module):
-    private = [(sibling, name) for sibling, names in _sibling_imports(MODULES[module]) for name in names
+    private = [(sibling, name) for sibling, names in _sibling_imports(module) for name in names
                if name.startswith("_")]
     assert not private, f"{module} imports {private}: a name a sibling uses is public within the package"
 
 
 @pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("_check_")))
 def test_no_checker_imports_another_checker(module):
-    checkers = [sibling for sibling, _ in _sibling_imports(MODULES[module]) if sibling.startswith("_check_")]
+    checkers = [sibling for sibling, _ in _sibling_imports(module) if sibling.startswith("_check_")]
     assert not checkers, f"{module} imports {checkers}: what two checkers share lives in a shared module"
 
 
@@ -109,6 +123,8 @@ def test_a_function_checker_module_names_each_role_once(name, module, problems):
 # The package's layers, bottom to top, as attn_lib/exercises/__init__.py's docstring lists them: a module imports
 # only from the layers below its own.
 LAYERS = [
+    {"_entry", DATA},
+    {f"{DATA}._mistakes"},
     {"_catalogue"},
     {"_feedback"},
     {"_types"},
@@ -118,7 +134,7 @@ LAYERS = [
     {"_judge"},
     {"_answers", "_weights_diagnosis", "_attention_mistakes"},
     {name for name in MODULES if name.startswith("_check_")} | {"_grading", "_prediction"},
-    {name for name in MODULES if name.startswith("_predictions_")},
+    {name for name in MODULES if name.startswith(f"{DATA}._predictions_")},
     {"_problem_book"},
     {"__init__"},
 ]
@@ -135,6 +151,23 @@ def test_a_module_imports_only_from_the_layers_below_it(module):
     below = set().union(*LAYERS[:level])
     upward = sorted(target for target in _graph()[module] if target not in below)
     assert not upward, f"{module} imports {upward}, which are not below it"
+
+
+# The logic reads each kind of data in one place: the catalogue's words, the prediction problems.
+READERS = {f"{DATA}._mistakes": {"_catalogue"}, f"{DATA}._predictions_": {"_problem_book"}}
+
+
+def test_the_logic_reads_the_data_in_one_place_each():
+    readers = {kind: sorted(name for name in MODULES if not name.startswith(f"{DATA}.") and any(
+        target.startswith(kind) for target in _graph()[name])) for kind in READERS}
+    assert readers == {kind: sorted(names) for kind, names in READERS.items()}, (
+        "attn_lib/exercises/_data/ is read by _catalogue.py (the catalogue) and _problem_book.py (the prediction "
+        f"problems) alone: {readers}")
+
+
+def test_the_data_holds_every_prediction_module_and_the_catalogues_words():
+    assert f"{DATA}._mistakes" in MODULES
+    assert sorted(n for n in MODULES if "_predictions_" in n) == [f"{DATA}._predictions_{k:02d}" for k in range(11)]
 
 
 @pytest.mark.parametrize("module", sorted(MODULES))

@@ -1,4 +1,4 @@
-"""Notebook 08's prediction problems as data (attn_lib/exercises/_predictions_08.py).
+"""Notebook 08's prediction problems as data (attn_lib/exercises/_data/_predictions_08.py).
 
 Variant 0 is held to the checker cells the notebook had before (their values written here by hand from those
 cells: the contract); every drawn variant to formulas written here, not taken from the module.

@@ -1,4 +1,4 @@
-"""Notebook 09's prediction problems as data (attn_lib/exercises/_predictions_09.py): three choices about what the
+"""Notebook 09's prediction problems as data (attn_lib/exercises/_data/_predictions_09.py): three choices about what the
 notebook's training measured, one instance each, judged by check_learned as the old checker cells were."""
 
 import pytest

@@ -1,4 +1,4 @@
-"""Notebook 10's prediction problems as data (attn_lib/exercises/_predictions_10.py).
+"""Notebook 10's prediction problems as data (attn_lib/exercises/_data/_predictions_10.py).
 
 Variant 0 is held to the checker cells the notebook had before (values written here by hand from those cells: the
 contract); drawn variants to formulas written here. 10 P1's parameter count is computed from the model's documented
@@ -12,7 +12,7 @@ import pytest
 from attn_lib.exercises import another, check
 from attn_lib.exercises._check_trained import (check_footnote4_variance, check_unscaled_row,
                                                check_weights_beyond_parameters, check_why_scores_grow)
-from attn_lib.exercises._predictions_10 import MINILM, parameter_count
+from attn_lib.exercises._data._predictions_10 import MINILM, parameter_count
 from attn_lib.exercises._problem_book import PREDICTIONS
 from prediction_checks import every_variant_names_each_mistake
 

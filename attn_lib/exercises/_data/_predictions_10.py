@@ -10,9 +10,9 @@ from __future__ import annotations
 import math
 from types import SimpleNamespace
 
-from ._check_trained import check_footnote4_variance, check_unscaled_row, check_weights_beyond_parameters, \
+from .._check_trained import check_footnote4_variance, check_unscaled_row, check_weights_beyond_parameters, \
     check_why_scores_grow
-from ._prediction import Prediction
+from .._prediction import Prediction
 
 # all-MiniLM-L6-v2's sizes (its config.json): a BERT encoder.
 MINILM = dict(vocabulary=30522, positions=512, token_types=2, width=384, layers=6, heads=12, intermediate=1536)

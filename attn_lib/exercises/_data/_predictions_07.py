@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ._answers import check_choice, check_number
-from ._prediction import Prediction, show
+from .._answers import check_choice, check_number
+from .._prediction import Prediction, show
 
 
 def _n(k: int) -> str:

@@ -6,8 +6,8 @@ reasons stay in ``_check_learned``: one meaningful instance each.
 
 from __future__ import annotations
 
-from ._check_learned import check_learned
-from ._prediction import Prediction
+from .._check_learned import check_learned
+from .._prediction import Prediction
 
 PROBLEMS = [
     Prediction(

@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from ._answers import check_choice, check_number
-from ._prediction import Prediction
+from .._answers import check_choice, check_number
+from .._prediction import Prediction
 
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten",
          12: "twelve"}

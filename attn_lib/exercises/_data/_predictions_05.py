@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ._answers import check_choice, check_number
-from ._check_shapes import check_shapes
-from ._prediction import Prediction, show
+from .._answers import check_choice, check_number
+from .._check_shapes import check_shapes
+from .._prediction import Prediction, show
 
 # The sentence's value rows (notebooks 00 and 05): columns animal, location. Their hull is the triangle with corners
 # (0, 0) ("the" and "a"), (1, 0) ("cat") and (0, 1) ("mat"); "sat" (0, 0.2) and "on" (0, 0.5) lie on its left edge.

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ._answers import check_choice
-from ._check_shapes import check_shapes
-from ._prediction import Prediction
+from .._answers import check_choice
+from .._check_shapes import check_shapes
+from .._prediction import Prediction
 
 # 00-P2's draws: a sentence length, a key width and a new value width, all three different (so that every wrong
 # shape check_shapes names is a shape of its own) and the new width not the old one, 2.

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from ._answers import check_choice, check_number
-from ._check_variance import check_variance
-from ._prediction import Prediction, show
+from .._answers import check_choice, check_number
+from .._check_variance import check_variance
+from .._prediction import Prediction, show
 
 # 03-P5's tolerance, said in its statement (and in the notebook's).
 RATIO_REL = 0.05

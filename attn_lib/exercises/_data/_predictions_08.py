@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ._answers import check_number
-from ._prediction import Prediction
+from .._answers import check_number
+from .._prediction import Prediction
 
 
 def _n(value) -> str:

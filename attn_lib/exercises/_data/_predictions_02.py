@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ._answers import check_number
-from ._check_count import check_count
-from ._prediction import Prediction
+from .._answers import check_number
+from .._check_count import check_count
+from .._prediction import Prediction
 
 
 def _n(p) -> str:

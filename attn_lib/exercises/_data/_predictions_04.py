@@ -7,8 +7,8 @@ import math
 
 import numpy as np
 
-from ._answers import check_choice, check_number
-from ._prediction import Prediction, show
+from .._answers import check_choice, check_number
+from .._prediction import Prediction, show
 
 
 def _columns(answer, p):

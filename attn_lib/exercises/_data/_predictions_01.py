@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from ._answers import check_choice, check_number
-from ._check_count import check_count
-from ._check_shapes import check_shapes
-from ._prediction import Prediction
+from .._answers import check_choice, check_number
+from .._check_count import check_count
+from .._check_shapes import check_shapes
+from .._prediction import Prediction
 
 _ALL_SIX = ("Q", "K", "V", "scores", "weights", "output")
 
