@@ -346,10 +346,11 @@ def view(model_id: str, text: str):
         WIDGET_VIEW: {"model_id": model_id, "version_major": 2, "version_minor": 0}, "text/plain": text})
 
 
-def widget_notebook(ids, children, shown, held):
+def widget_notebook(ids, children, shown, held, stored=None):
     """A notebook with one model per id: model i names ``children[i]`` (IPY_MODEL_ references) and, as an Output
-    widget does, holds a view of each of ``held[i]``; one cell shows each of ``shown``. Indices, not ids, say the
-    structure, so two lists of ids give the same notebook up to the ids' names."""
+    widget does, holds a view of each of ``held[i]``; one cell shows each of ``shown``; the state is stored in the
+    order of the indices ``stored`` (default: 0, 1, ...). Indices, not ids, say the structure, so two lists of ids
+    give the same notebook up to the ids' names."""
     nb = nbformat.v4.new_notebook()
     nb.cells = [nbformat.v4.new_code_cell(f"w{k}", id=f"cell-{n}", outputs=[view(ids[k], f"widget {k}")])
                 for n, k in enumerate(shown)]
@@ -358,29 +359,31 @@ def widget_notebook(ids, children, shown, held):
             "description": f"widget {i}",
             "children": [f"IPY_MODEL_{ids[j]}" for j in children[i]],
             "outputs": [view(ids[j], f"widget {j}") for j in held[i]]}}
-        for i in range(len(ids))}}}
+        for i in (range(len(ids)) if stored is None else stored)}}}
     return nbformat.from_dict(nb)
 
 
 @st.composite
 def widget_graphs(draw):
-    """(two lists of distinct uuid-like ids, children, shown, held): one widget graph under two namings."""
+    """(two lists of distinct uuid-like ids, children, shown, held, an order of storing): one widget graph under two
+    namings. References may loop back (an Output widget that holds a view of the box it sits in)."""
     n = draw(st.integers(1, 7))
     names = st.lists(st.uuids().map(lambda u: u.hex), min_size=n, max_size=n, unique=True)
     index = st.integers(0, n - 1)
     children = [draw(st.lists(index, max_size=3)) for _ in range(n)]
     held = [draw(st.lists(index, max_size=1)) for _ in range(n)]
-    return draw(names), draw(names), children, draw(st.lists(index, max_size=3)), held
+    stored = draw(st.permutations(range(n)))
+    return draw(names), draw(names), children, draw(st.lists(index, max_size=3)), held, stored
 
 
 @settings(max_examples=200, deadline=None)
 @given(widget_graphs())
 def test_widget_ids_are_renamed_by_what_the_notebook_shows_never_by_the_ids_drawn(graph):
-    ids, other_ids, children, shown, held = graph
+    ids, other_ids, children, shown, held, stored = graph
     nb = widget_notebook(ids, children, shown, held)
     renamed = build_notebooks.normalise_widget_ids(nb, "03-x")
-    # deterministic: the same widgets under other random ids give the same file
-    same = widget_notebook(other_ids, children, shown, held)
+    # deterministic: the same widgets under other random ids, stored in another order, give the same file
+    same = widget_notebook(other_ids, children, shown, held, stored)
     build_notebooks.normalise_widget_ids(same, "03-x")
     assert nbformat.writes(same) == nbformat.writes(nb)
     # the names: the notebook's name and a counter, one per model, in order of first appearance (outputs first)

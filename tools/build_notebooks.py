@@ -21,6 +21,7 @@ are renamed ``<notebook>-0001``, ``<notebook>-0002``, ... in order of first appe
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -94,41 +95,56 @@ def widget_ids_in_order(nb) -> list[str]:
     """The notebook's widget model ids in order of first appearance.
 
     Read the cells' outputs first, top to bottom, then each model's state in the order its id was first met
-    (a box, then its children and layout, ...); models that no output reaches follow in the state's own order
-    (when nbclient has just run the notebook: the order in which the kernel opened them). The order depends on
-    what the notebook shows, never on the ids' values, so two runs that show the same widgets give the same list.
+    (a box, then its children and layout, ...). Models that no output reaches (a widget made but not shown, or
+    shown in an output since cleared) follow, each time starting from one that no other unmet model names, the
+    first by the digest of what it holds (its state, with every id it names replaced by that model's digest). The
+    order depends on what the notebook shows and holds, never on the ids' values nor on the order the state was
+    stored in, so two runs that make the same widgets give the same list.
     """
     state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
     outputs = [cell.get("outputs", []) for cell in nb.cells]
-    known = set(state) | set(_widget_views(outputs)) | {
-        text.removeprefix(MODEL_REFERENCE) for text in _strings(list(state.values())) if text.startswith(MODEL_REFERENCE)}
+    referenced = {text.removeprefix(MODEL_REFERENCE)
+                  for text in _strings(list(state.values())) if text.startswith(MODEL_REFERENCE)}
+    known = set(state) | set(_widget_views(outputs)) | referenced
     if not known:
         return []
     # the longest first, so that an id that begins another is never matched inside it
     anywhere = re.compile("|".join(re.escape(i) for i in sorted(known, key=lambda i: (-len(i), i))))
+    text = {model_id: json.dumps(model, sort_keys=True) for model_id, model in state.items()}
+    names = {model_id: anywhere.findall(model_text) for model_id, model_text in text.items()}
+    # What each model holds, as a digest of its state with every id it names replaced by that model's digest;
+    # refined until it separates no more models (Weisfeiler-Lehman), so references that loop back are fine.
+    digest = {model_id: "" for model_id in state}
+    for _ in range(len(state)):
+        refined = {model_id: hashlib.sha256((digest[model_id] + anywhere.sub(
+            lambda m: digest.get(m.group(), "-"), model_text)).encode("utf-8")).hexdigest()
+            for model_id, model_text in text.items()}
+        separates_more = len(set(refined.values())) > len(set(digest.values()))
+        digest = refined
+        if not separates_more:
+            break
+
     order: list[str] = []
     met: set[str] = set()
-
-    def read(value) -> None:
-        for match in anywhere.finditer(json.dumps(value, sort_keys=True)):
-            meet(match.group())
 
     def meet(model_id: str) -> None:
         if model_id not in met:
             met.add(model_id)
             order.append(model_id)
 
-    read(outputs)
-    unreached = iter(state)
+    for model_id in anywhere.findall(json.dumps(outputs, sort_keys=True)):
+        meet(model_id)
     done = 0
     while True:
         while done < len(order):  # each model met so far, in turn: the ids its state names
-            read(state.get(order[done], {}))
+            for model_id in names.get(order[done], []):
+                meet(model_id)
             done += 1
-        start = next((model_id for model_id in unreached if model_id not in met), None)
-        if start is None:
+        unmet = [model_id for model_id in state if model_id not in met]
+        if not unmet:
             return order
-        meet(start)
+        named = {other for model_id in unmet for other in names[model_id]}
+        meet(min(unmet, key=lambda model_id: (model_id in named, digest[model_id])))
 
 
 def normalise_widget_ids(nb, stem: str) -> dict[str, str]:
