@@ -1,5 +1,5 @@
 """The course tools on a small synthetic course in a temporary folder: tools/nav.py, tools/build_html.py and
-tools/build_notebooks.py (one test starts a kernel)."""
+tools/build_notebooks.py (two tests start kernels)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "tools"))
@@ -332,6 +334,110 @@ def test_build_executes_in_a_fresh_kernel_and_keeps_a_failing_notebook_unchanged
     with pytest.raises(build_notebooks.CellExecutionError):
         build_notebooks.execute(notebooks / "b.ipynb", "python3", 60)
     assert (notebooks / "b.ipynb").read_bytes() == before
+
+
+# --- build_notebooks: the widget model ids (a rebuild of an unchanged notebook leaves its file byte-identical) ------
+
+WIDGET_STATE, WIDGET_VIEW = build_notebooks.WIDGET_STATE, build_notebooks.WIDGET_VIEW
+
+
+def view(model_id: str, text: str):
+    return nbformat.v4.new_output("display_data", data={
+        WIDGET_VIEW: {"model_id": model_id, "version_major": 2, "version_minor": 0}, "text/plain": text})
+
+
+def widget_notebook(ids, children, shown, held, stored=None):
+    """A notebook with one model per id: model i names ``children[i]`` (IPY_MODEL_ references) and, as an Output
+    widget does, holds a view of each of ``held[i]``; one cell shows each of ``shown``; the state is stored in the
+    order of the indices ``stored`` (default: 0, 1, ...). Indices, not ids, say the structure, so two lists of ids
+    give the same notebook up to the ids' names."""
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"w{k}", id=f"cell-{n}", outputs=[view(ids[k], f"widget {k}")])
+                for n, k in enumerate(shown)]
+    nb.metadata["widgets"] = {WIDGET_STATE: {"version_major": 2, "version_minor": 0, "state": {
+        ids[i]: {"model_name": "BoxModel", "model_module": "@jupyter-widgets/controls", "state": {
+            "description": f"widget {i}",
+            "children": [f"IPY_MODEL_{ids[j]}" for j in children[i]],
+            "outputs": [view(ids[j], f"widget {j}") for j in held[i]]}}
+        for i in (range(len(ids)) if stored is None else stored)}}}
+    return nbformat.from_dict(nb)
+
+
+@st.composite
+def widget_graphs(draw):
+    """(two lists of distinct uuid-like ids, children, shown, held, an order of storing): one widget graph under two
+    namings. References may loop back (an Output widget that holds a view of the box it sits in)."""
+    n = draw(st.integers(1, 7))
+    names = st.lists(st.uuids().map(lambda u: u.hex), min_size=n, max_size=n, unique=True)
+    index = st.integers(0, n - 1)
+    children = [draw(st.lists(index, max_size=3)) for _ in range(n)]
+    held = [draw(st.lists(index, max_size=1)) for _ in range(n)]
+    stored = draw(st.permutations(range(n)))
+    return draw(names), draw(names), children, draw(st.lists(index, max_size=3)), held, stored
+
+
+@settings(max_examples=200, deadline=None)
+@given(widget_graphs())
+def test_widget_ids_are_renamed_by_what_the_notebook_shows_never_by_the_ids_drawn(graph):
+    ids, other_ids, children, shown, held, stored = graph
+    nb = widget_notebook(ids, children, shown, held)
+    renamed = build_notebooks.normalise_widget_ids(nb, "03-x")
+    # deterministic: the same widgets under other random ids, stored in another order, give the same file
+    same = widget_notebook(other_ids, children, shown, held, stored)
+    build_notebooks.normalise_widget_ids(same, "03-x")
+    assert nbformat.writes(same) == nbformat.writes(nb)
+    # the names: the notebook's name and a counter, one per model, in order of first appearance (outputs first)
+    assert sorted(renamed) == sorted(ids)
+    assert sorted(renamed.values()) == [f"03-x-{n:04d}" for n in range(1, len(ids) + 1)]
+    first_shown = list(dict.fromkeys(ids[k] for k in shown))
+    assert [renamed[i] for i in first_shown] == [f"03-x-{n:04d}" for n in range(1, len(first_shown) + 1)]
+    # consistent: every reference and every view, in the cells and inside the states, names the same model as before
+    state = nb.metadata.widgets[WIDGET_STATE]["state"]
+    assert list(state) == sorted(state)  # stored in the order of the names
+    for i, old in enumerate(ids):
+        model = state[renamed[old]]["state"]
+        assert model["description"] == f"widget {i}"
+        assert model["children"] == [f"IPY_MODEL_{renamed[ids[j]]}" for j in children[i]]
+        assert [o.data[WIDGET_VIEW]["model_id"] for o in model["outputs"]] == [renamed[ids[j]] for j in held[i]]
+    assert [c.outputs[0].data[WIDGET_VIEW]["model_id"] for c in nb.cells] == [renamed[ids[k]] for k in shown]
+    assert [c.outputs[0].data["text/plain"] for c in nb.cells] == [f"widget {k}" for k in shown]
+    # idempotent: a rebuilt notebook's names are already the names
+    before = nbformat.writes(nb)
+    assert build_notebooks.normalise_widget_ids(nb, "03-x") == {name: name for name in renamed.values()}
+    assert nbformat.writes(nb) == before
+
+
+def test_a_notebook_without_widgets_is_left_alone():
+    nb = executed_notebook("No widgets")
+    before = nbformat.writes(nb)
+    assert build_notebooks.normalise_widget_ids(nb, "01-shapes") == {}
+    assert nbformat.writes(nb) == before
+
+
+def test_rebuilding_an_unchanged_notebook_with_a_slider_leaves_its_file_byte_identical(tmp_path):
+    path = tmp_path / "03-tiny.ipynb"
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_code_cell("import ipywidgets as widgets\n"
+                                          "slider = widgets.IntSlider(value=3, max=9, description='d_k')\n"
+                                          "widgets.VBox([slider, widgets.Label('one label')])"),
+                nbformat.v4.new_code_cell("slider.value * 2")]
+    nbformat.write(nb, path)
+
+    build_notebooks.execute(path, "python3", 60)
+    first = path.read_bytes()
+    build_notebooks.execute(path, "python3", 60)
+    assert path.read_bytes() == first
+
+    built = nbformat.reads(first.decode(), as_version=4)
+    state = built.metadata.widgets[WIDGET_STATE]["state"]
+    shown = built.cells[0].outputs[0].data[WIDGET_VIEW]["model_id"]
+    assert shown == "03-tiny-0001" and state[shown]["model_name"] == "VBoxModel"
+    assert set(state) == {f"03-tiny-{n:04d}" for n in range(1, len(state) + 1)}
+    references = [t.removeprefix("IPY_MODEL_") for t in build_notebooks._strings(list(state.values()))
+                  if t.startswith("IPY_MODEL_")]
+    assert references and set(references) <= set(state), "every IPY_MODEL_ reference names a stored model"
+    assert built.cells[1].outputs[0].data["text/plain"] == "6"
 
 
 # --- the real course ----------------------------------------------------------------------------------------------

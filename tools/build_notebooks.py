@@ -12,12 +12,19 @@ the notebooks run before it, and no record is written into notebooks/.
 A cell may raise only if it is tagged ``raises-exception`` or starts with ``# NBVAL_RAISES_EXCEPTION``; any other
 error stops that notebook, leaves its file as it was, and makes the tool exit 1. The time per notebook and the
 total for the course (00-10 and the contents) and for the solutions are printed at the end.
+
+A rebuild changes only what changed: rebuilding an unchanged notebook on the same machine leaves its file
+byte-identical. The kernel's timestamps are stripped, and the widgets' model ids, which the kernel draws at random,
+are renamed ``<notebook>-0001``, ``<notebook>-0002``, ... in order of first appearance (``normalise_widget_ids``).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import os
+import re
 import sys
 import tempfile
 import time
@@ -51,6 +58,127 @@ def strip_execution_metadata(nb) -> None:
     """Remove each cell's ``metadata.execution`` (kernel timestamps), so a rebuild changes only what ran."""
     for cell in nb.cells:
         cell.metadata.pop("execution", None)
+
+
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"  # in nb.metadata.widgets: every model's state, by id
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"  # in an output: {"model_id": ..., ...}, the widget shown
+MODEL_REFERENCE = "IPY_MODEL_"  # a string value "IPY_MODEL_<id>" in a state names another model (a child, a layout)
+
+
+def _strings(value):
+    """Every string inside ``value`` (JSON), keys included."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings(key)
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+def _widget_views(value):
+    """Every model id a widget-view output names inside ``value`` (outputs, or an Output widget's state)."""
+    if isinstance(value, dict):
+        view = value.get(WIDGET_VIEW)
+        if isinstance(view, dict) and isinstance(view.get("model_id"), str):
+            yield view["model_id"]
+        for item in value.values():
+            yield from _widget_views(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _widget_views(item)
+
+
+def widget_ids_in_order(nb) -> list[str]:
+    """The notebook's widget model ids in order of first appearance.
+
+    Read the cells' outputs first, top to bottom, then each model's state in the order its id was first met
+    (a box, then its children and layout, ...). Models that no output reaches (a widget made but not shown, or
+    shown in an output since cleared) follow, each time starting from one that no other unmet model names, the
+    first by the digest of what it holds (its state, with every id it names replaced by that model's digest). The
+    order depends on what the notebook shows and holds, never on the ids' values nor on the order the state was
+    stored in, so two runs that make the same widgets give the same list.
+    """
+    state = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    outputs = [cell.get("outputs", []) for cell in nb.cells]
+    referenced = {text.removeprefix(MODEL_REFERENCE)
+                  for text in _strings(list(state.values())) if text.startswith(MODEL_REFERENCE)}
+    known = set(state) | set(_widget_views(outputs)) | referenced
+    if not known:
+        return []
+    # the longest first, so that an id that begins another is never matched inside it
+    anywhere = re.compile("|".join(re.escape(i) for i in sorted(known, key=lambda i: (-len(i), i))))
+    text = {model_id: json.dumps(model, sort_keys=True) for model_id, model in state.items()}
+    names = {model_id: anywhere.findall(model_text) for model_id, model_text in text.items()}
+    # What each model holds, as a digest of its state with every id it names replaced by that model's digest;
+    # refined until it separates no more models (Weisfeiler-Lehman), so references that loop back are fine.
+    digest = {model_id: "" for model_id in state}
+    for _ in range(len(state)):
+        refined = {model_id: hashlib.sha256((digest[model_id] + anywhere.sub(
+            lambda m: digest.get(m.group(), "-"), model_text)).encode("utf-8")).hexdigest()
+            for model_id, model_text in text.items()}
+        separates_more = len(set(refined.values())) > len(set(digest.values()))
+        digest = refined
+        if not separates_more:
+            break
+
+    order: list[str] = []
+    met: set[str] = set()
+
+    def meet(model_id: str) -> None:
+        if model_id not in met:
+            met.add(model_id)
+            order.append(model_id)
+
+    for model_id in anywhere.findall(json.dumps(outputs, sort_keys=True)):
+        meet(model_id)
+    done = 0
+    while True:
+        while done < len(order):  # each model met so far, in turn: the ids its state names
+            for model_id in names.get(order[done], []):
+                meet(model_id)
+            done += 1
+        unmet = [model_id for model_id in state if model_id not in met]
+        if not unmet:
+            return order
+        named = {other for model_id in unmet for other in names[model_id]}
+        meet(min(unmet, key=lambda model_id: (model_id in named, digest[model_id])))
+
+
+def normalise_widget_ids(nb, stem: str) -> dict[str, str]:
+    """Rename the widget model ids, in place, to ``<stem>-0001``, ``<stem>-0002``, ... in order of first appearance.
+
+    The kernel draws a fresh random id (a uuid) for every widget it opens, so without this every rebuild would
+    rewrite the whole widget state. The renaming covers every place an id is written: the keys of
+    ``metadata.widgets``' state, the ``IPY_MODEL_<id>`` references inside the states, and the ``model_id`` of each
+    widget-view output (including those held inside an Output widget's state), so the views still find their
+    models. Returns the renaming, old id -> new id.
+    """
+    order = widget_ids_in_order(nb)
+    if not order:
+        return {}
+    renamed = {old: f"{stem}-{n:04d}" for n, old in enumerate(order, start=1)}
+    anywhere = re.compile("|".join(re.escape(i) for i in sorted(renamed, key=lambda i: (-len(i), i))))
+
+    def rename(value):
+        if isinstance(value, str):
+            return anywhere.sub(lambda m: renamed[m.group()], value)
+        if isinstance(value, list):
+            return [rename(v) for v in value]
+        if isinstance(value, dict):
+            return type(value)((rename(k), rename(v)) for k, v in value.items())
+        return value
+
+    for cell in nb.cells:
+        if "outputs" in cell:
+            cell.outputs = nbformat.from_dict(rename(cell.outputs))
+    widgets = nb.metadata.get("widgets", {}).get(WIDGET_STATE)
+    if widgets is not None:
+        widgets["state"] = nbformat.from_dict(
+            {renamed[k]: rename(v) for k, v in sorted(widgets["state"].items(), key=lambda kv: renamed[kv[0]])})
+    return renamed
 
 
 RECORD_VARIABLE = "ATTN_COURSE_RECORD"  # attn_lib.review's record file (see attn_lib/_record/file.py)
@@ -104,6 +232,7 @@ def execute(path: Path, kernel_name: str | None, timeout: int) -> float:
         if not cell.metadata["tags"]:
             del cell.metadata["tags"]
     strip_execution_metadata(nb)
+    normalise_widget_ids(nb, path.stem)
     # A cell's prints stored as one block, as JupyterLab shows them (the reading copy would split them otherwise;
     # nbval joins them too, so the comparison is unchanged).
     nb, _ = CoalesceStreamsPreprocessor().preprocess(nb, {})

@@ -79,12 +79,11 @@ def test_ids_are_unique_and_of_the_form_NN_RK():
     assert not twice, f"ids used twice: {twice}"
 
 
-def test_each_notebooks_prompts_are_numbered_from_one_in_order_and_the_notebooks_in_reading_order():
+def test_the_prompts_are_listed_in_the_notebooks_reading_order():
+    """Within a notebook, K need not follow the order: an id is stable forever, so a new prompt takes the next free
+    K wherever it sits, and no K is reused (tests/test_ids_given.py holds every id given to its meaning)."""
     numbers = [p.notebook for p in PROMPTS]
     assert numbers == sorted(numbers), f"PROMPTS must be in notebook order: {numbers}"
-    for number in set(numbers):
-        ks = [int(ID.match(p.id).group(2)) for p in PROMPTS if p.notebook == number]
-        assert ks == list(range(1, len(ks) + 1)), f"notebook {number}'s prompts are numbered {ks}, not 1..{len(ks)}"
 
 
 @pytest.mark.parametrize("number", COURSE)
