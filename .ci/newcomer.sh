@@ -58,7 +58,6 @@ c.ServerApp.open_browser = False
 c.ServerApp.ip = "127.0.0.1"
 c.ServerApp.port = $port
 c.ServerApp.port_retries = 0
-c.ServerApp.allow_root = True
 c.IdentityProvider.token = "$token"
 c.LabApp.news_url = None
 c.LabApp.check_for_updates_class = "jupyterlab.NeverCheckForUpdate"

@@ -30,8 +30,8 @@ def words(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def ada():
-    done = feedback_round()
+def ada(tmp_path_factory):
+    done = feedback_round(tmp_path_factory)
     page = done.page("ada").read_text(encoding="utf-8")
     with Gradebook(f"sqlite:///{done.root / 'gradebook.db'}", course.COURSE_ID) as gradebook:
         scores = {g.name: (g.score, g.max_score)

@@ -5,7 +5,8 @@ Each prompt asks for one idea, answerable from memory in a few seconds, in the n
 notebook on a spaced schedule, and ``python -m attn_lib.review --anki FILE`` writes them as an Anki deck.
 
 An id ``"NN-RK"`` (notebook NN, prompt K) is stable forever: the learner's record and the Anki notes are keyed by it.
-Change a prompt's wording freely; never reuse an id for another idea (give a new idea the next free K).
+New words for the same idea are welcome (write them into tests/ids_given.toml too); never reuse an id for another
+idea (give a new idea the next free K).
 """
 
 from __future__ import annotations

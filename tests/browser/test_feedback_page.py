@@ -21,9 +21,9 @@ from nbgrader_feedback_round import feedback_round  # noqa: E402  (tests/nbgrade
 
 
 @pytest.fixture(scope="module")
-def feedback_page(chromium):
+def feedback_page(chromium, tmp_path_factory):
     """ada's page, opened with every request but the page's own refused and recorded in ``page.asked``."""
-    address = feedback_round().page("ada").as_uri()
+    address = feedback_round(tmp_path_factory).page("ada").as_uri()
     context = chromium.new_context(viewport={"width": 1100, "height": 900})
     page = context.new_page()
     page.asked, page.errors = [], []
