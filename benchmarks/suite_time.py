@@ -49,7 +49,7 @@ ORDER = ["core", "exercises", "review", "widgets", "minilm", "claims", "notebook
 
 def area_of(classname: str) -> str:
     for prefix, area in AREAS:
-        if classname == prefix or classname.startswith(prefix + "."):
+        if classname.startswith(prefix):
             return area
     return "core"
 
