@@ -73,7 +73,7 @@ def per_student(tmp_path_factory):
 
 def test_each_student_is_released_their_own_numbers(per_student):
     released, problems = per_student["released"], per_student["problems"]
-    assert len(problems) == 6 and f"for {len(STUDENTS)} student(s)" in per_student["printed"]
+    assert len(problems) == 7 and f"for {len(STUDENTS)} student(s)" in per_student["printed"]
     assert len(set(per_student["seeds"].values())) == len(STUDENTS)
     for student, nb in released.items():
         text = "\n".join(c.source for c in nb.cells)

@@ -105,9 +105,9 @@ def test_progress_counts_problems_solved_and_prompts_learned_per_notebook():
     row = shown.rows[2]
     prompts_02 = sum(p.notebook == "02" for p in PROMPTS)
     assert (row.notebook, row.reached, row.solved, row.learned, row.prompts) == ("02", True, 1, prompts_02, prompts_02)
-    assert row.problems == 7 and shown.rows[3].reached is False
+    assert row.problems == 8 and shown.rows[3].reached is False
     text = repr(shown)
-    assert f"1 of 7" in text and f"{prompts_02} of {prompts_02}" in text
+    assert f"1 of 8" in text and f"{prompts_02} of {prompts_02}" in text
     html = shown._repr_html_()
     assert "<caption>" in html and html.count('scope="col"') == 5 and html.count('scope="row"') == 12
 
