@@ -158,7 +158,6 @@ SAME_IDEA = {
     "temperature-after-softmax": {"04-P6"},  # softmax
     "all-heads": {"01-P4"}, "with-bias": {"07-P2"}, "used-dk": {"07-P2"}, "bits": {"02-P6"},
     "forgot-heads": {"02-P6"}, "forgot-layers": {"02-P6"}, "counted-flops": {"02-P3"}, "forgot-dk": {"02-P3"},
-    "counted-macs": {"02-P8"},
     "causal-half": {"08-P5"}, "counted-bytes": {"08-P5"}, "one-head": {"07-P2"},  # counting
     "std-not-variance": {"03-P2"},  # scaling
 }

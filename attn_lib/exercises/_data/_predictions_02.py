@@ -132,36 +132,6 @@ PROBLEMS = [
         ], explain=f"One score per (query, key) pair, and both n and m grow {p.factor} times: {p.factor} x {p.factor}.",
             hint="Write the count as layers x heads x n x m and grow n and m."),
     ),
-    Prediction(
-        "02-P8", "the scores of a batch",
-        first=dict(batch=8, n=12, m=20, d_k=16),
-        # n and m from disjoint lists: the scores are never square, so counting n x n or m x m is a mistake of its own
-        draw=lambda rng: dict(batch=rng.choice([2, 3, 4, 5, 6]), n=rng.choice([6, 10, 14, 15, 24]),
-                              m=rng.choice([8, 20, 30, 40, 50]), d_k=rng.choice([8, 16, 32])),
-        statement="A batch of {batch} sentence pairs: `Q` has shape `({batch}, {n}, {d_k})` and `K` has shape "
-                  "`({batch}, {m}, {d_k})`. How many numbers does the scores array "
-                  "`Q @ np.swapaxes(K, -1, -2)` hold?",
-        judge=lambda answer, p: check_number(answer, p.batch * p.n * p.m, rel=0, mistakes=[
-            (p.n * p.m, "forgot-batch",
-             "That is one member's scores. The batch axis stacks the members, and each keeps its own n x m "
-             "scores."),
-            (p.batch * p.batch * p.n * p.m, "batch-members-meet",
-             "That lets the queries of every member meet the keys of every member. The batch axis pairs member "
-             "with member: queries of one pair never meet keys of another."),
-            (p.batch * p.n * p.m * p.d_k, "counted-macs",
-             "That counts multiply-adds, not scores: a score is one number, however many products its dot "
-             "product adds up."),
-            (p.batch * p.n * p.n, "square-queries",
-             "That lets queries meet queries. The scores pair each query with each key, and K's middle axis, "
-             "not Q's, counts the keys."),
-            (p.batch * p.m * p.m, "square-keys",
-             "That lets keys meet keys. The scores pair each query with each key, and Q's middle axis, not "
-             "K's, counts the queries."),
-        ], explain=f"{_n(p.batch * p.n * p.m)} = {p.batch} members x {p.n} queries x {p.m} keys: each member of the "
-                   f"batch keeps its own {p.n} x {p.m} scores, one number per (query, key) pair; d_k = {p.d_k} is "
-                   "summed away inside each dot product.",
-            hint="Find one member's scores shape from the last two axes of Q and K, then count the members."),
-    ),
 ]
 
 
