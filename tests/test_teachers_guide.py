@@ -105,7 +105,9 @@ def test_the_guides_count_of_predictions_measured_after_their_checker_is_the_not
     assert in_06 and all(in_06)
     text = grading_section()
     assert f"in 06 each of the {words.get(len(in_06), len(in_06))} predictions" in text
-    assert f"{followed} of the {predictions} predictions have a code cell with output after the checker" in text
+    assert f"{followed} of the {predictions} predictions have a code cell with output after the checker" in text, (
+        f"docs/teachers-guide.md, section \"Grading with nbgrader\": write 'across the course {followed} of the "
+        f"{predictions} predictions have a code cell with output after the checker'")
 
 
 def test_the_rule_reads_long_code_cells_longer(tmp_path):

@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import ipywidgets as widgets
+import nbformat
 import pytest
 
 from attn_lib.exercises import check
@@ -21,6 +22,14 @@ from attn_lib.review._text import to_plain
 
 NOW = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tools"))
+import problems as notebook_problems  # noqa: E402  (tools/problems.py)
+
+
+def problems_in(name: str) -> int:
+    """How many problems notebook ``name`` asks (its "### Problem K:" headings), read off the notebook."""
+    nb = nbformat.read(ROOT / "notebooks" / f"{name}.ipynb", as_version=4)
+    return len(notebook_problems.problems(nb, name))
 
 
 def controls(widget):
@@ -104,10 +113,11 @@ def test_progress_counts_problems_solved_and_prompts_learned_per_notebook():
     shown = progress(now=NOW)
     row = shown.rows[2]
     prompts_02 = sum(p.notebook == "02" for p in PROMPTS)
+    problems_02 = problems_in("02-scores")
     assert (row.notebook, row.reached, row.solved, row.learned, row.prompts) == ("02", True, 1, prompts_02, prompts_02)
-    assert row.problems == 7 and shown.rows[3].reached is False
+    assert row.problems == problems_02 and shown.rows[3].reached is False
     text = repr(shown)
-    assert f"1 of 7" in text and f"{prompts_02} of {prompts_02}" in text
+    assert f"1 of {problems_02}" in text and f"{prompts_02} of {prompts_02}" in text
     html = shown._repr_html_()
     assert "<caption>" in html and html.count('scope="col"') == 5 and html.count('scope="row"') == 12
 
