@@ -56,11 +56,12 @@ def fresh_course_record(request, monkeypatch, tmp_path_factory):
     return path
 
 
-# --- the suite on every core: groups, tiers and order (pytest-xdist, --dist loadgroup) -------------------------------
-# Each group runs whole on one worker: a notebook's cells in one kernel (nbval), the JupyterLab tests on one server
-# and one Chromium, the browser edition's tests on one site; every other test module is a group of its own, so its
-# module-scoped fixtures are made once. The groups that take longest start first. The slowest tier (browsers,
-# nbgrader, the claims ledger, the notebooks under nbval) carries the mark `slow`: `-m "not slow"` is the inner loop.
+# --- the suite on every core: tiers and order (pytest-xdist, --dist loadfile) -------------------------------------------
+# Each file runs whole on one worker: a notebook's cells in one kernel (nbval), a module's fixtures made once. (With
+# pytest 9.2, --dist loadgroup split a notebook's cells over two workers: its ids lost the group; so the files are
+# the units, and each test also carries its group's xdist_group mark for a later xdist that keeps it.) The files
+# that take longest start first. The slowest tier (browsers, nbgrader, the claims ledger, the notebooks under nbval)
+# carries the mark `slow`: `-m "not slow"` is the inner loop.
 
 REPO = Path(__file__).resolve().parent
 # (path prefix relative to the repository, group or None for the file itself, slow tier?, weight: higher starts first)
@@ -89,16 +90,21 @@ def _tier(item) -> tuple[str, bool, int]:
     return rel, False, 0
 
 
-@pytest.hookimpl(tryfirst=True)  # before pytest's own -m deselection reads the marks
+def pytest_itemcollected(item):
+    # The marks go on as each test is collected, so that every later hook sees them whatever its order (-m's
+    # deselection among them).
+    group, slow, weight = _tier(item)
+    item.add_marker(pytest.mark.xdist_group(group))
+    if slow:
+        item.add_marker(pytest.mark.slow)
+    item.stash[_WEIGHT] = weight
+
+
+_WEIGHT = pytest.StashKey[int]()
+
+
 def pytest_collection_modifyitems(config, items):
-    weights = {}
-    for item in items:
-        group, slow, weight = _tier(item)
-        item.add_marker(pytest.mark.xdist_group(group))
-        if slow:
-            item.add_marker(pytest.mark.slow)
-        weights[item] = weight
-    items.sort(key=lambda item: -weights[item])  # stable: a group's tests keep their order
+    items.sort(key=lambda item: -item.stash.get(_WEIGHT, 0))  # stable: a group's tests keep their order
 
 
 # --- artefacts made once per run (tests/artefacts.py) ------------------------------------------------------------------

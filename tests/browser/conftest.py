@@ -23,8 +23,17 @@ def require_browser():
 
 
 @pytest.fixture(scope="session")
-def lab():
+def lab(tmp_path_factory):
     require_browser()
+    # Notebook 10's model files, fetched once per run before any explorer opens: a first fetch reports on stderr,
+    # which the explorers' tests count as an error (run serially, the minilm tests and nbval fetched them first).
+    from filelock import FileLock
+
+    from attn_lib.minilm.sources import fetch
+    from tests.artefacts import run_folder
+
+    with FileLock(str(run_folder(tmp_path_factory) / "minilm-files.lock")):
+        fetch(None, "auto")
     server = lab_driver.Lab(lab_driver.course_files())
     yield server
     server.stop()
