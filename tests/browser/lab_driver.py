@@ -331,6 +331,27 @@ def key_to_pixels_ms(page, kind, key, timeout_ms=10_000):
     return tuple(page.evaluate("() => window.attnLatency"))
 
 
+def wait_until_settled_elsewhere(page, kind, figure, readout, quiet_ms=300, timeout_ms=30_000):
+    """Wait until both the figure's pixels and the readout differ from ``figure`` and ``readout`` and have held still
+    for ``quiet_ms``; return the settled (figure, readout), which equal the old ones only if the wait timed out.
+
+    A redraw can pass through frames in between (a cleared canvas, a partial image) and a loaded machine can hold one
+    of them still for longer than ``quiet_ms``: a frame that returns to the old picture does not end the wait."""
+    return tuple(page.evaluate(
+        """([sel, oldFigure, oldText, quiet, timeout]) => new Promise(resolve => {
+            const start = performance.now();
+            let last = [window.attnFigureSum(sel), window.attnReadout(sel)], since = start;
+            const poll = () => {
+                const now = performance.now(), state = [window.attnFigureSum(sel), window.attnReadout(sel)];
+                if (state[0] !== last[0] || state[1] !== last[1]) { last = state; since = now; }
+                const away = last[0] !== oldFigure && last[1] !== oldText;
+                if ((away && now - since >= quiet) || now - start > timeout) { resolve(last); return; }
+                requestAnimationFrame(poll);
+            };
+            requestAnimationFrame(poll);
+        })""", [explorer_selector(kind), figure, readout, quiet_ms, timeout_ms]))
+
+
 def wait_until_settled(page, kind, quiet_ms=600, timeout_ms=20_000):
     """Wait until the figure's pixels and the readout have not changed for ``quiet_ms``; return the time waited."""
     return page.evaluate(

@@ -12,12 +12,6 @@ from lab_driver import FUNCTIONS, notebook_paths
 KINDS = list(FUNCTIONS)
 
 
-def wait_for_change(page, kind, figure, readout, timeout_ms=30_000):
-    page.wait_for_function(
-        "([sel, sum, text]) => window.attnFigureSum(sel) !== sum && window.attnReadout(sel) !== text",
-        arg=[lab_driver.explorer_selector(kind), figure, readout], timeout=timeout_ms, polling=50)
-
-
 def state(page, kind):
     selector = lab_driver.explorer_selector(kind)
     return (page.evaluate("s => window.attnFigureSum(s)", selector),
@@ -47,11 +41,11 @@ def test_explorer_moves_with_the_keyboard_and_redraws(lab, page, kind):
         figure, readout, value = state(page, kind)
         for key in keys:
             page.keyboard.press(key)
-        wait_for_change(page, kind, figure, readout)
-        lab_driver.wait_until_settled(page, kind, quiet_ms=300)
-        new_figure, new_readout, new_value = state(page, kind)
+        new_figure, new_readout = lab_driver.wait_until_settled_elsewhere(page, kind, figure, readout)
+        new_value = lab_driver.main_control_value(page, kind)
         assert new_value != value, f"{keys} did not move the {kind} explorer's main control"
-        assert new_figure != figure and new_readout != readout
+        assert new_figure != figure, f"{keys} moved the {kind} explorer's control; its figure did not change"
+        assert new_readout != readout, f"{keys} moved the {kind} explorer's control; its readout did not change"
 
     assert lab_driver.error_outputs(page) == []
     assert page.errors == []
