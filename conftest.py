@@ -56,45 +56,50 @@ def fresh_course_record(request, monkeypatch, tmp_path_factory):
     return path
 
 
-# --- the suite on every core: tiers and order (pytest-xdist, --dist loadfile) -------------------------------------------
-# Each file runs whole on one worker: a notebook's cells in one kernel (nbval), a module's fixtures made once. (With
-# pytest 9.2, --dist loadgroup split a notebook's cells over two workers: its ids lost the group; so the files are
-# the units, and each test also carries its group's xdist_group mark for a later xdist that keeps it.) The files
-# that take longest start first. The slowest tier (browsers, nbgrader, the claims ledger, the notebooks under nbval)
-# carries the mark `slow`: `-m "not slow"` is the inner loop.
+# --- the suite on every core: units, tiers and order (pytest-xdist) -----------------------------------------------------
+# xdist hands each worker whole units; a unit is a file (--dist loadfile: a notebook's cells share one kernel under
+# nbval, a module's fixtures are made once), except in the files of SPLIT_BY_PARAMETER, whose parametrized tests are
+# independent per parameter: there each parameter is a unit of its own (the browser edition runs each notebook on
+# whichever worker is free; a ways-in assignment's tests stay together), and the file's other tests are one unit.
+# Units start heaviest first, in the order TIERS gives (xdist's own reordering, by number of tests, is turned off).
+# The slowest tier (browsers, nbgrader, the claims ledger, the notebooks under nbval) carries the mark `slow`:
+# `-m "not slow"` is the inner loop.
 
 REPO = Path(__file__).resolve().parent
-# (path prefix relative to the repository, group or None for the file itself, slow tier?, weight: higher starts first)
+# (path prefix relative to the repository, slow tier?, weight: higher starts first)
 TIERS = [
-    ("tests/browser/test_lite", "browser-edition", True, 100),
-    ("tests/browser/", "jupyterlab", True, 90),
-    ("tests/test_nbgrader_", None, True, 60),
-    ("tests/claims/", None, True, 50),
-    ("notebooks/", None, True, 20),
+    ("tests/browser/test_lite.py::test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_answers"
+     "[09-", True, 110),  # the longest single test: 09 trains its models in Pyodide
+    ("tests/browser/test_lite", True, 100),
+    ("tests/browser/", True, 90),
+    ("tests/test_nbgrader_", True, 60),
+    ("tests/claims/", True, 50),
+    ("notebooks/09-", True, 70),  # the notebooks that train and read a real model start before the others
+    ("notebooks/10-", True, 70),
+    ("notebooks/", True, 20),
 ]
-HEAVY_NOTEBOOKS = ("09-", "10-")  # the notebooks that train and read a real model start before the others
-# Modules whose tests of one assignment share work made per assignment, not per module: a group per assignment.
-SPLIT_BY_ASSIGNMENT = {"tests/test_nbgrader_ways_in.py"}
+SPLIT_BY_PARAMETER = {"tests/browser/test_lite.py", "tests/test_nbgrader_ways_in.py"}
 
 
-def _tier(item) -> tuple[str, bool, int]:
-    rel = item.path.resolve().relative_to(REPO).as_posix() if item.path.resolve().is_relative_to(REPO) \
-        else item.path.as_posix()
-    for prefix, group, slow, weight in TIERS:
-        if rel.startswith(prefix):
-            if prefix == "notebooks/" and item.path.name.startswith(HEAVY_NOTEBOOKS):
-                weight = 70
-            if rel in SPLIT_BY_ASSIGNMENT and "name" in getattr(getattr(item, "callspec", None), "params", {}):
-                group = f"{rel}::{item.callspec.params['name']}"
-            return group or rel, slow, weight
-    return rel, False, 0
+def unit_of(nodeid: str) -> str:
+    """The unit of work a test belongs to, from its node id (all that xdist's scheduler sees)."""
+    path, _, rest = nodeid.partition("::")
+    if path in SPLIT_BY_PARAMETER and rest.endswith("]") and "[" in rest:
+        return f"{path}::[{rest.split('[', 1)[1]}"
+    return path
+
+
+def _tier(item) -> tuple[bool, int]:
+    for prefix, slow, weight in TIERS:
+        if item.nodeid.startswith(prefix):
+            return slow, weight
+    return False, 0
 
 
 def pytest_itemcollected(item):
-    # The marks go on as each test is collected, so that every later hook sees them whatever its order (-m's
+    # The mark goes on as each test is collected, so that every later hook sees it whatever its order (-m's
     # deselection among them).
-    group, slow, weight = _tier(item)
-    item.add_marker(pytest.mark.xdist_group(group))
+    slow, weight = _tier(item)
     if slow:
         item.add_marker(pytest.mark.slow)
     item.stash[_WEIGHT] = weight
@@ -104,7 +109,22 @@ _WEIGHT = pytest.StashKey[int]()
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: -item.stash.get(_WEIGHT, 0))  # stable: a group's tests keep their order
+    items.sort(key=lambda item: -item.stash.get(_WEIGHT, 0))  # stable: a unit's tests keep their order
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """--dist loadfile with the units of ``unit_of``, in the collection's order (heaviest first)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class CourseUnits(LoadFileScheduling):
+        def _split_scope(self, nodeid):
+            return unit_of(nodeid)
+
+    config.option.loadscopereorder = False
+    return CourseUnits(config, log)
 
 
 # --- artefacts made once per run (tests/artefacts.py) ------------------------------------------------------------------

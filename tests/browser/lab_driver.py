@@ -159,6 +159,35 @@ def open_and_run(page, lab, name, timeout_ms=120_000):
     run_all_cells(page, timeout_ms)
 
 
+def open_and_run_explorer(page, lab, kind, timeout_ms=120_000):
+    """Open the notebook that shows explorer ``kind`` and run what the explorer needs, in a fresh kernel: the
+    notebook's first code cell (its imports) and the cell that is exactly ``<kind>_explorer()``. The other cells keep
+    their stored outputs: nbval runs every cell of every notebook once per suite, and these tests are about the
+    explorer in JupyterLab, not the notebook's other cells a second time. Returns the notebook's path."""
+    name = notebook_paths()[kind]
+    page.goto(f"{lab.url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
+    wait_for_idle_kernel(page, name, timeout_ms)
+    ran = page.evaluate(
+        """async source => {
+            const app = window.jupyterapp, notebook = app.shell.currentWidget.content;
+            const code = notebook.widgets.map((c, i) => [c, i]).filter(([c]) => c.model.type === 'code');
+            const explorer = code.find(([c]) => c.model.sharedModel.getSource().trim() === source);
+            if (!explorer) return [];
+            const indexes = [code[0][1], explorer[1]];
+            for (const index of indexes) {
+                notebook.deselectAll();
+                notebook.activeCellIndex = index;
+                await app.commands.execute('notebook:run-cell');  // resolves once the cell has run
+            }
+            return indexes;
+        }""", f"{FUNCTIONS[kind]}()")
+    assert len(ran) == 2, f"{name} has no cell that is exactly {FUNCTIONS[kind]}()"
+    page.wait_for_function(
+        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+        timeout=timeout_ms, polling=200)
+    return name
+
+
 def wait_for_idle_kernel(page, name, timeout_ms):
     """Wait until notebook ``name`` is the current widget, its cells are there and its kernel is idle (JupyterLab
     and JupyterLite alike: both expose ``window.jupyterapp``)."""

@@ -26,7 +26,7 @@ def test_explorer_moves_with_the_keyboard_and_redraws(lab, page, kind):
         cells = json.loads((lab_driver.REPO / path).read_text())["cells"]
         sources = ["".join(cell["source"]).strip() for cell in cells if cell["cell_type"] == "code"]
         assert f"{FUNCTIONS[kind]}()" in sources, f"{path} has no cell that is exactly {FUNCTIONS[kind]}()"
-    lab_driver.open_and_run(page, lab, path)
+    lab_driver.open_and_run_explorer(page, lab, kind)
     assert lab_driver.error_outputs(page) == []
     lab_driver.wait_for_figure(page, kind)
     assert page.locator(f"{lab_driver.explorer_selector(kind)} .attn-figure canvas").count() >= 1
@@ -53,7 +53,7 @@ def test_explorer_moves_with_the_keyboard_and_redraws(lab, page, kind):
 
 def test_quick_key_presses_end_on_the_last_value(lab, page):
     """Ten presses as fast as the keyboard sends them: the figure settles on d_k = 1024, no update is lost."""
-    lab_driver.open_and_run(page, lab, notebook_paths()["dk"])
+    lab_driver.open_and_run_explorer(page, lab, "dk")
     lab_driver.wait_for_figure(page, "dk")
     lab_driver.focus_main_control(page, "dk")
     page.keyboard.press("Home")

@@ -5,11 +5,10 @@ Run: python -m pytest tests/browser -q -k trained
 """
 
 import lab_driver
-from lab_driver import notebook_paths
 
 
 def test_typing_a_sentence_redraws_the_heatmap_with_its_tokens(lab, page):
-    lab_driver.open_and_run(page, lab, notebook_paths()["trained"])
+    lab_driver.open_and_run_explorer(page, lab, "trained")
     assert lab_driver.error_outputs(page) == []
     lab_driver.wait_for_figure(page, "trained")
     selector = lab_driver.explorer_selector("trained")
