@@ -61,23 +61,26 @@ def fresh_course_record(request, monkeypatch, tmp_path_factory):
 # nbval, a module's fixtures are made once), except in the files of SPLIT_BY_PARAMETER, whose parametrized tests are
 # independent per parameter: there each parameter is a unit of its own (the browser edition runs each notebook on
 # whichever worker is free; a ways-in assignment's tests stay together), and the file's other tests are one unit.
-# Units start heaviest first, in the order TIERS gives (xdist's own reordering, by number of tests, is turned off).
-# The slowest tier (browsers, nbgrader, the claims ledger, the notebooks under nbval) carries the mark `slow`:
-# `-m "not slow"` is the inner loop.
+# The heavy units start first, browser units (Chromium: several busy threads) alternating with the others (one busy
+# process each), so that the two kinds share the cores rather than two browsers crowding them; xdist's own
+# reordering, by number of tests, is turned off. The slowest tier (browsers, nbgrader, the claims ledger, the
+# notebooks under nbval) carries the mark `slow`: `-m "not slow"` is the inner loop.
 
 REPO = Path(__file__).resolve().parent
-# (path prefix relative to the repository, slow tier?, weight: higher starts first)
+# (node id prefix, slow tier?, weight: heavier starts earlier; 0 = light, after every heavy unit)
 TIERS = [
     ("tests/browser/test_lite.py::test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_answers"
      "[09-", True, 110),  # the longest single test: 09 trains its models in Pyodide
     ("tests/browser/test_lite", True, 100),
     ("tests/browser/", True, 90),
-    ("tests/test_nbgrader_", True, 60),
-    ("tests/claims/", True, 50),
+    ("tests/test_nbgrader_parallel", True, 90),  # the longest of the others: a class graded twice
+    ("tests/test_nbgrader_", True, 80),
     ("notebooks/09-", True, 70),  # the notebooks that train and read a real model start before the others
     ("notebooks/10-", True, 70),
+    ("tests/claims/", True, 50),
     ("notebooks/", True, 20),
 ]
+BROWSER = "tests/browser/"
 SPLIT_BY_PARAMETER = {"tests/browser/test_lite.py", "tests/test_nbgrader_ways_in.py"}
 
 
@@ -109,7 +112,18 @@ _WEIGHT = pytest.StashKey[int]()
 
 
 def pytest_collection_modifyitems(config, items):
-    items.sort(key=lambda item: -item.stash.get(_WEIGHT, 0))  # stable: a unit's tests keep their order
+    """Order the units: heavy browser and heavy other units alternately, each kind heaviest first, then the light
+    units as collected; a unit's tests keep their order."""
+    units: dict[str, list] = {}
+    for item in items:
+        units.setdefault(unit_of(item.nodeid), []).append(item)
+    weight = {unit: max(item.stash.get(_WEIGHT, 0) for item in tests) for unit, tests in units.items()}
+    heavy = sorted((unit for unit in units if weight[unit]), key=lambda unit: -weight[unit])  # stable
+    browser = [unit for unit in heavy if unit.startswith(BROWSER)]
+    other = [unit for unit in heavy if not unit.startswith(BROWSER)]
+    order = [unit for pair in itertools.zip_longest(browser, other) for unit in pair if unit is not None]
+    order += [unit for unit in units if not weight[unit]]
+    items[:] = [item for unit in order for item in units[unit]]
 
 
 @pytest.hookimpl(optionalhook=True)
