@@ -115,7 +115,10 @@ def test_no_students_expected_answer_is_in_anothers_feedback(per_student):
                 theirs, own = expected(pid, seeds[other]), expected(pid, seeds[student])
                 # (the notebook's own answer is printed by the cell that measures it, in every copy)
                 if theirs not in (own, expected(pid, 0)) and float(theirs).is_integer() and theirs > 100:
-                    assert f"{int(theirs):,}" not in page and str(int(theirs)) not in page, (student, other, pid)
+                    # a whole number of the page, not digits inside a longer one ("150" is in "1500")
+                    for written in (f"{int(theirs):,}", str(int(theirs))):
+                        assert not re.search(rf"(?<![\d,.]){re.escape(written)}(?![\d]|,\d)", page), (
+                            student, other, pid)
 
 
 def test_a_course_written_without_student_numbers_grades_everyone_on_the_notebooks(tmp_path):
