@@ -56,89 +56,23 @@ def fresh_course_record(request, monkeypatch, tmp_path_factory):
     return path
 
 
-# --- the suite on every core: units, tiers and order (pytest-xdist) -----------------------------------------------------
-# xdist hands each worker whole units; a unit is a file (--dist loadfile: a notebook's cells share one kernel under
-# nbval, a module's fixtures are made once), except in the files of SPLIT_BY_PARAMETER, whose parametrized tests are
-# independent per parameter: there each parameter is a unit of its own (the browser edition runs each notebook on
-# whichever worker is free; a ways-in assignment's tests stay together), and the file's other tests are one unit.
-# The heavy units start first, browser units (Chromium: several busy threads) alternating with the others (one busy
-# process each), so that the two kinds share the cores rather than two browsers crowding them; xdist's own
-# reordering, by number of tests, is turned off. The slowest tier (browsers, nbgrader, the claims ledger, the
-# notebooks under nbval) carries the mark `slow`: `-m "not slow"` is the inner loop.
+# --- the suite on every core: tiers (pytest-xdist, --dist loadfile) -------------------------------------------------
+# Each file runs whole on one worker (a notebook's cells share one kernel under nbval, a module's fixtures are made
+# once), in xdist's order: files with more tests first. Measured on 2 cores (benchmarks/suite_time.py, 2026-12-06),
+# that order beat splitting the browser edition's notebook runs over both workers and starting the heavy units
+# first (816 s against 835-929 s): the machine is busy all the time (97 % of both cores, over half of it in
+# Chromium), and two browsers at once slow each other more than a browser beside the Python tests. The slowest tier
+# (browsers, nbgrader, the claims ledger, the notebooks under nbval) carries the mark `slow`: `-m "not slow"` is the
+# inner loop.
 
-REPO = Path(__file__).resolve().parent
-# (node id prefix, slow tier?, weight: heavier starts earlier; 0 = light, after every heavy unit)
-TIERS = [
-    ("tests/browser/test_lite.py::test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_answers"
-     "[09-", True, 110),  # the longest single test: 09 trains its models in Pyodide
-    ("tests/browser/test_lite", True, 100),
-    ("tests/browser/", True, 90),
-    ("tests/test_nbgrader_parallel", True, 90),  # the longest of the others: a class graded twice
-    ("tests/test_nbgrader_", True, 80),
-    ("notebooks/09-", True, 70),  # the notebooks that train and read a real model start before the others
-    ("notebooks/10-", True, 70),
-    ("tests/claims/", True, 50),
-    ("notebooks/", True, 20),
-]
-BROWSER = "tests/browser/"
-SPLIT_BY_PARAMETER = {"tests/browser/test_lite.py", "tests/test_nbgrader_ways_in.py"}
-
-
-def unit_of(nodeid: str) -> str:
-    """The unit of work a test belongs to, from its node id (all that xdist's scheduler sees)."""
-    path, _, rest = nodeid.partition("::")
-    if path in SPLIT_BY_PARAMETER and rest.endswith("]") and "[" in rest:
-        return f"{path}::[{rest.split('[', 1)[1]}"
-    return path
-
-
-def _tier(item) -> tuple[bool, int]:
-    for prefix, slow, weight in TIERS:
-        if item.nodeid.startswith(prefix):
-            return slow, weight
-    return False, 0
+SLOW = ("tests/browser/", "tests/test_nbgrader_", "tests/claims/", "notebooks/")
 
 
 def pytest_itemcollected(item):
     # The mark goes on as each test is collected, so that every later hook sees it whatever its order (-m's
     # deselection among them).
-    slow, weight = _tier(item)
-    if slow:
+    if item.nodeid.startswith(SLOW):
         item.add_marker(pytest.mark.slow)
-    item.stash[_WEIGHT] = weight
-
-
-_WEIGHT = pytest.StashKey[int]()
-
-
-def pytest_collection_modifyitems(config, items):
-    """Order the units: heavy browser and heavy other units alternately, each kind heaviest first, then the light
-    units as collected; a unit's tests keep their order."""
-    units: dict[str, list] = {}
-    for item in items:
-        units.setdefault(unit_of(item.nodeid), []).append(item)
-    weight = {unit: max(item.stash.get(_WEIGHT, 0) for item in tests) for unit, tests in units.items()}
-    heavy = sorted((unit for unit in units if weight[unit]), key=lambda unit: -weight[unit])  # stable
-    browser = [unit for unit in heavy if unit.startswith(BROWSER)]
-    other = [unit for unit in heavy if not unit.startswith(BROWSER)]
-    order = [unit for pair in itertools.zip_longest(browser, other) for unit in pair if unit is not None]
-    order += [unit for unit in units if not weight[unit]]
-    items[:] = [item for unit in order for item in units[unit]]
-
-
-@pytest.hookimpl(optionalhook=True)
-def pytest_xdist_make_scheduler(config, log):
-    """--dist loadfile with the units of ``unit_of``, in the collection's order (heaviest first)."""
-    if config.getoption("dist") != "loadfile":
-        return None
-    from xdist.scheduler import LoadFileScheduling
-
-    class CourseUnits(LoadFileScheduling):
-        def _split_scope(self, nodeid):
-            return unit_of(nodeid)
-
-    config.option.loadscopereorder = False
-    return CourseUnits(config, log)
 
 
 # --- artefacts made once per run (tests/artefacts.py) ------------------------------------------------------------------
