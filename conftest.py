@@ -58,12 +58,11 @@ def fresh_course_record(request, monkeypatch, tmp_path_factory):
 
 # --- the suite on every core: tiers (pytest-xdist, --dist loadfile) -------------------------------------------------
 # Each file runs whole on one worker (a notebook's cells share one kernel under nbval, a module's fixtures are made
-# once), in xdist's order: files with more tests first. Measured on 2 cores (benchmarks/suite_time.py, 2026-12-06),
-# that order beat splitting the browser edition's notebook runs over both workers and starting the heavy units
-# first (816 s against 835-929 s): the machine is busy all the time (97 % of both cores, over half of it in
-# Chromium), and two browsers at once slow each other more than a browser beside the Python tests. The slowest tier
-# (browsers, nbgrader, the claims ledger, the notebooks under nbval) carries the mark `slow`: `-m "not slow"` is the
-# inner loop.
+# once), in xdist's order: files with more tests first. Splitting the browser edition's notebook runs over both
+# workers and starting heavy units first was tried (2026-12-06) and gained nothing measurable: the machine is busy
+# all the time (97 % of both cores, over half of it in Chromium), so an order only moves the same work around, and
+# runs of one commit varied by 15 % on that shared machine. The slowest tier (browsers, nbgrader, the claims ledger,
+# the notebooks under nbval) carries the mark `slow`: `-m "not slow"` is the inner loop.
 
 SLOW = ("tests/browser/", "tests/test_nbgrader_", "tests/claims/", "notebooks/")
 
