@@ -16,6 +16,8 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
 - Pure-Python wheels added to the site's lock (ipywidgets, jupyterlab_widgets, comm, ipympl): ``pip download
   --no-deps`` into build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel written
   from this tree by :func:`attn_lib_wheel`, the same bytes from the same tree.
+- Bytecode: for each of those wheels a kernel or a notebook's first cell imports from, a wheel ``<name>-bytecode``
+  of the modules' compiled pyc files, made by the site's own Pyodide under Node (:func:`bytecode_wheels`).
 - The front end: jupyterlite-core (installed, version checked), jupyterlite-pyodide-kernel (its wheel fetched with
   ``pip download`` and checked against its sha256, then unpacked into build/lite-cache/ and put on the build's
   path: installed, it would add to the course's JupyterLab an extension that works only inside JupyterLite and
@@ -324,6 +326,104 @@ def font_list_wheel(dest: Path, lock: dict) -> Path:
                        [("matplotlib/fontlist.json", done.stdout)])
 
 
+# What a kernel of the site imports when it starts (pyodide-kernel imports IPython, which imports jedi) and what the
+# notebooks' first cells import: the modules :func:`bytecode_wheels` compiles ahead.
+WARM_IMPORTS = ["IPython", "jedi", "numpy", "matplotlib.pyplot", "matplotlib_inline.backend_inline", "ipywidgets",
+                "ipympl.backend_nbagg", "attn_lib", "attn_lib.exercises", "attn_lib.plotting", "attn_lib.review",
+                "attn_lib.training", "attn_lib.widgets"]
+
+# Run by Node with the site's own Pyodide: import WARM_IMPORTS, then compile the source of every module those imports
+# compiled from the site's wheels to a pyc file in out/ (the path it takes in site-packages); print {source: pyc} (each
+# path relative to site-packages).
+BYTECODE_JS = """
+const path = require("path");
+const [dir, out, packages, code] = process.argv.slice(2);
+const { loadPyodide } = require(path.join(dir, "pyodide.js"));
+(async () => {
+  const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
+  await py.loadPackage(JSON.parse(packages), { messageCallback: () => {}, errorCallback: () => {} });
+  py.FS.mkdirTree("/out");
+  py.FS.mount(py.FS.filesystems.NODEFS, { root: out }, "/out");
+  process.stdout.write(py.runPython(code));
+})();
+"""
+
+BYTECODE_PY = """
+import importlib, importlib.machinery, importlib.util, json, os, site, warnings
+from importlib._bootstrap_external import _code_to_hash_pyc
+
+os.environ["MPLBACKEND"] = "agg"
+read = []  # every source the imports compile: also a module whose import fails and is caught (dateutil.tz.win)
+source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+def recording(self, data, path, **kwargs):
+    read.append(path)
+    return source_to_code(self, data, path, **kwargs)
+importlib.machinery.SourceFileLoader.source_to_code = recording
+for name in IMPORTS:
+    importlib.import_module(name)
+importlib.machinery.SourceFileLoader.source_to_code = source_to_code
+packages = site.getsitepackages()[0] + "/"
+sources = sorted({path[len(packages):] for path in read if path.startswith(packages)})
+compiled = {}
+for relative in sources:
+    with open(packages + relative, "rb") as f:
+        source = f.read()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # invalid escapes in some packages' sources: the import warns the same
+        code = compile(source, packages + relative, "exec", dont_inherit=True)
+    compiled[relative] = importlib.util.cache_from_source(relative)  # with the browser's Python's cache tag
+    os.makedirs(os.path.dirname("/out/" + compiled[relative]), exist_ok=True)
+    with open("/out/" + compiled[relative], "wb") as f:
+        f.write(_code_to_hash_pyc(code, importlib.util.source_hash(source), checked=True))
+json.dumps(compiled)
+"""
+
+
+def bytecode_wheels(dest: Path, lock: dict) -> dict:
+    """name -> path of a wheel ``<name>-bytecode`` for each package of the lock (in ``dest``) that a kernel or a
+    notebook's first cell imports: the compiled bytecode of exactly the modules WARM_IMPORTS loads, as
+    ``__pycache__/<module>.cpython-312.pyc`` beside the sources.
+
+    Pyodide's wheels carry sources only, so every fresh kernel compiled about 750 modules (IPython, numpy,
+    matplotlib, attn_lib, ...) before it could run a cell: about 5 s of a learner's CPU each time a notebook
+    opens. The site's own Pyodide compiles them under Node (its Python, its bytecode format) as checked
+    hash-based pyc files (PEP 552): an import reads the source, checks its hash and uses the bytecode only if it
+    matches, whatever file times the unpacking sets. The sources stay in each package's own wheel, whose bytes
+    are unchanged, and tracebacks show them."""
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError("the bytecode is compiled with Node.js, not installed: apt-get install nodejs npm")
+    wheels = {name: dest / record["file_name"] for name, record in lock["packages"].items()
+              if record["file_name"].endswith(".whl")}
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / "out"
+        out.mkdir()
+        script = Path(tmp) / "bytecode.js"
+        script.write_text(BYTECODE_JS)
+        code = f"IMPORTS = {WARM_IMPORTS!r}\n" + BYTECODE_PY
+        done = subprocess.run([node, str(script), str(dest), str(out), json.dumps(sorted(wheels)), code],
+                              capture_output=True, text=True)
+        if done.returncode != 0:
+            raise BuildError(f"compiling the bytecode in Pyodide under Node failed:\n{done.stderr[-2000:]}")
+        compiled = json.loads(done.stdout)
+        sources = set(compiled)
+        made = {}
+        for name, wheel in sorted(wheels.items()):
+            with zipfile.ZipFile(wheel) as unpacked:
+                mine = sorted(sources & set(unpacked.namelist()))
+            if not mine:
+                continue
+            sources -= set(mine)
+            version = lock["packages"][name]["version"]
+            entries = [(compiled[source], (out / compiled[source]).read_bytes()) for source in mine]
+            made[name] = write_wheel(dest / f"{name.replace('-', '_')}_bytecode-{version}-py3-none-any.whl",
+                                     f"{name}-bytecode", version, f"The compiled bytecode of {name}'s imported "
+                                     "modules, made at build time", entries)
+    if sources:
+        raise BuildError(f"imported modules that no wheel of the site's lock holds: {sorted(sources)[:5]}")
+    return made
+
+
 def lock_entry(path: Path, name: str, version: str, imports, depends) -> dict:
     return {"name": name, "version": version, "file_name": path.name, "install_dir": "site",
             "sha256": sha256(path), "package_type": "package", "imports": list(imports),
@@ -353,6 +453,11 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
                                                           lock["packages"]["matplotlib"]["version"], [],
                                                           ["matplotlib"])
     lock["packages"]["attn-lib"]["depends"].append("matplotlib-font-list")
+    (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
+    for name, path in bytecode_wheels(dest, lock).items():  # each loaded with its package, which depends on it
+        record = lock["packages"][name]
+        lock["packages"][f"{name}-bytecode"] = lock_entry(path, f"{name}-bytecode", record["version"], [], [])
+        record["depends"] = [*record["depends"], f"{name}-bytecode"]
     for name, record in lock["packages"].items():
         missing = [d for d in record["depends"] if d.lower().replace("_", "-") not in lock["packages"]]
         if missing:

@@ -257,3 +257,27 @@ def test_a_variants_seed_gives_the_same_numbers_and_verdicts_in_the_browsers_pyt
     here = {pid: [[p.variant(seed).text, p.variant(seed).check(1).mistake] for seed in range(12)]
             for pid, p in PREDICTIONS.items() if p.has_variants}
     assert len(here) >= 20 and in_browser == here
+
+
+# The compiled bytecode the site carries beside its wheels (tools/build_lite.py, bytecode_wheels): an import in the
+# browser's Python compiles none of the modules a notebook's first cells load, and still compiles a module the site
+# carries no bytecode for (fontTools.agl: matplotlib's dependency, imported by no notebook).
+COMPILED_AT_IMPORT = """
+import importlib.machinery, json
+compiled = []
+source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+def counting(self, data, path, **kwargs):
+    compiled.append(path)
+    return source_to_code(self, data, path, **kwargs)
+importlib.machinery.SourceFileLoader.source_to_code = counting
+import numpy, matplotlib.pyplot, attn_lib, attn_lib.exercises, attn_lib.review, attn_lib.training
+first_cells = list(compiled)
+import fontTools.agl
+json.dumps({"first_cells": first_cells, "then": compiled[len(first_cells):]})
+"""
+
+
+def test_a_notebooks_imports_take_the_sites_bytecode_and_compile_nothing(site, tmp_path):
+    result = in_site_pyodide(site, tmp_path, COMPILED_AT_IMPORT)
+    assert result["first_cells"] == [], result["first_cells"][:5]
+    assert result["then"] and all("/fontTools/" in path for path in result["then"]), result["then"]
