@@ -284,13 +284,16 @@ def attn_lib_wheel(dest: Path) -> Path:
 
 
 # Run by Node with npm's Pyodide on the site's own files: matplotlib's font list, as the browser's matplotlib
-# writes it on its first import (its paths are relative to matplotlib's data folder).
+# writes it on its first import (its paths are relative to matplotlib's data folder). Python's string hashes are
+# fixed (PYTHONHASHSEED), as in each of the build's runs of Pyodide: the font list's order followed them, and the
+# same inputs give the same site.
 FONT_LIST_JS = """
 const path = require("path");
 const dir = process.argv[2];
 const { loadPyodide } = require(path.join(dir, "pyodide.js"));
 (async () => {
-  const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
+  const py = await loadPyodide({ indexURL: dir + "/", env: { PYTHONHASHSEED: "0" },
+                                 stdout: () => {}, stderr: () => {} });
   await py.loadPackage(["matplotlib"], { messageCallback: () => {}, errorCallback: () => {} });
   process.stdout.write(py.runPython(
     "import matplotlib.font_manager as fm, pathlib\\n"
@@ -340,7 +343,8 @@ const path = require("path");
 const [dir, out, packages, code] = process.argv.slice(2);
 const { loadPyodide } = require(path.join(dir, "pyodide.js"));
 (async () => {
-  const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
+  const py = await loadPyodide({ indexURL: dir + "/", env: { PYTHONHASHSEED: "0" },
+                                 stdout: () => {}, stderr: () => {} });
   await py.loadPackage(JSON.parse(packages), { messageCallback: () => {}, errorCallback: () => {} });
   py.FS.mkdirTree("/out");
   py.FS.mount(py.FS.filesystems.NODEFS, { root: out }, "/out");
@@ -379,8 +383,9 @@ json.dumps(compiled)
 """
 
 
-def bytecode_wheels(dest: Path, lock: dict) -> dict:
-    """name -> path of a wheel ``<name>-bytecode`` for each package of the lock (in ``dest``) that a kernel or a
+def bytecode_wheels(dest: Path, lock: dict, pyodide: Path) -> dict:
+    """name -> path of a wheel ``<name>-bytecode``, written to ``dest``, for each package of the lock (its wheels in
+    ``pyodide``, Pyodide's folder of the site) that a kernel or a
     notebook's first cell imports: the compiled bytecode of exactly the modules WARM_IMPORTS loads, as
     ``__pycache__/<module>.cpython-312.pyc`` beside the sources.
 
@@ -393,7 +398,7 @@ def bytecode_wheels(dest: Path, lock: dict) -> dict:
     node = shutil.which("node")
     if node is None:
         raise BuildError("the bytecode is compiled with Node.js, not installed: apt-get install nodejs npm")
-    wheels = {name: dest / record["file_name"] for name, record in lock["packages"].items()
+    wheels = {name: pyodide / record["file_name"] for name, record in lock["packages"].items()
               if record["file_name"].endswith(".whl")}
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "out"
@@ -401,7 +406,7 @@ def bytecode_wheels(dest: Path, lock: dict) -> dict:
         script = Path(tmp) / "bytecode.js"
         script.write_text(BYTECODE_JS)
         code = f"IMPORTS = {WARM_IMPORTS!r}\n" + BYTECODE_PY
-        done = subprocess.run([node, str(script), str(dest), str(out), json.dumps(sorted(wheels)), code],
+        done = subprocess.run([node, str(script), str(pyodide), str(out), json.dumps(sorted(wheels)), code],
                               capture_output=True, text=True)
         if done.returncode != 0:
             raise BuildError(f"compiling the bytecode in Pyodide under Node failed:\n{done.stderr[-2000:]}")
@@ -422,6 +427,36 @@ def bytecode_wheels(dest: Path, lock: dict) -> dict:
     if sources:
         raise BuildError(f"imported modules that no wheel of the site's lock holds: {sorted(sources)[:5]}")
     return made
+
+
+BYTECODE_KEPT = 3  # the cache keeps the bytecode of this many sets of wheels (a developer's last attn_lib edits)
+
+
+def cached_bytecode_wheels(dest: Path, lock: dict, cache: Path) -> dict:
+    """:func:`bytecode_wheels`, kept in ``cache``/bytecode/ under a hash of every wheel of the lock and of the code
+    that compiles them: a rebuild whose wheels did not change (another course version, changed notebooks) copies
+    them instead of starting Pyodide again."""
+    digest = hashlib.sha256(json.dumps([WARM_IMPORTS, BYTECODE_JS, BYTECODE_PY]).encode())
+    for name, record in sorted(lock["packages"].items()):
+        digest.update(f"{name} {sha256(dest / record['file_name'])}\n".encode())
+    folder = cache / "bytecode" / digest.hexdigest()[:16]
+    if not folder.exists():
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder.parent) as tmp:  # complete, or not there at all
+            made = bytecode_wheels(Path(tmp), lock, dest)
+            (Path(tmp) / "made.json").write_text(json.dumps({name: path.name for name, path in made.items()}))
+            try:
+                os.rename(tmp, folder)
+            except OSError:  # another build made the same folder first
+                pass
+        for old in sorted(folder.parent.iterdir(), key=lambda p: p.stat().st_mtime)[:-BYTECODE_KEPT]:
+            shutil.rmtree(old, ignore_errors=True)
+    else:
+        folder.touch()  # recently used: kept
+    wheels = {}
+    for name, file_name in json.loads((folder / "made.json").read_text()).items():
+        wheels[name] = Path(shutil.copy2(folder / file_name, dest / file_name))
+    return wheels
 
 
 def lock_entry(path: Path, name: str, version: str, imports, depends) -> dict:
@@ -454,7 +489,7 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
                                                           ["matplotlib"])
     lock["packages"]["attn-lib"]["depends"].append("matplotlib-font-list")
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
-    for name, path in bytecode_wheels(dest, lock).items():  # each loaded with its package, which depends on it
+    for name, path in cached_bytecode_wheels(dest, lock, cache).items():  # loaded with its package, its dependent
         record = lock["packages"][name]
         lock["packages"][f"{name}-bytecode"] = lock_entry(path, f"{name}-bytecode", record["version"], [], [])
         record["depends"] = [*record["depends"], f"{name}-bytecode"]

@@ -119,6 +119,28 @@ class Offline:
         self.context.close()
 
 
+# The Pyodide kernel's worker (a script of the kernel's extension) replaced by an empty one: comlink's first call
+# never answers, so the kernel stays "starting" and loads nothing; every other worker starts as usual.
+_NO_KERNEL_JS = """
+(() => {
+  const Real = window.Worker;
+  window.Worker = function (url, options) {
+    const empty = URL.createObjectURL(new Blob([""], { type: "text/javascript" }));
+    return new Real(String(url).includes("/pyodide-kernel-extension/") ? empty : url, options);
+  };
+  window.Worker.prototype = Real.prototype;
+})();
+"""
+
+
+def without_kernels(context):
+    """Pages of ``context`` open notebooks as a learner's do, but start no Pyodide kernel: for the tests of the
+    front end alone (a saved copy's dialogs), which each kernel's start (about 30 CPU s on two cores, Pyodide and
+    the kernel's packages loaded and imported) would only slow down. test_lite.py starts a kernel in every
+    notebook."""
+    context.add_init_script(_NO_KERNEL_JS)
+
+
 def open_notebook(page, site_url, name, timeout_ms=120_000):
     """Open notebook ``name`` of the site in JupyterLite; wait until its kernel is idle. Returns the seconds from
     the navigation to a ready kernel (Pyodide loaded, the kernel's packages imported)."""

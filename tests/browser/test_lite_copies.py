@@ -72,6 +72,7 @@ def learner(chromium, sites):
     server then serves build 2."""
     browser = lite_driver.launch_chromium(chromium.browser_type)
     context = lite_driver.Offline(browser)
+    lite_driver.without_kernels(context.context)  # the copies' dialogs need no kernel
     page = context.page
     page.refused = context.refused  # requests outside 127.0.0.1 (none: the zip library is the site's own file)
     page.on("dialog", lambda dialog: dialog.accept())  # a "leave the page?" prompt between notebooks
