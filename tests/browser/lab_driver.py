@@ -167,25 +167,33 @@ def open_and_run_explorer(page, lab, kind, timeout_ms=120_000):
     name = notebook_paths()[kind]
     page.goto(f"{lab.url}/lab/tree/{name}?reset", wait_until="domcontentloaded")
     wait_for_idle_kernel(page, name, timeout_ms)
+    assert run_imports_and(page, f"{FUNCTIONS[kind]}()", timeout_ms), \
+        f"{name} has no cell that is exactly {FUNCTIONS[kind]}()"
+    return name
+
+
+def run_imports_and(page, source, timeout_ms=120_000):
+    """In the open notebook (JupyterLab's or JupyterLite's), run its first code cell (its imports), then the cell
+    whose source is exactly ``source``, each to its end, and wait until the kernel is idle. False (nothing run)
+    when no cell is ``source``."""
     ran = page.evaluate(
         """async source => {
             const app = window.jupyterapp, notebook = app.shell.currentWidget.content;
             const code = notebook.widgets.map((c, i) => [c, i]).filter(([c]) => c.model.type === 'code');
-            const explorer = code.find(([c]) => c.model.sharedModel.getSource().trim() === source);
-            if (!explorer) return [];
-            const indexes = [code[0][1], explorer[1]];
-            for (const index of indexes) {
+            const wanted = code.find(([c]) => c.model.sharedModel.getSource().trim() === source);
+            if (!wanted) return false;
+            for (const index of [code[0][1], wanted[1]]) {
                 notebook.deselectAll();
                 notebook.activeCellIndex = index;
                 await app.commands.execute('notebook:run-cell');  // resolves once the cell has run
             }
-            return indexes;
-        }""", f"{FUNCTIONS[kind]}()")
-    assert len(ran) == 2, f"{name} has no cell that is exactly {FUNCTIONS[kind]}()"
-    page.wait_for_function(
-        "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
-        timeout=timeout_ms, polling=200)
-    return name
+            return true;
+        }""", source)
+    if ran:
+        page.wait_for_function(
+            "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.status === 'idle'",
+            timeout=timeout_ms, polling=200)
+    return ran
 
 
 def wait_for_idle_kernel(page, name, timeout_ms):

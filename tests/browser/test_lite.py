@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import re
 import sys
+from pathlib import Path
 
 import lab_driver
 import lite_driver
@@ -183,37 +184,59 @@ def explorer_answers_a_key_press(page, kind):
         assert lab_driver.main_control_value(page, kind) != value, f"{keys} did not move the {kind} explorer"
 
 
-# Python run under Node in the site's own Pyodide, with the site's attn_lib wheel: the code is read from a file and its
-# last expression, a JSON string, is printed.
+# Python run under Node in the site's own Pyodide, with the site's attn_lib wheel: one start of Pyodide for every
+# program below (a start costs several CPU seconds), each program in a namespace of its own, in the order given;
+# each program's last expression is a JSON string, and a program that raises gives {"error": its traceback}.
 PYODIDE_JS = """
 const fs = require("fs");
 const path = require("path");
-const [dir, code] = process.argv.slice(2);
+const [dir, programs] = process.argv.slice(2);
 const { loadPyodide } = require(path.join(dir, "pyodide.js"));
 (async () => {
   const py = await loadPyodide({ indexURL: dir + "/", stdout: () => {}, stderr: () => {} });
   await py.loadPackage(["attn-lib", "numpy"], { messageCallback: () => {}, errorCallback: () => {} });
-  process.stdout.write(py.runPython(fs.readFileSync(code, "utf8")));
+  const results = [];
+  for (const file of JSON.parse(fs.readFileSync(programs, "utf8"))) {
+    try {
+      results.push(JSON.parse(py.runPython(fs.readFileSync(file, "utf8"), { globals: py.globals.get("dict")() })));
+    } catch (error) {
+      results.push({ error: String(error) });
+    }
+  }
+  process.stdout.write(JSON.stringify(results));
 })();
 """
 
+# The compiled bytecode the site carries beside its wheels (tools/build_lite.py, bytecode_wheels): an import in the
+# browser's Python compiles none of the modules a notebook's first cells load, and still compiles a module the site
+# carries no bytecode for (fontTools.agl: matplotlib's dependency, imported by no notebook). First: nothing imported
+# yet.
+COMPILED_AT_IMPORT = """
+import importlib.machinery, json
+compiled = []
+source_to_code = importlib.machinery.SourceFileLoader.source_to_code
+def counting(self, data, path, **kwargs):
+    compiled.append(path)
+    return source_to_code(self, data, path, **kwargs)
+importlib.machinery.SourceFileLoader.source_to_code = counting
+import numpy, matplotlib.pyplot, attn_lib, attn_lib.exercises, attn_lib.review, attn_lib.training
+first_cells = list(compiled)
+import fontTools.agl
+importlib.machinery.SourceFileLoader.source_to_code = source_to_code
+json.dumps({"first_cells": first_cells, "then": compiled[len(first_cells):]})
+"""
 
-def in_site_pyodide(site, tmp_path, code: str):
-    """What ``code`` (Python whose last expression is a JSON string) gives in the site's Pyodide under Node."""
-    import shutil
-    import subprocess
-
-    node = shutil.which("node")
-    assert node, "Node.js runs the site's Pyodide here: apt-get install nodejs (.ci/run does)"
-    (tmp_path / "run.js").write_text(PYODIDE_JS)
-    (tmp_path / "code.py").write_text(code)
-    done = subprocess.run([node, str(tmp_path / "run.js"), str(site.root / "static" / "pyodide"),
-                           str(tmp_path / "code.py")], capture_output=True, text=True, timeout=300, check=True)
-    return json.loads(done.stdout)
-
+# A variant's seed gives the same numbers in the browser's Python as in CPython (random.Random seeded with a string),
+# so a teacher can see what a learner saw.
+VARIANTS = """
+import json
+from attn_lib.exercises._problem_book import PREDICTIONS
+json.dumps({pid: [[p.variant(seed).text, p.variant(seed).check(1).mistake] for seed in range(12)]
+            for pid, p in PREDICTIONS.items() if p.has_variants})
+"""
 
 # The checkers' time limit in the browser's own Python: Pyodide has no signals, so the runner keeps the limit with a
-# trace function (attn_lib.exercises._running).
+# trace function (attn_lib.exercises._running). Last: it shortens the limit.
 TIME_LIMIT = """
 import json, sys, time
 import numpy as np
@@ -232,52 +255,47 @@ json.dumps({"platform": sys.platform, "signals": _running.SIGNALS, "mistake": st
             "tracer_left": sys.gettrace() is not None})
 """
 
-
-def test_the_checkers_stop_an_endless_loop_in_the_browsers_python(site, tmp_path):
-    result = in_site_pyodide(site, tmp_path, TIME_LIMIT)
-    assert result["platform"] == "emscripten" and result["signals"] is False
-    assert result["mistake"] == "too-slow" and result["seconds"] < 30, result
-    assert result["right"] and not result["tracer_left"], result
+PROGRAMS = {"compiled": COMPILED_AT_IMPORT, "variants": VARIANTS, "time limit": TIME_LIMIT}
 
 
-# A variant's seed gives the same numbers in the browser's Python as in CPython (random.Random seeded with a string),
-# so a teacher can see what a learner saw.
-VARIANTS = """
-import json
-from attn_lib.exercises._problem_book import PREDICTIONS
-json.dumps({pid: [[p.variant(seed).text, p.variant(seed).check(1).mistake] for seed in range(12)]
-            for pid, p in PREDICTIONS.items() if p.has_variants})
-"""
+@pytest.fixture(scope="module")
+def in_browsers_python(site, tmp_path_factory):
+    """name -> what each program of PROGRAMS gives in the site's Pyodide under Node."""
+    import shutil
+    import subprocess
+
+    node = shutil.which("node")
+    assert node, "Node.js runs the site's Pyodide here: apt-get install nodejs (.ci/run does)"
+    folder = tmp_path_factory.mktemp("browsers-python")
+    (folder / "run.js").write_text(PYODIDE_JS)
+    files = []
+    for index, code in enumerate(PROGRAMS.values()):
+        files.append(str(folder / f"program-{index}.py"))
+        Path(files[-1]).write_text(code)
+    (folder / "programs.json").write_text(json.dumps(files))
+    done = subprocess.run([node, str(folder / "run.js"), str(site.root / "static" / "pyodide"),
+                           str(folder / "programs.json")], capture_output=True, text=True, timeout=300, check=True)
+    return dict(zip(PROGRAMS, json.loads(done.stdout)))
 
 
-def test_a_variants_seed_gives_the_same_numbers_and_verdicts_in_the_browsers_python(site, tmp_path):
+def test_a_notebooks_imports_take_the_sites_bytecode_and_compile_nothing(in_browsers_python):
+    result = in_browsers_python["compiled"]
+    assert "error" not in result, result
+    assert result["first_cells"] == [], result["first_cells"][:5]
+    assert result["then"] and all("/fontTools/" in path for path in result["then"]), result["then"]
+
+
+def test_a_variants_seed_gives_the_same_numbers_and_verdicts_in_the_browsers_python(in_browsers_python):
     from attn_lib.exercises._problem_book import PREDICTIONS
 
-    in_browser = in_site_pyodide(site, tmp_path, VARIANTS)
+    in_browser = in_browsers_python["variants"]
     here = {pid: [[p.variant(seed).text, p.variant(seed).check(1).mistake] for seed in range(12)]
             for pid, p in PREDICTIONS.items() if p.has_variants}
     assert len(here) >= 20 and in_browser == here
 
 
-# The compiled bytecode the site carries beside its wheels (tools/build_lite.py, bytecode_wheels): an import in the
-# browser's Python compiles none of the modules a notebook's first cells load, and still compiles a module the site
-# carries no bytecode for (fontTools.agl: matplotlib's dependency, imported by no notebook).
-COMPILED_AT_IMPORT = """
-import importlib.machinery, json
-compiled = []
-source_to_code = importlib.machinery.SourceFileLoader.source_to_code
-def counting(self, data, path, **kwargs):
-    compiled.append(path)
-    return source_to_code(self, data, path, **kwargs)
-importlib.machinery.SourceFileLoader.source_to_code = counting
-import numpy, matplotlib.pyplot, attn_lib, attn_lib.exercises, attn_lib.review, attn_lib.training
-first_cells = list(compiled)
-import fontTools.agl
-json.dumps({"first_cells": first_cells, "then": compiled[len(first_cells):]})
-"""
-
-
-def test_a_notebooks_imports_take_the_sites_bytecode_and_compile_nothing(site, tmp_path):
-    result = in_site_pyodide(site, tmp_path, COMPILED_AT_IMPORT)
-    assert result["first_cells"] == [], result["first_cells"][:5]
-    assert result["then"] and all("/fontTools/" in path for path in result["then"]), result["then"]
+def test_the_checkers_stop_an_endless_loop_in_the_browsers_python(in_browsers_python):
+    result = in_browsers_python["time limit"]
+    assert result.get("platform") == "emscripten" and result["signals"] is False, result
+    assert result["mistake"] == "too-slow" and result["seconds"] < 30, result
+    assert result["right"] and not result["tracer_left"], result
