@@ -348,3 +348,35 @@ def test_fflate_is_vendored_from_npm_only_with_its_recorded_hashes(tmp_path):
     spec["module-sha256"] = "0" * 64
     with pytest.raises(build_lite.BuildError, match=r"fflate's esm/browser\.js: fflate\.js has sha256"):
         build_lite.learner_copies_extension(versions, cache, tmp_path / "bad")
+
+
+def test_the_bytecode_is_made_once_per_set_of_wheels_and_the_cache_keeps_the_last_few(tmp_path, monkeypatch):
+    """cached_bytecode_wheels calls bytecode_wheels (Pyodide under Node) only for wheels it has not seen, copies
+    the kept wheels into the site otherwise, and keeps BYTECODE_KEPT sets."""
+    made = []
+
+    def fake_bytecode_wheels(dest, lock, pyodide):
+        made.append(sorted(lock["packages"]))
+        path = dest / "a_bytecode-1.0-py3-none-any.whl"
+        path.write_bytes(f"bytecode of {sorted(lock['packages'])}".encode())
+        return {"a": path}
+
+    monkeypatch.setattr(build_lite, "bytecode_wheels", fake_bytecode_wheels)
+    site, cache = tmp_path / "site", tmp_path / "cache"
+    site.mkdir()
+
+    def build_with(content):
+        (site / "a-1.0-py3-none-any.whl").write_bytes(content)
+        lock = {"packages": {"a": {"file_name": "a-1.0-py3-none-any.whl"}}}
+        return build_lite.cached_bytecode_wheels(site, lock, cache)
+
+    first = build_with(b"wheel 1")
+    assert first == {"a": site / "a_bytecode-1.0-py3-none-any.whl"} and first["a"].is_file() and len(made) == 1
+    first["a"].unlink()
+    assert build_with(b"wheel 1") == first and first["a"].is_file() and len(made) == 1  # copied from the cache
+    for n in range(2, 2 + build_lite.BYTECODE_KEPT):
+        build_with(f"wheel {n}".encode())
+    assert len(made) == 1 + build_lite.BYTECODE_KEPT  # each new wheel compiled once
+    assert len(list((cache / "bytecode").iterdir())) == build_lite.BYTECODE_KEPT
+    build_with(b"wheel 1")  # the oldest set was dropped: made again
+    assert len(made) == 2 + build_lite.BYTECODE_KEPT
