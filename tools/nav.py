@@ -319,7 +319,7 @@ def lite_contents_notebook(entries: list[Entry], course: dict):
         f"{EQUATION_1}\n"
         "\n"
         "This is the browser edition of the course: the same notebooks as the JupyterLab course, run by Python "
-        "inside this browser tab (Pyodide), with nothing to install and no server. The first visit loads 31 to 42 "
+        "inside this browser tab (Pyodide), with nothing to install and no server. The first visit loads 36 to 48 "
         "MB once (as measured); after that the notebooks open from the browser's cache. Open a notebook below, then "
         "Run > Run All Cells, or Shift+Enter cell by cell."
     )
