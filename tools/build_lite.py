@@ -385,9 +385,9 @@ json.dumps(compiled)
 
 def bytecode_wheels(dest: Path, lock: dict, pyodide: Path) -> dict:
     """name -> path of a wheel ``<name>-bytecode``, written to ``dest``, for each package of the lock (its wheels in
-    ``pyodide``, Pyodide's folder of the site) that a kernel or a
-    notebook's first cell imports: the compiled bytecode of exactly the modules WARM_IMPORTS loads, as
-    ``__pycache__/<module>.cpython-312.pyc`` beside the sources.
+    ``pyodide``, Pyodide's folder of the site) that a kernel or a notebook's first cell imports: the compiled
+    bytecode of exactly the modules WARM_IMPORTS loads, as ``__pycache__/<module>.cpython-312.pyc`` beside the
+    sources.
 
     Pyodide's wheels carry sources only, so every fresh kernel compiled about 750 modules (IPython, numpy,
     matplotlib, attn_lib, ...) before it could run a cell: about 5 s of a learner's CPU each time a notebook
@@ -449,7 +449,8 @@ def cached_bytecode_wheels(dest: Path, lock: dict, cache: Path) -> dict:
                 os.rename(tmp, folder)
             except OSError:  # another build made the same folder first
                 pass
-        for old in sorted(folder.parent.iterdir(), key=lambda p: p.stat().st_mtime)[:-BYTECODE_KEPT]:
+        kept = [p for p in folder.parent.iterdir() if not p.name.startswith("tmp")]  # not another build's, unfinished
+        for old in sorted(kept, key=lambda p: p.stat().st_mtime_ns)[:-BYTECODE_KEPT]:
             shutil.rmtree(old, ignore_errors=True)
     else:
         folder.touch()  # recently used: kept
