@@ -100,8 +100,8 @@ def kind_of(command: str) -> str:
 
 class CpuSampler:
     """Every process's user+system CPU seconds (every process on the machine: another job's too), read from /proc
-    every second while a run lasts, summed by kind; and the machine's busy CPU seconds over the run. A process that lives less than a second between two reads is
-    missed (its share is in the machine's total)."""
+    every second while a run lasts, summed by kind; and the machine's busy CPU seconds over the run. A process that
+    lives less than a second between two reads is missed (its share is in the machine's total)."""
 
     def __init__(self):
         self.ticks = os.sysconf("SC_CLK_TCK")

@@ -283,22 +283,47 @@ def attn_lib_wheel(dest: Path) -> Path:
                        project["description"], [(p.relative_to(ROOT).as_posix(), p.read_bytes()) for p in files])
 
 
-# Run by Node with npm's Pyodide on the site's own files: matplotlib's font list, as the browser's matplotlib
-# writes it on its first import (its paths are relative to matplotlib's data folder). Python's string hashes are
-# fixed (PYTHONHASHSEED), as in each of the build's runs of Pyodide: the font list's order followed them, and the
-# same inputs give the same site.
-FONT_LIST_JS = """
+# Python run by Node with the site's own Pyodide (its folder, the packages to load, the code; optionally a host
+# folder mounted at /out): prints the code's last expression. Python's string hashes are fixed (PYTHONHASHSEED): the
+# font list's order followed them, and the same inputs give the same site.
+PYODIDE_RUN_JS = """
 const path = require("path");
-const dir = process.argv[2];
+const [dir, packages, code, out] = process.argv.slice(2);
 const { loadPyodide } = require(path.join(dir, "pyodide.js"));
 (async () => {
   const py = await loadPyodide({ indexURL: dir + "/", env: { PYTHONHASHSEED: "0" },
                                  stdout: () => {}, stderr: () => {} });
-  await py.loadPackage(["matplotlib"], { messageCallback: () => {}, errorCallback: () => {} });
-  process.stdout.write(py.runPython(
-    "import matplotlib.font_manager as fm, pathlib\\n"
-    + "pathlib.Path(fm.__file__).parent.joinpath('fontlist.json').read_text()"));
+  await py.loadPackage(JSON.parse(packages), { messageCallback: () => {}, errorCallback: () => {} });
+  if (out) {
+    py.FS.mkdirTree("/out");
+    py.FS.mount(py.FS.filesystems.NODEFS, { root: out }, "/out");
+  }
+  process.stdout.write(py.runPython(code));
 })();
+"""
+
+
+def run_in_pyodide(pyodide: Path, packages, code: str, what: str, out: Path | None = None) -> str:
+    """What ``code`` (Python whose last expression is a string) gives in the site's Pyodide (folder ``pyodide``)
+    under Node, with ``packages`` loaded and ``out`` (a host folder) at /out; ``what`` names the step in errors."""
+    node = shutil.which("node")
+    if node is None:
+        raise BuildError(f"{what} is made with Node.js, not installed: apt-get install nodejs npm")
+    with tempfile.TemporaryDirectory() as tmp:
+        script = Path(tmp) / "run.js"
+        script.write_text(PYODIDE_RUN_JS)
+        done = subprocess.run([node, str(script), str(pyodide), json.dumps(sorted(packages)), code,
+                               *([str(out)] if out else [])], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BuildError(f"{what} failed in Pyodide under Node:\n{done.stderr[-2000:]}")
+    return done.stdout
+
+
+# matplotlib's font list, as the browser's matplotlib writes it on its first import (its paths are relative to
+# matplotlib's data folder).
+FONT_LIST_PY = """
+import matplotlib.font_manager as fm, pathlib
+pathlib.Path(fm.__file__).parent.joinpath('fontlist.json').read_text()
 """
 
 
@@ -312,21 +337,15 @@ def font_list_wheel(dest: Path, lock: dict) -> Path:
     matplotlib's wheel (whose bytes are unchanged), and attn-lib depends on it, so a notebook's first cell (which
     imports attn_lib beside matplotlib) loads it before matplotlib is imported.
     """
-    node = shutil.which("node")
-    if node is None:
-        raise BuildError("the font list is made with Node.js, not installed: apt-get install nodejs npm")
-    with tempfile.TemporaryDirectory() as tmp:
-        script = Path(tmp) / "fontlist.js"
-        script.write_text(FONT_LIST_JS)
-        done = subprocess.run([node, str(script), str(dest)], check=True, capture_output=True)
-    font_list = json.loads(done.stdout)
+    text = run_in_pyodide(dest, ["matplotlib"], FONT_LIST_PY, "the font list")
+    font_list = json.loads(text)
     if font_list.get("__class__") != "FontManager" or not font_list.get("ttflist"):
         raise BuildError("Pyodide's matplotlib wrote no font list under Node")
     version = lock["packages"]["matplotlib"]["version"]
     name = "matplotlib-font-list"
     return write_wheel(dest / f"{name.replace('-', '_')}-{version}-py3-none-any.whl", name, version,
                        "The font list of Pyodide's matplotlib, made at build time",
-                       [("matplotlib/fontlist.json", done.stdout)])
+                       [("matplotlib/fontlist.json", text.encode())])
 
 
 # What a kernel of the site imports when it starts (pyodide-kernel imports IPython, which imports jedi) and what the
@@ -335,23 +354,9 @@ WARM_IMPORTS = ["IPython", "jedi", "numpy", "matplotlib.pyplot", "matplotlib_inl
                 "ipympl.backend_nbagg", "attn_lib", "attn_lib.exercises", "attn_lib.plotting", "attn_lib.review",
                 "attn_lib.training", "attn_lib.widgets"]
 
-# Run by Node with the site's own Pyodide: import WARM_IMPORTS, then compile the source of every module those imports
-# compiled from the site's wheels to a pyc file in out/ (the path it takes in site-packages); print {source: pyc} (each
-# path relative to site-packages).
-BYTECODE_JS = """
-const path = require("path");
-const [dir, out, packages, code] = process.argv.slice(2);
-const { loadPyodide } = require(path.join(dir, "pyodide.js"));
-(async () => {
-  const py = await loadPyodide({ indexURL: dir + "/", env: { PYTHONHASHSEED: "0" },
-                                 stdout: () => {}, stderr: () => {} });
-  await py.loadPackage(JSON.parse(packages), { messageCallback: () => {}, errorCallback: () => {} });
-  py.FS.mkdirTree("/out");
-  py.FS.mount(py.FS.filesystems.NODEFS, { root: out }, "/out");
-  process.stdout.write(py.runPython(code));
-})();
-"""
-
+# Run by run_in_pyodide with /out: import WARM_IMPORTS, then compile the source of every module those imports
+# compiled from the site's wheels to a pyc file in /out (the path it takes in site-packages); print {source: pyc}
+# (each path relative to site-packages).
 BYTECODE_PY = """
 import importlib, importlib.machinery, importlib.util, json, os, site, warnings
 from importlib._bootstrap_external import _code_to_hash_pyc
@@ -395,22 +400,12 @@ def bytecode_wheels(dest: Path, lock: dict, pyodide: Path) -> dict:
     hash-based pyc files (PEP 552): an import reads the source, checks its hash and uses the bytecode only if it
     matches, whatever file times the unpacking sets. The sources stay in each package's own wheel, whose bytes
     are unchanged, and tracebacks show them."""
-    node = shutil.which("node")
-    if node is None:
-        raise BuildError("the bytecode is compiled with Node.js, not installed: apt-get install nodejs npm")
     wheels = {name: pyodide / record["file_name"] for name, record in lock["packages"].items()
               if record["file_name"].endswith(".whl")}
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "out"
-        out.mkdir()
-        script = Path(tmp) / "bytecode.js"
-        script.write_text(BYTECODE_JS)
-        code = f"IMPORTS = {WARM_IMPORTS!r}\n" + BYTECODE_PY
-        done = subprocess.run([node, str(script), str(pyodide), str(out), json.dumps(sorted(wheels)), code],
-                              capture_output=True, text=True)
-        if done.returncode != 0:
-            raise BuildError(f"compiling the bytecode in Pyodide under Node failed:\n{done.stderr[-2000:]}")
-        compiled = json.loads(done.stdout)
+    with tempfile.TemporaryDirectory() as out:
+        out = Path(out)
+        compiled = json.loads(run_in_pyodide(pyodide, wheels, f"IMPORTS = {WARM_IMPORTS!r}\n" + BYTECODE_PY,
+                                             "compiling the bytecode", out))
         sources = set(compiled)
         made = {}
         for name, wheel in sorted(wheels.items()):
@@ -436,7 +431,7 @@ def cached_bytecode_wheels(dest: Path, lock: dict, cache: Path) -> dict:
     """:func:`bytecode_wheels`, kept in ``cache``/bytecode/ under a hash of every wheel of the lock and of the code
     that compiles them: a rebuild whose wheels did not change (another course version, changed notebooks) copies
     them instead of starting Pyodide again."""
-    digest = hashlib.sha256(json.dumps([WARM_IMPORTS, BYTECODE_JS, BYTECODE_PY]).encode())
+    digest = hashlib.sha256(json.dumps([WARM_IMPORTS, PYODIDE_RUN_JS, BYTECODE_PY]).encode())
     for name, record in sorted(lock["packages"].items()):
         digest.update(f"{name} {sha256(dest / record['file_name'])}\n".encode())
     folder = cache / "bytecode" / digest.hexdigest()[:16]
