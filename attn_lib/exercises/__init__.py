@@ -76,10 +76,10 @@ check_count(...)                  the author's own ids (mistakes=); counting: fo
                                   used-dv, used-d-model, counted-flops, square-when-cross, causal-half, counted-bytes,
                                   counted-scores, float64-bytes, float16-bytes, bits, not-bytes, all-heads,
                                   three-projections, dk-squared, added-not-multiplied, with-bias, wrong-count;
-                                  generic: not-a-number
+                                  generic: not-a-number, commas-made-a-tuple, beyond-float
 check_variance(...)               scaling: std-not-variance, one-when-unscaled, dk-when-scaled, inverse-dk,
                                   sqrt-when-scaled, inverse-sqrt-dk, mean-not-variance, wrong-variance; counting:
-                                  dk-squared; generic: not-a-number
+                                  dk-squared; generic: not-a-number, commas-made-a-tuple, beyond-float
 check_masked_softmax(fn)          mask: max-before-mask, zero-then-renormalise, mask-after-softmax, inf-times-zero,
                                   mask-zero, small-fill, inverted-mask, ignored-mask, mask-added,
                                   boolean-index-broadcast, blocked-not-zero; softmax: global-max, subtract-min,
@@ -100,7 +100,7 @@ check_chunked_attention(fn)       softmax: global-max, uniform-weights; cost: ma
                                   power-precedence, split-scale, d-model-scaling, scaled-by-dv; generic:
                                   used-attn-lib; average: not-an-average
 check_number(...)                 the author's own ids (mistakes=); generic: too-few-decimals, wrong-number,
-                                  not-a-number
+                                  not-a-number, commas-made-a-tuple, beyond-float
 check_choice(...)                 chose-<label> (each option's own reason); generic: not-an-option
 check_scores(fn)                  shapes: transpose-on-batch, no-transpose, elementwise-product, no-batch; scores:
                                   dot-on-batch, queries-transposed, summed-over-keys, keys-times-queries,
@@ -142,14 +142,15 @@ check_dW_q(fn)                    backward: no-scale, scaled-twice, sign-flipped
 check_learned(...)                chose-<label> (each option's own reason); generic: not-an-option
 check_footnote4_variance(...)     scaling: unit-variance, ignored-means, mean-square-not-variance, means-not-squared,
                                   only-means-product, sqrt-dk, added-variances, standard-deviations; counting:
-                                  forgot-dk; generic: wrong-number, not-a-number
+                                  forgot-dk; generic: wrong-number, not-a-number, commas-made-a-tuple, beyond-float
 check_why_scores_grow(...)        chose-<label> (each option's own reason); generic: not-an-option
 check_previous_token(fn)          positions: next-token, self, wrapped-first-row, dropped-last-query, divided-by-n,
                                   sum-not-mean; shapes: no-batch
 check_unscaled_row(...)           scaling: unchanged, divided-again, times-dk; softmax: equal-weights; generic:
-                                  wrong-number, not-a-number
+                                  wrong-number, not-a-number, commas-made-a-tuple, beyond-float
 check_weights_beyond_parameters(...) counting: rounded-down, not-the-first, one-layer, one-head-per-layer, one-head,
-                                  linear-in-n, token-limit; generic: wrong-number, not-a-number
+                                  linear-in-n, token-limit; generic: wrong-number, not-a-number, commas-made-a-tuple,
+                                  beyond-float
 check_weight_times_value(fn)      average: returned-output, length-over-keys, lengths-along-queries, squared-length,
                                   sum-not-length, l1-length, one-length, renormalised, lengths-only; shapes: no-batch
 check_decode_step(fn)             decoding: forgot-append, forgot-cache, new-token-twice, cache-order-mismatch,

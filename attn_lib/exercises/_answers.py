@@ -6,9 +6,11 @@ from here."""
 from __future__ import annotations
 
 import contextvars
+import decimal
 import math
 import numbers
 import re
+import sys
 
 import numpy as np
 
@@ -16,17 +18,81 @@ from ._compare import two_numbers
 from ._feedback import Feedback, fail, failure, is_blank, not_answered
 
 
+# The examples of a number in the not-a-number messages: no problem's answer (tests/exercises/test_no_giveaways.py).
+NUMBER_EXAMPLES = "3.5 or 1e-3"
+COUNT_EXAMPLES = "12_345_000 or 1.2345e7"
+
+
 def as_number(answer, finite: bool = False):
-    """A real number from an int, float, numpy scalar, or 0-d / one-element array; None if it is not one (and,
-    with ``finite``, if it is NaN or infinite: a count or a variance is a finite number)."""
+    """A real number from an int, float, Fraction, Decimal, numpy scalar, or 0-d / one-element array; None if it is
+    not one, or too large for a float (:func:`read_number` says which), and, with ``finite``, if it is NaN or
+    infinite: a count or a variance is a finite number."""
     if isinstance(answer, np.ndarray):
         if answer.size != 1 or answer.dtype.kind not in "iuf":
             return None
         answer = answer.reshape(()).item()
-    if isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
+    if _digits_beyond_float(answer):
         return None
-    value = float(answer)
+    if isinstance(answer, decimal.Decimal):
+        value = float(answer) if not answer.is_snan() else math.nan
+    elif isinstance(answer, (bool, np.bool_)) or not isinstance(answer, numbers.Real):
+        return None
+    else:
+        value = float(answer)
     return None if finite and not math.isfinite(value) else value
+
+
+def _digits_beyond_float(answer) -> int:
+    """The digits of a whole number, Fraction or Decimal too large for a float (10 ** 400); 0 for anything else."""
+    if isinstance(answer, decimal.Decimal):
+        if not answer.is_finite() or abs(answer) <= decimal.Decimal(sys.float_info.max):
+            return 0
+    elif isinstance(answer, bool) or not isinstance(answer, numbers.Rational):
+        return 0
+    else:
+        try:
+            float(answer)
+            return 0
+        except OverflowError:
+            pass
+    return len(str(abs(int(answer))))
+
+
+def _tuple_of_commas(answer):
+    """What a number written with commas became in Python ("8,000,000" is the tuple (8, 0, 0)): (the number as it
+    was typed, the number the Python way) if ``answer`` is such a tuple of whole numbers, else None; ("", "") for a
+    tuple of a few whole numbers that are no thousands (3,5 written for 3.5)."""
+    if not (isinstance(answer, tuple) and 2 <= len(answer) <= 6
+            and all(isinstance(x, numbers.Integral) and not isinstance(x, (bool, np.bool_)) for x in answer)):
+        return None
+    first, *rest = (int(x) for x in answer)
+    if 1 <= abs(first) <= 999 and all(x == 0 or 100 <= x <= 999 for x in rest):
+        groups = [str(first)] + [f"{x:03d}" for x in rest]
+        return ",".join(groups), "_".join(groups)
+    return "", ""
+
+
+def read_number(answer, *, what: str = "Your answer", examples: str = NUMBER_EXAMPLES, finite: bool = False):
+    """The learner's ``answer`` as a float (see :func:`as_number`), or a failing Feedback saying what it is instead:
+    a tuple that commas made of a number (``commas-made-a-tuple``), a number beyond a float
+    (``beyond-float``), or anything else (``not-a-number``). Never raises."""
+    value = as_number(answer, finite=finite)
+    if value is not None:
+        return value
+    digits = _digits_beyond_float(answer)
+    if digits:
+        return failure("beyond-float", what=what, digits=f"{digits:,}")
+    commas = _tuple_of_commas(answer)
+    if commas is not None:
+        typed, python = commas
+        written = f"{typed} is the tuple {answer!r}" if typed else f"{answer!r} is a tuple of {len(answer)} numbers"
+        way = f"{python} or {python.replace('_', '')}" if typed else "a decimal point for a fraction (3.5)"
+        return failure("commas-made-a-tuple", what=what, written=written, way=way)
+    try:
+        got = f"{type(answer).__name__} {answer!r}"
+    except Exception:  # noqa: BLE001 (an object whose repr fails is still named)
+        got = f"a {type(answer).__name__}"
+    return failure("not-a-number", what=what, examples=examples, got=got)
 
 
 def _number_text(x: float) -> str:
@@ -40,9 +106,6 @@ def _number_text(x: float) -> str:
     return f"{x:.6g}"
 
 
-# The examples of a number in the not-a-number messages: no problem's answer (tests/exercises/test_no_giveaways.py).
-NUMBER_EXAMPLES = "3.5 or 1e-3"
-COUNT_EXAMPLES = "12_345_000 or 1.2345e7"
 
 
 def _judged_against(value: float, expected: float, rel: float, abs_tol: float) -> str:
@@ -188,10 +251,14 @@ def named_mistakes(mistakes, expected, rel, abs_tol) -> list:
     return out
 
 
+# The ids of an answer that is not a number (read_number): every checker of a number may give them.
+NUMBER_UNREAD = ("not-a-number", "commas-made-a-tuple", "beyond-float")
+
+
 # The ids each checker of this module gives (the teacher's table is generated from them): "<own>" stands for the
 # author's own ids (``mistakes=``), "chose-<label>" for one id per option, its reason the option's own.
 GIVES = {
-    "check_number": ("<own>", "too-few-decimals", "wrong-number", "not-a-number"),
+    "check_number": ("<own>", "too-few-decimals", "wrong-number", *NUMBER_UNREAD),
     "check_choice": ("chose-<label>", "not-an-option"),
 }
 
@@ -265,10 +332,9 @@ def check_number(answer, expected, *, rel=0.05, abs_tol=0.0, mistakes=(), explai
     note_answer(expected, precision_words(rel, abs_tol, decimals))
     if is_blank(answer):
         return not_answered(what)
-    value = as_number(answer)
-    if value is None:
-        return failure("not-a-number", what=what[:1].upper() + what[1:], examples=NUMBER_EXAMPLES,
-                       got=f"{type(answer).__name__} {answer!r}")
+    value = read_number(answer, what=what[:1].upper() + what[1:])
+    if isinstance(value, Feedback):
+        return value
     if _near(value, expected, rel, abs_tol):
         return Feedback(True, explain or _judged_against(value, expected, rel, abs_tol))
     close = [(abs(value - v) if math.isfinite(v) else 0.0, mid, reason, h) for v, mid, reason, h in table

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 
 from .._checks import check_size
-from ._answers import COUNT_EXAMPLES, as_number, how_far, named_mistakes, note_answer, record_call
+from ._answers import (COUNT_EXAMPLES, NUMBER_UNREAD, how_far, named_mistakes, note_answer, read_number,
+                       record_call)
 from ._catalogue import entry
 from ._compare import isclose
 from ._feedback import Feedback, fail, failure, is_blank, not_answered
@@ -98,7 +99,7 @@ GIVES = {
         "forgot-dv", "forgot-m", "used-dk", "used-dv", "used-d-model", "counted-flops", "square-when-cross",
         "causal-half", "counted-bytes", "counted-scores", "float64-bytes", "float16-bytes", "bits", "not-bytes",
         "all-heads", "three-projections", "dk-squared", "added-not-multiplied", "with-bias", "wrong-count",
-        "not-a-number",
+        *NUMBER_UNREAD,
     ),
 }
 
@@ -162,10 +163,9 @@ def check_count(quantity, answer, n, m=None, d_k=64, d_v=None, heads=1, layers=1
     note_answer(right, "exactly")
     if is_blank(answer):
         return not_answered(f"your count of {_WHAT[quantity]}")
-    value = as_number(answer, finite=True)
-    if value is None:
-        return failure("not-a-number", what="Your answer", examples=COUNT_EXAMPLES,
-                       got=f"{type(answer).__name__} {answer!r}")
+    value = read_number(answer, examples=COUNT_EXAMPLES, finite=True)
+    if isinstance(value, Feedback):
+        return value
     if isclose(value, right, rtol=1e-9, atol=0):
         return Feedback(True, _right_reason(quantity, right, n, m, d_k, d_v, heads, layers, d_model))
     for wrong, mid, reason, hint in own:

@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 
-from ._answers import as_number, check_choice, check_number
+from ._answers import NUMBER_UNREAD, as_number, check_choice, check_number
 from ._catalogue import entry
 from ._feedback import Feedback
 
@@ -29,14 +29,14 @@ def _first_length_beyond(parameters, per_token_pair):
 GIVES = {
     "check_footnote4_variance": (
         "unit-variance", "ignored-means", "mean-square-not-variance", "means-not-squared", "only-means-product", "forgot-dk", "sqrt-dk",
-        "added-variances", "standard-deviations", "wrong-number", "not-a-number",
+        "added-variances", "standard-deviations", "wrong-number", *NUMBER_UNREAD,
     ),
     "check_why_scores_grow": ("chose-<label>", "not-an-option"),
     "check_weights_beyond_parameters": (
         "rounded-down", "not-the-first", "one-layer", "one-head-per-layer", "one-head", "linear-in-n",
-        "token-limit", "wrong-number", "not-a-number",
+        "token-limit", "wrong-number", *NUMBER_UNREAD,
     ),
-    "check_unscaled_row": ("unchanged", "divided-again", "times-dk", "equal-weights", "wrong-number", "not-a-number"),
+    "check_unscaled_row": ("unchanged", "divided-again", "times-dk", "equal-weights", "wrong-number", *NUMBER_UNREAD),
 }
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._checks import check_size
-from ._answers import NUMBER_EXAMPLES, as_number, how_far, note_answer, record_call
+from ._answers import NUMBER_EXAMPLES, NUMBER_UNREAD, how_far, note_answer, read_number, record_call
 from ._catalogue import VARIANCES_ADD, entry
 from ._compare import fmt
 from ._feedback import Feedback, fail, failure, is_blank, not_answered
@@ -15,7 +15,7 @@ from ._feedback import Feedback, fail, failure, is_blank, not_answered
 GIVES = {
     "check_variance": (
         "std-not-variance", "one-when-unscaled", "dk-when-scaled", "inverse-dk", "sqrt-when-scaled",
-        "inverse-sqrt-dk", "dk-squared", "mean-not-variance", "wrong-variance", "not-a-number",
+        "inverse-sqrt-dk", "dk-squared", "mean-not-variance", "wrong-variance", *NUMBER_UNREAD,
     ),
 }
 
@@ -53,10 +53,9 @@ def check_variance(answer, d_k, scaled) -> Feedback:
     if is_blank(answer):
         return not_answered("your predicted variance of one score" + (" divided by sqrt(d_k)" if scaled else
                                                                         ", before any division"))
-    value = as_number(answer, finite=True)
-    if value is None:
-        return failure("not-a-number", what="Your answer", examples=NUMBER_EXAMPLES,
-                       got=f"{type(answer).__name__} {answer!r}")
+    value = read_number(answer, examples=NUMBER_EXAMPLES, finite=True)
+    if isinstance(value, Feedback):
+        return value
     right = 1.0 if scaled else float(d_k)
     if abs(value - right) <= 0.1 * right:
         why = ("dividing by sqrt(d_k) divides the variance by d_k, so the scaled score has variance 1 whatever "

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import math
+import numbers
 import operator
 import random
 import re
@@ -235,9 +236,10 @@ def same_answer(a: tuple, b: tuple) -> bool:
 
 
 def checked_seed(seed) -> int:
-    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+    """``seed`` as an int: any whole number >= 0, numpy's integers too (a seed drawn with numpy)."""
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise TypeError(f"seed must be a whole number >= 0 (0 is the notebook's numbers); got {seed!r}")
-    return seed
+    return int(seed)
 
 
 def show(value) -> str:
@@ -251,6 +253,10 @@ def show(value) -> str:
     return f"{value:.4g}"
 
 
+# The largest power a typed number may raise to: 2^1100 is past every float, so the checker can say so; a larger one
+# (9 ** 9 ** 9) would keep the kernel busy for nothing.
+MAX_POWER = 1100
+
 # What a typed number may be: digits, a decimal point, an exponent, _ separators, + - * / ** ( ): "4 * 10 * 1000".
 _OPERATORS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.Div: operator.truediv,
               ast.Pow: operator.pow, ast.FloorDiv: operator.floordiv}
@@ -262,8 +268,8 @@ def _arithmetic(node):
         return node.value
     if isinstance(node, ast.BinOp) and type(node.op) in _OPERATORS:
         left, right = _arithmetic(node.left), _arithmetic(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise ValueError("a power above 64")
+        if isinstance(node.op, ast.Pow) and abs(right) > MAX_POWER:
+            raise ValueError(f"a power above {MAX_POWER}")
         return _OPERATORS[type(node.op)](left, right)
     if isinstance(node, ast.UnaryOp) and type(node.op) in _SIGNS:
         return _SIGNS[type(node.op)](_arithmetic(node.operand))
@@ -273,9 +279,23 @@ def _arithmetic(node):
     raise ValueError("not arithmetic")
 
 
+# A number as prose or a calculator writes it, made Python's: thousands grouped by commas or spaces ("262,144",
+# "8 000 000"; the first group starts with 1-9, every other has three digits, so "1,5" and "0,125" are not read as
+# thousands), a Unicode minus, x and ^ for times and power, and a percentage read as the share it is ("25 %" is 0.25).
+_GROUPED = re.compile(r"(?<![\d.])[1-9]\d{0,2}(?P<sep>[,\u00a0\u202f\u2009 ])\d{3}(?:(?P=sep)\d{3})*(?![\d,])")
+_SIGNS_TYPED = {"\u2212": "-", "\u2013": "-", "\u00d7": "*", "\u22c5": "*", "\u00b7": "*", "\u00f7": "/", "^": "**"}
+
+
+def _python_number_text(text: str) -> str:
+    for typed, python in _SIGNS_TYPED.items():
+        text = text.replace(typed, python)
+    return _GROUPED.sub(lambda m: re.sub(r"[^\d]", "", m.group(0)), text)
+
+
 def read_answer(text, kind: str):
     """An answer typed in a box, read as a number, a choice or shapes; what cannot be read is passed on as text,
-    so that the checker says what it expected."""
+    so that the checker says what it expected. A number may be written as the course prints it ("262,144"), with
+    a Unicode minus, "2^10", arithmetic ("4 * 10**6", "1/8", "sqrt(64)") or a percentage ("25 %", read as 0.25)."""
     if not isinstance(text, str):
         return text
     text = text.strip()
@@ -283,15 +303,18 @@ def read_answer(text, kind: str):
         return None
     if kind == "choice":
         return text.strip("\"'")
+    if kind == "number":
+        typed = _python_number_text(text)
+        percent = typed.endswith("%")
+        try:
+            value = _arithmetic(ast.parse(typed[:-1] if percent else typed, mode="eval").body)
+        except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
+            return text
+        return value / 100 if percent else value
     try:
         tree = ast.parse(text, mode="eval").body
     except SyntaxError:
         return text
-    if kind == "number":
-        try:
-            return _arithmetic(tree)
-        except (ValueError, ZeroDivisionError, OverflowError):
-            return text
     try:
         return ast.literal_eval(tree)
     except ValueError:

@@ -130,6 +130,11 @@ CATALOGUE: dict[str, Entry] = {
         "Sum the per-sequence gradients over the leading (batch) axes, or fold the batch into the "
         "rows first.",
         "backward"),
+    "beyond-float": Entry(
+        "{what} has {digits} digits before the point, beyond the largest float (about 1.8e308): no number this "
+        "problem asks for comes near it.",
+        "Check the power: 10 ** k has k + 1 digits.",
+        "generic"),
     "bits": Entry(
         "that is bits; a float32 is 32 bits = 4 bytes.",
         "{hint}",
@@ -183,6 +188,10 @@ CATALOGUE: dict[str, Entry] = {
         "With one chunk it is right.",
         "Keep unnormalised sums across chunks (with a running maximum) and divide once, at the end.",
         "cost"),
+    "commas-made-a-tuple": Entry(
+        "{what} is not one number: {written} in Python, where a comma between digits separates numbers.",
+        "Write one number, without commas: {way}.",
+        "generic"),
     "concat-axis-0": Entry(
         "You concatenated the heads along axis 0, down the rows: (heads * n, d_v), one block of n "
         "rows per head, which W_o (heads * d_v, d_model) cannot multiply. The concatenation runs "
