@@ -1,10 +1,11 @@
 """The learner's record on disk: where it is, its JSON format (version 1) and its checks, reading it, writing it
 so that a crash leaves it whole, merging two records, and carrying it elsewhere (export, import).
 
-Where. The record is ``attn-course-record.json`` in the working directory (a notebook's kernel runs in the
-notebooks' folder, so the record sits beside the notebooks), unless the environment variable
-``ATTN_COURSE_RECORD`` names another file (a full path; a relative one is read from the working directory). The
-tests and tools/build_notebooks.py point it at a temporary file. While nbgrader runs a notebook
+Where. The record is ``attn-course-record.json`` in the course's notebooks folder: the nearest folder, from the
+kernel's working folder up, that holds a record or the course's first notebook (``00-start-here.ipynb``), so a
+notebook opened from a subfolder (the solutions) keeps the same record; else the working folder. The environment
+variable ``ATTN_COURSE_RECORD`` names another file (a full path; a relative one is read from the working
+directory): the tests and tools/build_notebooks.py point it at a temporary file. While nbgrader runs a notebook
 (``NBGRADER_EXECUTION`` set: autograding or validating), nothing is written: the student's record is not the
 grader's.
 
@@ -27,16 +28,21 @@ of two reviews in the same second). Merging two records (an import) keeps every 
 solved at their earliest time, takes per prompt or problem the card of the newer review, and joins the logs:
 merging is commutative, associative, and a record merged with itself is unchanged.
 
-Reading. A missing file is an empty record; a file that is not a record this attn_lib can use is never
-overwritten. A corrupt record (not JSON, or not a record's shape) is moved aside to ``<name>.corrupt-<time>``
-beside it, kept for the learner, and the error says where; the next answer starts a new record. A record of
-another program or of a newer version is left where it is and refused (RecordError), so nothing is written over
-it.
+Reading. A missing file is an empty record. A damaged record (cut short, not UTF-8, an entry edited by hand) loses
+nothing that can still be read: every entry that is whole and valid is kept, the last good copy (below) is merged
+back in, the damaged file is moved aside unchanged to ``<name>.corrupt-<time>``, the repaired record is written in
+its place, and one sentence (on stderr, no traceback) names the file, what was damaged and where the old text is.
+A record of another program or of a newer version is left where it is and refused (RecordError), so nothing is
+written over it.
 
 Writing. The whole text goes to a temporary file in the same folder, is flushed and fsynced, and ``os.replace``
 (atomic on POSIX and Windows) puts it in place; then the folder is fsynced where the system allows it: a crash at
 any moment leaves either the old text or the new, never a mix. In the browser edition (Pyodide's file system)
-fsync may be missing or refuse: the replace is still atomic there, so that is skipped.
+fsync may be missing or refuse: the replace is still atomic there, so that is skipped. Each write also writes the
+last good copy, ``<stem>.last-good.json`` beside the record: what a damaged record is repaired from. A change
+(read, change, write) holds a lock on ``.<name>.lock`` beside the record, so two kernels (two notebooks open)
+writing at once both keep their answers (fcntl.flock on POSIX, msvcrt.locking on Windows; the browser edition runs
+one kernel per tab and has no lock).
 
 Carrying it elsewhere: ``export_record(path)`` copies it, ``import_record(path)`` merges one in (each notebook
 reached and problem solved kept at its earliest time; per prompt or problem the newer review wins).
@@ -44,11 +50,14 @@ reached and problem solved kept at its earliest time; per prompt or problem the 
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import re
+import sys
 import tempfile
+import time
 from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
@@ -62,14 +71,29 @@ VARIABLE = "ATTN_COURSE_RECORD"
 NBGRADER_VARIABLE = "NBGRADER_EXECUTION"
 
 
+COURSE_MARK = "00-start-here.ipynb"  # the course's first notebook: the folder that holds it holds the record
+
+
 def record_path() -> Path:
-    """The learner's record file: ``$ATTN_COURSE_RECORD`` if set, else ``attn-course-record.json`` here."""
+    """The learner's record file: ``$ATTN_COURSE_RECORD`` if set, else ``attn-course-record.json`` in the nearest
+    folder from here up that holds one or the course's first notebook, else here."""
     chosen = os.environ.get(VARIABLE, "").strip()
-    path = Path(chosen).expanduser() if chosen else Path(FILE_NAME)
-    path = path if path.is_absolute() else Path.cwd() / path
-    if path.is_dir():
-        raise IsADirectoryError(f"{VARIABLE} must name a file for the course record; got the folder {path}")
-    return path
+    if chosen:
+        path = Path(chosen).expanduser()
+        path = path if path.is_absolute() else Path.cwd() / path
+        if path.is_dir():
+            raise IsADirectoryError(f"{VARIABLE} must name a file for the course record; got the folder {path}")
+        return path
+    here = Path.cwd()
+    for folder in (here, *here.parents):
+        if (folder / FILE_NAME).is_file() or (folder / COURSE_MARK).is_file():
+            return folder / FILE_NAME
+    return here / FILE_NAME
+
+
+def last_good_path(path: Path) -> Path:
+    """The last good copy of the record at ``path``: ``<stem>.last-good.json`` beside it."""
+    return path.with_name(f"{path.stem}.last-good.json")
 
 
 def writing_allowed() -> bool:
@@ -129,13 +153,9 @@ def parse(text: str, where: str) -> dict:
             raise CorruptRecord(f"{where} is empty, not a course record") from None
         raise CorruptRecord(f"{where} is not readable JSON ({error})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT:
-        raise ForeignRecord(f"{where} is not an attention-course record (no \"format\": \"{FORMAT}\" in it); "
-                            "it was left as it is. Move it away, or set ATTN_COURSE_RECORD to another file.")
+        raise _foreign(where)
+    _refuse_newer(data, where)
     version = data.get("version")
-    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
-        raise NewerRecord(f"{where} is a course record of version {version}, newer than this attn_lib reads "
-                          f"(version {VERSION}); it was left as it is. Update attn_lib (pip install -U attn_lib, or "
-                          "git pull in the course's folder) to use it.")
     if version != VERSION:
         raise CorruptRecord(f"{where} has the version {version!r}; a course record has a whole number from 1")
     record = empty()
@@ -151,6 +171,19 @@ def parse(text: str, where: str) -> dict:
     return record
 
 
+def _foreign(where: str) -> ForeignRecord:
+    return ForeignRecord(f"{where} is not an attention-course record (no \"format\": \"{FORMAT}\" in it); it was "
+                         "left as it is. Move it away, or set ATTN_COURSE_RECORD to another file.")
+
+
+def _refuse_newer(data: dict, where: str) -> None:
+    version = data.get("version")
+    if isinstance(version, int) and not isinstance(version, bool) and version > VERSION:
+        raise NewerRecord(f"{where} is a course record of version {version}, newer than this attn_lib reads "
+                          f"(version {VERSION}); it was left as it is. Update attn_lib (pip install -U attn_lib, or "
+                          "git pull in the course's folder) to use it.")
+
+
 def _problem_in(section: str, key: str, item) -> str:
     """What is wrong with one entry of a section, or ""."""
     pattern = {"reached": NOTEBOOK, "solved": PROBLEM, "prompts": PROMPT, "variants": PROBLEM}[section]
@@ -163,6 +196,10 @@ def _problem_in(section: str, key: str, item) -> str:
     card = item["card"]
     if not isinstance(card, dict) or set(card) != CARD_KEYS or not _is_time(card["due"]):
         return f"its card is not an fsrs card ({sorted(CARD_KEYS)})"
+    if not (_whole(card["card_id"]) and card["state"] in (1, 2, 3) and _whole(card["state"])
+            and (card["step"] is None or _whole(card["step"]))
+            and all(card[key] is None or _real(card[key]) for key in ("stability", "difficulty"))):
+        return "its card's numbers are not an fsrs card's (a whole card_id, state 1 to 3, step, stability, difficulty)"
     if card["last_review"] is not None and not _is_time(card["last_review"]):
         return "its card's last_review is not a time"
     if not isinstance(item["reviews"], list):
@@ -170,9 +207,20 @@ def _problem_in(section: str, key: str, item) -> str:
     for review in item["reviews"]:
         if not (isinstance(review, dict) and _is_time(review.get("at")) and review.get("rating") in RATINGS):
             return f"a review must have a time \"at\" and a \"rating\" in {RATINGS}; got {review!r}"
-        if not isinstance(review.get("n", 1), int):
+        if not _whole(review.get("n", 1)):
             return f"a review's number \"n\" must be a whole number; got {review!r}"
+        if not (_whole(review.get("seed", 0)) and review.get("seed", 0) >= 0
+                and isinstance(review.get("passed", False), bool)):
+            return f"a variant's review has a whole \"seed\" >= 0 and \"passed\" true or false; got {review!r}"
     return ""
+
+
+def _whole(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _real(value) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
 
 
 def _is_time(value) -> bool:
@@ -231,24 +279,128 @@ def _canonical(value) -> str:
 
 
 def load(path: Path | None = None) -> dict:
-    """The record at ``path`` (default: :func:`record_path`); an empty one when there is no file yet."""
+    """The record at ``path`` (default: :func:`record_path`); an empty one when there is no file yet; a damaged one
+    repaired (see the module's docstring)."""
     path = record_path() if path is None else path
     try:
-        text = path.read_text(encoding="utf-8")
+        raw = path.read_bytes()
     except FileNotFoundError:
         return empty()
-    except UnicodeDecodeError:
-        text = None
     try:
-        if text is None:
-            raise CorruptRecord(f"{path} is not UTF-8 text")
-        return parse(text, str(path))
-    except CorruptRecord as error:
-        if not writing_allowed():
-            raise
-        aside = keep_aside(path)
-        raise CorruptRecord(f"{error}. It was moved to {aside.name} beside it, unchanged; the next answer starts a "
-                            "new record (import_record can bring back what the old one held, once repaired).") from None
+        return parse(raw.decode("utf-8"), str(path))
+    except (UnicodeDecodeError, CorruptRecord):
+        pass
+    with locked(path):  # read again under the lock: another kernel may have repaired it meanwhile
+        try:
+            raw = path.read_bytes()
+        except FileNotFoundError:
+            return empty()
+        try:
+            return parse(raw.decode("utf-8"), str(path))
+        except UnicodeDecodeError:
+            damage = "not UTF-8 text"
+        except CorruptRecord as error:
+            damage = str(error).removeprefix(f"{path}: ").removeprefix(f"{path} is ").removeprefix(f"{path} ")
+        return _repaired(path, raw, damage)
+
+
+def _repaired(path: Path, raw: bytes, damage: str) -> dict:
+    """The damaged record ``raw`` at ``path`` repaired: its valid entries and the last good copy's; the file moved
+    aside and the repaired record written (while nbgrader runs a notebook, nothing is moved or written)."""
+    record, lost = salvage(raw.decode("utf-8", errors="replace"), str(path))
+    copy_of = last_good_path(path)
+    try:
+        good = parse(copy_of.read_text(encoding="utf-8"), str(copy_of))
+    except (OSError, UnicodeDecodeError, RecordError):
+        good = None
+    if good is not None:
+        record = merge(record, good)
+    if not writing_allowed():
+        return record
+    aside = keep_aside(path)
+    save(record, path)
+    kept = sum(len(record[section]) for section in SECTIONS)
+    back = f", with its last good copy ({copy_of.name}) merged back in" if good is not None else ""
+    left = f"; {_entries(lost)} that could not be read {'was' if lost == 1 else 'were'} left out" if lost else ""
+    print(f"Your course record {path} was damaged ({damage}). It now holds the {_entries(kept)} that could still be "
+          f"read{back}{left}. The damaged file is kept unchanged as {aside.name} beside it.", file=sys.stderr)
+    return record
+
+
+def _entries(n: int) -> str:
+    return f"{n} entr{'y' if n == 1 else 'ies'}"
+
+
+_SPACE = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _readable_prefix(text: str, i: int = 0, depth: int = 0):
+    """(the members of the JSON object at ``text[i]`` that decode whole, the index where reading stopped, whether
+    the object was read to its end). The top level's members that are objects (the sections) are read member by
+    member, so a record cut short keeps every entry before the cut; a section's members (entries) whole or not
+    at all."""
+    out: dict = {}
+    i = _SPACE.match(text, i).end()
+    if text[i:i + 1] != "{":
+        return out, i, False
+    i = _SPACE.match(text, i + 1).end()
+    if text[i:i + 1] == "}":
+        return out, i + 1, True
+    while True:
+        if text[i:i + 1] != '"':
+            return out, i, False
+        try:
+            key, i = json.decoder.scanstring(text, i + 1)
+        except ValueError:
+            return out, i, False
+        i = _SPACE.match(text, i).end()
+        if text[i:i + 1] != ":":
+            return out, i, False
+        i = _SPACE.match(text, i + 1).end()
+        if depth == 0 and text[i:i + 1] == "{":
+            out[key], i, whole = _readable_prefix(text, i, 1)
+            if not whole:
+                return out, i, False
+        else:
+            try:
+                out[key], i = _DECODER.raw_decode(text, i)
+            except ValueError:
+                return out, i, False
+        i = _SPACE.match(text, i).end()
+        if text[i:i + 1] == ",":
+            i = _SPACE.match(text, i + 1).end()
+        elif text[i:i + 1] == "}":
+            return out, i + 1, True
+        else:
+            return out, i, False
+
+
+def salvage(text: str, where: str) -> tuple[dict, int]:
+    """(a record of every entry of ``text`` that is whole and valid, the number of entries left out as invalid).
+    ``text`` may be cut short anywhere or damaged from some point on: what comes before is kept. Raises
+    ForeignRecord or NewerRecord as :func:`parse` does, for a file that names another format or a newer version."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        data = _readable_prefix(text)[0]
+    if not isinstance(data, dict):
+        data = {}
+    if "format" in data and data["format"] != FORMAT:
+        raise _foreign(where)
+    _refuse_newer(data, where)
+    record, lost = empty(), 0
+    for section in SECTIONS:
+        entries = data.get(section, {})
+        if not isinstance(entries, dict):
+            lost += 1
+            continue
+        for key, item in entries.items():
+            if _problem_in(section, key, item):
+                lost += 1
+            else:
+                record[section][key] = copy.deepcopy(item)
+    return record, lost
 
 
 def keep_aside(path: Path) -> Path:
@@ -263,10 +415,14 @@ def keep_aside(path: Path) -> Path:
 
 
 def save(record: dict, path: Path | None = None) -> bool:
-    """Write ``record`` atomically; returns False (and writes nothing) while nbgrader executes a notebook."""
+    """Write ``record`` atomically, and its last good copy; returns False (and writes nothing) while nbgrader
+    executes a notebook."""
     if not writing_allowed():
         return False
-    write_atomically(record_path() if path is None else path, dumps(record))
+    path = record_path() if path is None else path
+    text = dumps(record)
+    write_atomically(path, text)
+    write_atomically(last_good_path(path), text)
     return True
 
 
@@ -279,10 +435,67 @@ def update(change: Callable[[dict], bool], path: Path | None = None) -> dict:
         change(record)
         return record
     path = record_path() if path is None else path
-    record = load(path)
-    if change(record):
-        save(record, path)
+    with locked(path):
+        record = load(path)
+        if change(record):
+            save(record, path)
     return record
+
+
+_HELD: dict = {}  # the lock files this process holds, with how deep: a change that loads takes its lock once
+
+
+@contextlib.contextmanager
+def locked(path: Path):
+    """Hold the lock beside the record at ``path`` (``.<name>.lock``) while the block runs; reentrant in a process.
+    Another kernel waits for it. Where the system has no file lock (the browser edition), the block just runs."""
+    lock = path.with_name(f".{path.name}.lock")
+    if _HELD.get(lock) or sys.platform == "emscripten":
+        _HELD[lock] = _HELD.get(lock, 0) + 1
+        try:
+            yield
+        finally:
+            _HELD[lock] -= 1
+        return
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    descriptor = os.open(lock, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        _acquire(descriptor)
+        _HELD[lock] = 1
+        try:
+            yield
+        finally:
+            _HELD[lock] = 0
+            _release(descriptor)
+    finally:
+        os.close(descriptor)
+
+
+def _acquire(descriptor: int) -> None:
+    if os.name == "nt":
+        import msvcrt
+
+        while True:
+            try:
+                msvcrt.locking(descriptor, msvcrt.LK_NBLCK, 1)
+                return
+            except OSError:
+                time.sleep(0.05)
+    import fcntl
+
+    fcntl.flock(descriptor, fcntl.LOCK_EX)
+
+
+def _release(descriptor: int) -> None:
+    if os.name == "nt":
+        import msvcrt
+
+        os.lseek(descriptor, 0, os.SEEK_SET)
+        msvcrt.locking(descriptor, msvcrt.LK_UNLCK, 1)
+        return
+    import fcntl
+
+    fcntl.flock(descriptor, fcntl.LOCK_UN)
 
 
 def write_atomically(path: Path, text: str) -> None:
