@@ -282,26 +282,26 @@ def load(path: Path | None = None) -> dict:
     """The record at ``path`` (default: :func:`record_path`); an empty one when there is no file yet; a damaged one
     repaired (see the module's docstring)."""
     path = record_path() if path is None else path
+    record = _read(path)[0]
+    if record is not None:
+        return record
+    with locked(path):  # read again under the lock: another kernel may have repaired it meanwhile
+        record, raw, damage = _read(path)
+        return record if record is not None else _repaired(path, raw, damage)
+
+
+def _read(path: Path) -> tuple[dict | None, bytes, str]:
+    """(the record at ``path``, or None if it is damaged; its bytes; what is damaged, in words)."""
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return empty()
+        return empty(), b"", ""
     try:
-        return parse(raw.decode("utf-8"), str(path))
-    except (UnicodeDecodeError, CorruptRecord):
-        pass
-    with locked(path):  # read again under the lock: another kernel may have repaired it meanwhile
-        try:
-            raw = path.read_bytes()
-        except FileNotFoundError:
-            return empty()
-        try:
-            return parse(raw.decode("utf-8"), str(path))
-        except UnicodeDecodeError:
-            damage = "not UTF-8 text"
-        except CorruptRecord as error:
-            damage = str(error).removeprefix(f"{path}: ").removeprefix(f"{path} is ").removeprefix(f"{path} ")
-        return _repaired(path, raw, damage)
+        return parse(raw.decode("utf-8"), str(path)), raw, ""
+    except UnicodeDecodeError:
+        return None, raw, "not UTF-8 text"
+    except CorruptRecord as error:
+        return None, raw, str(error).removeprefix(f"{path}: ").removeprefix(f"{path} is ").removeprefix(f"{path} ")
 
 
 def _repaired(path: Path, raw: bytes, damage: str) -> dict:
