@@ -10,7 +10,7 @@ new pixels), in the notebook that shows the explorer, after its Run All.
 Targets (issue 18, two cores, cold cache): kernel ready <= 15 s, Run All <= 60 s, explorer <= 50 ms at ratio 1 and
 <= 80 ms at ratio 2. The machine's load average is printed: on a busy machine the figures mean little.
 
-Run: python tools/build_lite.py && python benchmarks/lite_speed.py [--notebooks 00,03] [--presses 8]
+Run: python tools/build_lite.py --working-tree && python benchmarks/lite_speed.py [--notebooks 00,03] [--presses 8]
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def main():
     if missing:
         sys.exit(f"cannot run: {missing}")
     if not (lite_driver.SITE / "jupyter-lite.json").exists():
-        sys.exit("no site in build/lite: run python tools/build_lite.py first")
+        sys.exit("no site in build/lite: run python tools/build_lite.py --working-tree first")
     names = sorted(p.name for p in (lite_driver.SITE / "files").glob("[0-9][0-9]-*.ipynb")
                    if any(c["cell_type"] == "code" for c in json.loads(p.read_text())["cells"]))
     if args.notebooks:

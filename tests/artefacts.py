@@ -106,7 +106,8 @@ def lite_site(tmp_path_factory, version: str, notebooks: Path = REPO / "notebook
     import build_lite
 
     def make(out):
-        summary = build_lite.build(out=out / "site", notebooks=notebooks, version=version, stage=out / "stage")
+        summary = build_lite.build(out=out / "site", notebooks=notebooks, version=version, stage=out / "stage",
+                                   working_tree=True)
         shutil.rmtree(out / "stage")
         return summary
 

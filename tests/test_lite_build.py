@@ -266,12 +266,45 @@ def test_the_fingerprint_follows_the_cells_sources_and_types_not_outputs_or_meta
     assert len({before, build_lite.fingerprint(nb)}) == 2
 
 
-def test_the_site_stamps_a_notebook_with_the_version_and_its_fingerprint_and_changes_nothing_else():
+def test_the_site_stamps_a_notebook_with_the_version_its_fingerprint_and_its_kernel_and_changes_nothing_else():
     text = (ROOT / "notebooks" / "05-weighted-average.ipynb").read_text(encoding="utf-8")
     stamped = json.loads(build_lite.stamped(text, "2026-12-02 abc1234"))
     stamp = stamped["metadata"].pop("attn_course")
     assert stamp == {"version": "2026-12-02 abc1234", "fingerprint": build_lite.fingerprint(json.loads(text))}
-    assert stamped == json.loads(text)
+    committed = json.loads(text)
+    assert committed["metadata"]["kernelspec"]["name"] == "python3"  # CPython's: the Pyodide kernel would rewrite it
+    committed["metadata"].update(build_lite.LITE_KERNEL_METADATA)
+    assert stamped == committed
+
+
+def test_a_change_not_committed_stops_the_build_before_any_work_unless_the_working_tree_is_asked_for(monkeypatch,
+                                                                                                      tmp_path):
+    monkeypatch.setattr(build_lite, "uncommitted", lambda root=ROOT: ["notebooks/02-scores.ipynb"])
+    monkeypatch.setattr(build_lite, "load_versions", lambda: pytest.fail("the refused build did some work"))
+    with pytest.raises(build_lite.BuildError, match=r"notebooks/02-scores\.ipynb differ from the commit.*--working-tree"):
+        build_lite.build(out=tmp_path / "site", stage=tmp_path / "stage")
+    assert not (tmp_path / "site").exists()
+    with pytest.raises(pytest.fail.Exception, match="did some work"):  # asked for: the build goes on
+        build_lite.build(out=tmp_path / "site", stage=tmp_path / "stage", working_tree=True)
+
+
+def test_uncommitted_names_each_changed_or_new_input_and_nothing_else(tmp_path):
+    def git(*args):
+        subprocess.run(["git", "-C", str(tmp_path), *args], check=True, capture_output=True)
+
+    git("init", "-q")
+    for name in ("notebooks/02-scores.ipynb", "attn_lib/a.py", "docs/guide.md"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("committed")
+    git("add", "-A")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    assert build_lite.uncommitted(tmp_path) == []
+    (tmp_path / "notebooks" / "02-scores.ipynb").write_text("my saved answers")
+    (tmp_path / "attn_lib" / "new.py").write_text("new")
+    (tmp_path / "docs" / "guide.md").write_text("not an input of the site")
+    assert sorted(build_lite.uncommitted(tmp_path)) == ["attn_lib/new.py", "notebooks/02-scores.ipynb"]
+    assert build_lite.course_version(tmp_path).endswith("+changes")
+    assert build_lite.uncommitted(tmp_path / "docs" / "not-a-checkout") == []
 
 
 def test_the_course_version_is_the_commits_date_and_short_id():

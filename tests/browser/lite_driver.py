@@ -30,7 +30,7 @@ def build_site(site: Path = SITE) -> Path:
     sys.path.insert(0, str(REPO / "tools"))
     import build_lite
 
-    build_lite.build(out=site)
+    build_lite.build(out=site, working_tree=True)
     return site
 
 

@@ -125,6 +125,7 @@ def test_site_serves_everything_itself(site):
 
     root = site.root
     assert build_lite.check_site(root) == []
+    assert (root / "favicon.ico").read_bytes()[:4] == b"\x00\x00\x01\x00"  # an icon where a browser asks for one
     names = sorted(p.name for p in (root / "files").glob("*.ipynb"))
     assert names == sorted([*IN_BROWSER, *AWAY, "contents.ipynb", nav.REVIEW])
     for name in AWAY:  # a page saying where it runs, with no code to fail
@@ -136,17 +137,21 @@ def test_site_serves_everything_itself(site):
         site_nb = json.loads((root / "files" / name).read_text(encoding="utf-8"))
         stamp = site_nb["metadata"].pop("attn_course")
         committed = json.loads((lab_driver.REPO / "notebooks" / name).read_text(encoding="utf-8"))
+        committed["metadata"].update(build_lite.LITE_KERNEL_METADATA)  # the browser's kernel, so opening is no edit
         assert site_nb == committed, name
         assert stamp["fingerprint"] == build_lite.fingerprint(committed) and stamp["version"], name
 
 
 @pytest.mark.parametrize("name", [*IN_BROWSER, nav.REVIEW])
 def test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_answers(site, offline, name):
-    """Run All goes to the end (past the deliberate errors), no error output elsewhere, the nbval-checked text
-    outputs equal the stored ones (normalised), no request leaves 127.0.0.1; the notebook's explorer, if it has
-    one, answers a key press with new pixels and a new readout. (One Run All per notebook: 09's takes minutes.)"""
+    """Opening it marks nothing modified; Run All goes to the end (past the deliberate errors), no error output
+    elsewhere, the nbval-checked text outputs equal the stored ones (normalised), no request leaves 127.0.0.1; the
+    notebook's explorer, if it has one, answers a key press with new pixels and a new readout. (One Run All per
+    notebook: 09's takes minutes.)"""
     page = offline.page
     lite_driver.open_notebook(page, site.url, name)
+    assert not page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty"), \
+        "opened, not edited, and marked modified"
     lite_driver.run_all(page)
     assert lab_driver.error_outputs(page) == []
     got = lite_driver.cell_outputs(page)
