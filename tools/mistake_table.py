@@ -53,7 +53,8 @@ def rows() -> dict[str, list[str]]:
                 found[value.checker] = mistake_ids(value)
         for checker, ids in getattr(module, "GIVES", {}).items():
             found[checker] = list(ids)
-    return {name: found[name] for name in exercises.__all__ if name.startswith("check_") and name in found}
+    return {name: found[name] for name in exercises.__all__
+            if (name == "check" or name.startswith("check_")) and name in found}
 
 
 def function_checkers() -> set[str]:

@@ -29,7 +29,7 @@ from types import SimpleNamespace
 from typing import Any, Callable
 
 from ._answers import ANSWERS, CALLS, DISTINCT_MISTAKES
-from ._feedback import Feedback
+from ._feedback import Feedback, failure
 
 ID = re.compile(r"^(\d\d)-P(\d+)$")  # "02-P3": notebook 02, problem 3
 KINDS = ("number", "choice", "shapes")
@@ -167,8 +167,20 @@ class Variant:
         return f"Problem {self.problem.id} ({which})"
 
     def check(self, answer) -> Feedback:
-        """The verdict on ``answer`` for this variant's numbers."""
-        return self.problem.judge(answer, SimpleNamespace(**self.params))
+        """The verdict on ``answer`` for this variant's numbers. A wrong answer the judge names no mistake for, and
+        that is right for the notebook's own numbers, is named as that (``notebooks-answer``): a copy from the
+        notebook, or the notebook's working redone with its numbers."""
+        feedback = self.problem.judge(answer, SimpleNamespace(**self.params))
+        if self.seed and feedback.mistake in UNNAMED and self._right_for_the_notebook(answer):
+            return failure("notebooks-answer", hint=feedback.hint)
+        return feedback
+
+    def _right_for_the_notebook(self, answer) -> bool:
+        quiet = CALLS.set(None)  # a second judgement, not a call of the learner's to record
+        try:
+            return self.problem.judge(answer, SimpleNamespace(**self.problem.first)).passed
+        finally:
+            CALLS.reset(quiet)
 
     def check_text(self, text: str) -> Feedback:
         """The verdict on an answer typed as text (an answer box): read as the problem's kind of answer."""
@@ -222,6 +234,14 @@ class Variant:
             display(Markdown(self._repr_markdown_() + "\n\nAnswer with `.check(your_answer)`."))
             return
         display(box)
+
+
+# The ids check(...) gives beyond its judges' (the teacher's table is generated from them): a variant answered with
+# the notebook's own answer.
+GIVES = {"check": ("notebooks-answer",)}
+
+# The verdicts that name no mistake: the checker can only say how far off a number is, or which shape is wrong.
+UNNAMED = ("wrong-number", "wrong-count", "wrong-variance", "wrong-shape")
 
 
 _PLACEHOLDERS = {"number": "a number, e.g. 3.5 or 2 * 1000", "choice": "an option's letter", "shapes": "(rows, columns)"}

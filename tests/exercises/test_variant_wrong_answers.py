@@ -1,7 +1,7 @@
 """A set of wrong answers to fresh variants written from the statements alone, by a writer who did not read or run
 the checkers (data/variant_wrong_answers.json: 770 answers to the 34 problems with variants, seeds 70000-79999, each
 with the slip its writer made and the right answer as the writer worked it out). None may pass; every verdict
-carries a reason; no reason or hint states the answer (unless
+carries a reason; a copy of the notebook's own answer is named as one; no reason or hint states the answer (unless
 the statement itself shows that number).
 
 The share of these answers whose mistake is named (not only "how far off"):
@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-UNNAMED = ("wrong-number", "wrong-count", "wrong-variance", "wrong-shape")  # verdicts that name no mistake
+from attn_lib.exercises._prediction import UNNAMED
 from attn_lib.exercises._problem_book import PREDICTIONS
 
 DATA = json.loads((Path(__file__).parent / "data" / "variant_wrong_answers.json").read_text(encoding="utf-8"))
@@ -63,6 +63,14 @@ def test_no_reason_or_hint_states_the_answer(problem):
         shown = set(re.findall(r"[\d][\d,_.]*", variant.text))  # the statement's own numbers are no giveaway
         for word in _number_words(right) - _number_words(entry["answer"]) - shown - {"0", "1", "2"}:
             assert not re.search(rf"(?<![\d.,_]){re.escape(word)}(?![\d_]|[.,]\d)", said), (entry, word, said)
+
+
+def test_a_copy_of_the_notebooks_answer_is_named_as_a_copy():
+    copies = [a for a in ANSWERS if a["slip"].startswith("copied the notebook's answer")
+              or a["slip"].startswith("copied the notebook's") and "example" not in a["slip"]]
+    assert len(copies) >= 60
+    named = Counter(verdict(a).mistake for a in copies)
+    assert not set(named) & set(UNNAMED), named
 
 
 def report():

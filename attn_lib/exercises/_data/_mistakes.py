@@ -928,6 +928,11 @@ CATALOGUE: dict[str, Entry] = {
         "count at your n and at the lengths next to it: one length alone cannot show it is the first.",
         "Put your n into the count of weights, compare it with the parameters, and do the same for its neighbours.",
         "counting"),
+    "notebooks-answer": Entry(
+        "That is the answer for the notebook's own numbers, not for this variant's, whose numbers are different. "
+        "The idea is the same: work it through again with the numbers above.",
+        "{hint}",
+        "generic"),
     "np-dot-on-batch": Entry(
         "Your function is right on 2-D inputs but not with a batch axis in front: np.dot (like "
         "np.tensordot) does not treat leading axes as a batch. On weights (b, n, m) and V (b, m, "
