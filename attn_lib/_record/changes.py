@@ -21,7 +21,7 @@ from __future__ import annotations
 import warnings
 from datetime import datetime
 
-from .file import record_path, update, writing_allowed
+from .file import load, record_path, update, writing_allowed
 from .schedule import PROMPTS, VARIANTS, Now, clock, rate, stamp
 
 # The function checker -> the problem whose checker cell calls it.
@@ -71,6 +71,30 @@ def rate_prompt(prompt_id: str, rating: str, now: datetime) -> dict:
     return update(change)["prompts"][prompt_id]
 
 
+def prompt_item(prompt_id: str) -> dict | None:
+    """The record's item of prompt ``prompt_id`` (its card and log), or None before its first rating."""
+    return load()["prompts"].get(prompt_id)
+
+
+def rated_as(item: dict | None, prompt_id: str, rating: str, now: datetime) -> dict:
+    """What rating ``item`` ``rating`` at ``now`` would make of it, recording nothing (a button says when the prompt
+    would come back)."""
+    return rate(item, prompt_id, PROMPTS, rating, now)
+
+
+def undo_rating(prompt_id: str, before: dict | None) -> None:
+    """Put prompt ``prompt_id``'s item back as it was before its last rating (``before``: None, never rated)."""
+
+    def change(record: dict) -> bool:
+        if before is None:
+            record["prompts"].pop(prompt_id, None)
+        else:
+            record["prompts"][prompt_id] = before
+        return True
+
+    update(change)
+
+
 def rate_variant(problem_id: str, seed: int, passed: bool, now: datetime) -> dict:
     """Record an answer to variant ``seed`` of ``problem_id``, rated by its verdict; returns the problem's item."""
 
@@ -108,6 +132,17 @@ def note_checker(checker: str, feedback, now: Now = None) -> None:
     problem_id = FUNCTION_PROBLEMS.get(checker)
     if problem_id is not None:
         note_verdict(problem_id, feedback, 0, now, has_variants=False)  # a function problem has no variants
+
+
+def note_practice(problem_id: str, seed: int, feedback, now: Now = None) -> None:
+    """Record an answer to variant ``seed`` of ``problem_id`` practised on its own (``another(...)``, outside the
+    review): rated by its verdict as in review, so a wrong one brings the problem back the next day. A placeholder
+    answer records nothing. Never raises."""
+    try:
+        if feedback.mistake != NOT_ANSWERED and writing_allowed():
+            rate_variant(problem_id, seed, bool(feedback.passed), clock(now)())
+    except Exception as error:  # noqa: BLE001  (a record that cannot be written must never break a checker)
+        _warn_once(error)
 
 
 def _note(problem_id: str, passed: bool, answered: bool, seed: int, now: Now, has_variants: bool) -> None:

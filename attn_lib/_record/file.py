@@ -568,8 +568,10 @@ def import_record(path) -> dict:
     except FileNotFoundError:
         raise FileNotFoundError(f"path {source} does not exist: no record to import") from None
     theirs = parse(text, str(source))
+    before = []
 
     def change(record: dict) -> bool:
+        before.append(copy.deepcopy(record))
         merged = merge(record, theirs)
         if dumps(merged) == dumps(record):
             return False
@@ -577,7 +579,23 @@ def import_record(path) -> dict:
         record.update(merged)
         return True
 
-    return update(change)
+    merged = update(change)
+    print(f"Imported {source.name}: {what_is_new(before[0], merged)}.")
+    return merged
+
+
+def what_is_new(before: dict, after: dict) -> str:
+    """What ``after`` holds that ``before`` did not, in words: notebooks reached, problems solved, prompts and
+    problems with reviews new to it."""
+    counts = [(len(after["reached"].keys() - before["reached"].keys()), "notebook", "reached"),
+              (len(after["solved"].keys() - before["solved"].keys()), "problem", "solved")]
+    for section, what in (("prompts", "with new reviews"), ("variants", "with new reviews of its variants")):
+        grown = sum(len(item["reviews"]) > len(before[section].get(key, {"reviews": []})["reviews"])
+                    for key, item in after[section].items())
+        counts.append((grown, "prompt" if section == "prompts" else "problem", what))
+    said = [f"{n} {word}{'s' * (n != 1)} {what.replace('its', 'their') if n != 1 else what}"
+            for n, word, what in counts if n]
+    return ", ".join(said) if said else "nothing new, your record already held all of it"
 
 
 def _checked_path(path, name: str) -> Path:

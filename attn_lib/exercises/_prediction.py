@@ -144,6 +144,7 @@ class Variant:
     problem: Prediction
     seed: int
     params: dict = field(repr=False)
+    practice: bool = field(default=False, repr=False)  # another(...)'s: each answer is recorded as a review
 
     @property
     def text(self) -> str:
@@ -169,10 +170,15 @@ class Variant:
     def check(self, answer) -> Feedback:
         """The verdict on ``answer`` for this variant's numbers. A wrong answer the judge names no mistake for, and
         that is right for the notebook's own numbers, is named as that (``notebooks-answer``): a copy from the
-        notebook, or the notebook's working redone with its numbers."""
+        notebook, or the notebook's working redone with its numbers. A variant of ``another(...)`` records each
+        answer in the learner's record (practice)."""
         feedback = self.problem.judge(answer, SimpleNamespace(**self.params))
         if self.seed and feedback.mistake in UNNAMED and self._right_for_the_notebook(answer):
-            return failure("notebooks-answer", hint=feedback.hint)
+            feedback = failure("notebooks-answer", hint=feedback.hint)
+        if self.practice:
+            from ._record_verdict import record_practice
+
+            record_practice(feedback, self.problem.id, self.seed)
         return feedback
 
     def _right_for_the_notebook(self, answer) -> bool:

@@ -17,6 +17,7 @@ without it calls nothing, and everyone is graded on the notebook's numbers.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import os
 import random
@@ -154,7 +155,8 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
 
 def another(problem_id: str, seed: int | None = None) -> Variant:
     """A fresh variant of the prediction problem ``problem_id``: its statement with new numbers, its seed, an answer
-    box, and ``.check(answer)``.
+    box, and ``.check(answer)``. Each answer checked is practice the learner's record keeps, rated by its verdict as
+    in ``review()`` (right: Good; wrong: Again, so the problem comes back the next day).
 
     Parameters
     ----------
@@ -176,4 +178,4 @@ def another(problem_id: str, seed: int | None = None) -> Variant:
         raise ValueError(f"{problem_id} has one meaningful instance and no variants: {prediction.why_one}")
     if seed is None:
         seed = random.SystemRandom().randint(*FRESH_SEEDS)
-    return prediction.variant(checked_seed(seed))
+    return dataclasses.replace(prediction.variant(checked_seed(seed)), practice=True)

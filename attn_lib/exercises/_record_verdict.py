@@ -22,3 +22,13 @@ def record_verdict(feedback, problem_id: str | None = None, checker: str | None 
         note_verdict(problem_id, feedback, seed, has_variants=has_variants)
     elif checker is not None:
         note_checker(checker, feedback)
+
+
+def record_practice(feedback, problem_id: str, seed: int) -> None:
+    """Tell the record about ``feedback`` on variant ``seed`` of ``problem_id``, practised with ``another(...)``.
+    Never raises."""
+    try:
+        from .._record.changes import note_practice
+    except Exception:  # noqa: BLE001  (a broken record module must not break a checker)
+        return
+    note_practice(problem_id, seed, feedback)

@@ -10,15 +10,17 @@ button or text field: Tab reaches it, Enter or Space works it.
 
 from __future__ import annotations
 
+import html
+
 import ipywidgets as widgets
 
 from ._text import to_html
 
 RATING_TIPS = {
-    "Again": "Again: I did not recall it (it comes back soon)",
+    "Again": "Again: I did not recall it",
     "Hard": "Hard: I recalled it with effort",
     "Good": "Good: I recalled it",
-    "Easy": "Easy: I recalled it at once (it comes back later)",
+    "Easy": "Easy: I recalled it at once",
 }
 HIDDEN, SHOWN = "none", ""
 
@@ -69,37 +71,60 @@ def status() -> widgets.HTML:
     return widgets.HTML(value="")
 
 
+def said(text: str) -> str:
+    """A status line's HTML: announced by a screen reader when it appears (role "alert": it answers the learner's
+    own act), empty when there is nothing to say."""
+    return f'<span role="alert">{html.escape(text)}</span>' if text else ""
+
+
 def show(widget, shown: bool = True) -> None:
     widget.layout.display = SHOWN if shown else HIDDEN
 
 
 class RecallCard:
-    """One prompt: its question, a "Show answer" button, then the answer and the four rating buttons.
-    ``on_rate(rating)`` is called with "Again", "Hard", "Good" or "Easy" once, at the first rating."""
+    """One prompt: its question, a "Show answer" button, then the answer and the four rating buttons, each saying
+    when the prompt comes back if chosen (``intervals``: rating -> "4 days"). ``on_rate(rating)`` is called once, at
+    the first rating, and returns the status line; with ``on_undo``, an "Undo rating" button then calls it and lets
+    the prompt be rated again. ``rated``: the prompt was rated before and is not due: the line that says so, and no
+    rating buttons."""
 
-    def __init__(self, prompt, number_label: str, on_rate):
+    def __init__(self, prompt, number_label: str, on_rate, intervals: dict | None = None, on_undo=None,
+                 rated: str = ""):
         self.prompt = prompt
+        label = number_label.rstrip(".:")
         self.question = math_text(prompt.question, f"<b>{number_label}</b> ")
-        self.reveal = widgets.Button(description="Show answer", tooltip=f"Show the answer to {number_label.rstrip('.:')}")
+        self.reveal = widgets.Button(description="Show answer", tooltip=f"Show the answer to {label}")
         self.answer = math_text(prompt.answer, "<b>Answer:</b> ")
         self.ask = widgets.Label(value="How well did you recall it?", layout=widgets.Layout(width="auto", flex="0 0 auto"))
-        self.ratings = {name: widgets.Button(description=name, tooltip=tip) for name, tip in RATING_TIPS.items()}
+        self.ratings = {name: widgets.Button(description=f"{name} ({intervals[name]})" if intervals else name,
+                                             tooltip=f"{tip}; it comes back in {intervals[name]}" if intervals else tip)
+                        for name, tip in RATING_TIPS.items()}
         self.rating_row = widgets.HBox([self.ask, *self.ratings.values()])
+        self.undo = widgets.Button(description="Undo rating", tooltip=f"Undo the rating of {label} and rate it again")
         self.status = status()
         self.rated = None
+        self._on_undo = on_undo
         show(self.answer, False)
         show(self.rating_row, False)
+        show(self.undo, False)
         self.reveal.on_click(self._reveal)
         for name, button in self.ratings.items():
             button.on_click(lambda _button, name=name: self._rate(name, on_rate))
-        self.box = widgets.VBox([self.question, self.reveal, self.answer, self.rating_row, self.status])
+        self.undo.on_click(self._undo)
+        if rated:
+            self.rated = "before"
+            for button in self.ratings.values():
+                button.disabled = True
+            self.status.value = said(rated)
+        self.box = widgets.VBox([self.question, self.reveal, self.answer, self.rating_row, self.undo, self.status])
 
     def _reveal(self, _button=None):
         show(self.answer)
-        show(self.rating_row)
+        show(self.rating_row, self.rated != "before")
         self.reveal.disabled = True
         self.reveal.description = "Answer shown"
-        self.ratings["Again"].focus()  # keyboard users go on from where the answer appeared
+        if self.rated != "before":
+            self.ratings["Again"].focus()  # keyboard users go on from where the answer appeared
 
     def _rate(self, name: str, on_rate):
         if self.rated is not None:
@@ -107,4 +132,17 @@ class RecallCard:
         self.rated = name
         for button in self.ratings.values():
             button.disabled = True
-        self.status.value = on_rate(name)
+        self.status.value = said(on_rate(name))
+        if self._on_undo is not None:
+            show(self.undo)
+
+    def _undo(self, _button=None):
+        if self.rated in (None, "before"):
+            return
+        self._on_undo()
+        self.rated = None
+        for button in self.ratings.values():
+            button.disabled = False
+        show(self.undo, False)
+        self.status.value = said("Your rating is undone: rate it again.")
+        self.ratings["Again"].focus()

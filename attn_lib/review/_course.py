@@ -104,22 +104,25 @@ def next_due(record: dict, now: datetime) -> datetime | None:
 # The learner's progress.
 
 COLUMNS = ("Notebook", "Reached", "Problems solved", "Prompts learned", "Due now")
-LEARNED = "learned: recalled on a review days after the first (fsrs's Review state)"
+LEARNED = "a prompt is learned once you recalled it again on a later day, and did not miss it on its last review"
 
 
 @dataclass(frozen=True)
 class Row:
     notebook: str
-    reached: bool
+    reached: bool | int  # the "all" row: how many notebooks are reached
     solved: int
     problems: int
     learned: int
     prompts: int
     due: int
 
+    notebooks: int = 1  # how many notebooks the row counts (the "all" row: every one, reached counted)
+
     def cells(self) -> tuple:
-        return (self.notebook, "yes" if self.reached else "not yet", f"{self.solved} of {self.problems}",
-                f"{self.learned} of {self.prompts}", str(self.due))
+        reached = ("yes" if self.reached else "not yet") if self.notebooks == 1 else f"{self.reached} of {self.notebooks}"
+        return (self.notebook, reached, f"{self.solved} of {self.problems}", f"{self.learned} of {self.prompts}",
+                str(self.due))
 
 
 @dataclass(frozen=True)
@@ -128,9 +131,9 @@ class Progress:
 
     @property
     def total(self) -> Row:
-        return Row("all", all(r.reached for r in self.rows), sum(r.solved for r in self.rows),
+        return Row("all", sum(bool(r.reached) for r in self.rows), sum(r.solved for r in self.rows),
                    sum(r.problems for r in self.rows), sum(r.learned for r in self.rows),
-                   sum(r.prompts for r in self.rows), sum(r.due for r in self.rows))
+                   sum(r.prompts for r in self.rows), sum(r.due for r in self.rows), notebooks=len(self.rows))
 
     def __repr__(self) -> str:
         table = [COLUMNS] + [row.cells() for row in (*self.rows, self.total)]

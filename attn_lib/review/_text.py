@@ -106,5 +106,16 @@ def when(due: datetime, now: datetime) -> str:
     return "tomorrow" if days <= 1 else f"in {days} days ({date})"
 
 
+def after(due: datetime, now: datetime) -> str:
+    """How long from ``now`` until ``due``, shortly, for a button: "1 min", "10 min", "5 h", "1 day", "4 days"."""
+    seconds = max((due - now).total_seconds(), 0)
+    if seconds < 3600:
+        return f"{max(round(seconds / 60), 1)} min"
+    if seconds < 20 * 3600:
+        return f"{round(seconds / 3600)} h"
+    days = max((due.date() - now.date()).days, 1)
+    return f"{days} day{'s' * (days != 1)}"
+
+
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"

@@ -85,7 +85,8 @@ def test_per_item_the_newer_review_wins_and_nothing_is_lost(a, b):
             assert when == min(side[section][key] for side in (a, b) if key in side[section])
 
 
-def test_export_then_import_on_another_machine_keeps_everything(monkeypatch, tmp_path):
+def test_export_then_import_on_another_machine_keeps_everything_and_says_what_it_merged(monkeypatch, tmp_path,
+                                                                                       capsys):
     check("02-P2", 64_000_000)
     prompts_of("03", now=START)
     rate_prompt("03-R1", "Good", START)
@@ -95,6 +96,11 @@ def test_export_then_import_on_another_machine_keeps_everything(monkeypatch, tmp
     assert load() == empty()
     assert import_record(exported) == before
     assert dumps(load()) == dumps(before)
+    said = capsys.readouterr().out
+    assert said == ("Imported carried.json: 2 notebooks reached, 1 problem solved, 1 prompt with new reviews, "
+                    "1 problem with new reviews of its variants.\n")
+    import_record(exported)
+    assert capsys.readouterr().out == "Imported carried.json: nothing new, your record already held all of it.\n"
 
 
 def test_export_and_import_name_bad_paths(tmp_path):

@@ -1,6 +1,7 @@
 """Variants of solved problems in review: a fresh variant, judged by the same checker as check(); its verdict rates
 it (right: Good, the next in days; wrong: Again, the next day), and a placeholder answer rates nothing."""
 
+import html
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -42,6 +43,7 @@ def test_a_variant_is_judged_by_the_same_checker_as_check(problem_id):
     verdict = answer(body, repr(right))
     same = check(problem_id, right, seed=variant.seed)
     assert (verdict.passed, verdict.reason, verdict.mistake) == (True, same.reason, same.mistake)
+    assert "worked out" not in body.after.value  # a right answer is not told it again
     item = load()["variants"][problem_id]
     assert item["reviews"][-1]["rating"] == "Good" and item["reviews"][-1]["seed"] == variant.seed
     assert datetime.fromisoformat(item["card"]["due"]) > later + timedelta(days=3)
@@ -56,6 +58,9 @@ def test_a_wrong_variant_rates_again_and_comes_back_the_next_day():
     verdict = answer(body, wrong)
     same = check("02-P2", 1, seed=body.variant.seed)
     assert not verdict.passed and (verdict.reason, verdict.mistake) == (same.reason, same.mistake)
+    right = body.variant.check(body.variant.problem.expected(body.variant.params)[0])
+    assert right.passed and right.reason in html.unescape(body.after.value)  # after answering: the answer, worked out
+    assert 'role="alert"' in body.after.value
     item = load()["variants"]["02-P2"]
     assert item["reviews"][-1]["rating"] == "Again"
     assert datetime.fromisoformat(item["card"]["due"]) == later + timedelta(days=1)
@@ -65,3 +70,18 @@ def test_a_wrong_variant_rates_again_and_comes_back_the_next_day():
                                             or "Done: " in box.children[0].value)
     body.check_button.click()  # a second verdict on the same variant rates nothing more
     assert len(load()["variants"]["02-P2"]["reviews"]) == 2
+
+
+def test_practice_with_another_is_recorded_as_a_review_of_the_problems_variants():
+    from attn_lib.exercises import another
+
+    variant = another("05-P2", seed=31)
+    assert variant.check(None).mistake == "not-answered" and "05-P2" not in load()["variants"]  # nothing to record
+    assert not variant.check(-1).passed
+    item = load()["variants"]["05-P2"]
+    assert [(r["rating"], r["seed"], r["passed"]) for r in item["reviews"]] == [("Again", 31, False)]
+    right = variant.problem.expected(variant.params)[0]
+    assert variant.check(right).passed
+    record = load()
+    assert [r["rating"] for r in record["variants"]["05-P2"]["reviews"]] == ["Again", "Good"]
+    assert "05-P2" in record["solved"] and "05" in record["reached"]

@@ -47,7 +47,8 @@ def test_every_control_of_the_prompts_has_a_label_and_a_tooltip():
     assert buttons and all(isinstance(b, widgets.Button) for b in buttons)
     assert all(b.description.strip() and b.tooltip.strip() for b in buttons)
     names = [b.description for b in controls(box.cards[0].box)]
-    assert names == ["Show answer", "Again", "Hard", "Good", "Easy"]
+    assert names[0] == "Show answer" and names[-1] == "Undo rating"
+    assert [re.sub(r" \(.*\)$", "", name) for name in names[1:-1]] == ["Again", "Hard", "Good", "Easy"]
 
 
 def test_the_answer_and_ratings_appear_only_after_show_answer_and_a_rating_is_recorded_once():
@@ -60,7 +61,63 @@ def test_the_answer_and_ratings_appear_only_after_show_answer_and_a_rating_is_re
     card.ratings["Again"].click()  # disabled after the first: nothing more is recorded
     item = load()["prompts"][card.prompt.id]
     assert [r["rating"] for r in item["reviews"]] == ["Good"]
-    assert "Recorded: Good. It comes back in 10 minutes." == card.status.value
+    assert card.status.value == '<span role="alert">Recorded: Good. It comes back in 10 minutes.</span>'
+
+
+MINUTES = {"min": 1, "h": 60, "day": 24 * 60, "days": 24 * 60}
+
+
+@pytest.mark.parametrize("rating", ["Again", "Hard", "Good", "Easy"])
+def test_each_rating_button_says_when_the_prompt_comes_back_and_the_record_agrees(rating):
+    card = prompts_of("03", now=NOW).cards[1]
+    amount, unit = re.fullmatch(rf"{rating} \((\d+) (min|h|days?)\)", card.ratings[rating].description).groups()
+    assert f"it comes back in {amount} {unit}" in card.ratings[rating].tooltip
+    card.reveal.click()
+    card.ratings[rating].click()
+    due = datetime.fromisoformat(load()["prompts"][card.prompt.id]["card"]["due"])
+    said = (due - NOW).total_seconds() / 60
+    assert abs(said - int(amount) * MINUTES[unit]) <= (1 if unit == "min" else 0.5 * MINUTES[unit]), (said, amount, unit)
+
+
+def test_a_prompt_rated_and_not_yet_due_is_not_rated_again_when_its_prompts_are_shown_again():
+    card = prompts_of("04", now=NOW).cards[0]
+    card.reveal.click()
+    card.ratings["Easy"].click()
+    again = prompts_of("04", now=NOW + timedelta(hours=1)).cards[0]
+    assert all(button.disabled for button in again.ratings.values())
+    assert "You rated it Easy before: it comes back" in again.status.value and "review()" in again.status.value
+    again.reveal.click()
+    assert again.rating_row.layout.display == "none"
+    again.ratings["Again"].click()  # disabled: a click does nothing
+    assert [r["rating"] for r in load()["prompts"][again.prompt.id]["reviews"]] == ["Easy"]
+
+
+def test_the_last_rating_can_be_undone_and_the_prompt_rated_again():
+    card = prompts_of("06", now=NOW).cards[2]
+    card.reveal.click()
+    assert card.undo.layout.display == "none"
+    card.ratings["Again"].click()
+    assert card.undo.layout.display == "" and card.prompt.id in load()["prompts"]
+    card.undo.click()
+    assert card.prompt.id not in load()["prompts"]  # as it was: never rated
+    assert not any(button.disabled for button in card.ratings.values()) and "undone" in card.status.value
+    card.ratings["Good"].click()
+    assert [r["rating"] for r in load()["prompts"][card.prompt.id]["reviews"]] == ["Good"]
+
+
+def test_in_review_the_status_line_names_its_review_in_the_sessions_words_and_its_rating_can_be_undone():
+    prompts_of("02", now=NOW)  # reached: its prompts are due at once
+    box = review(now=NOW)
+    first = box.current.card
+    first.reveal.click()
+    first.ratings["Good"].click()
+    assert "Review 1 recorded: Good; that prompt comes back" in box.status.value and "02-R" not in box.status.value
+    assert 'role="alert"' in box.status.value and "Review 2 of" in box.children[0].value
+    undo = box.children[-1]
+    assert undo.description == "Undo rating" and undo.tooltip
+    undo.click()
+    assert first.prompt.id not in load()["prompts"] and box.current.card.prompt.id == first.prompt.id
+    assert "Review 1 of" in box.children[0].value and "undone" in box.status.value and box.done == []
 
 
 def test_the_plain_text_lists_the_questions_in_plain_words_and_no_answer():
@@ -120,6 +177,9 @@ def test_progress_counts_problems_solved_and_prompts_learned_per_notebook():
     assert f"1 of {problems_02}" in text and f"{prompts_02} of {prompts_02}" in text
     html = shown._repr_html_()
     assert "<caption>" in html and html.count('scope="col"') == 5 and html.count('scope="row"') == 12
+    total = shown.total.cells()
+    assert total[:2] == ("all", f"1 of {len(shown.rows)}")  # notebooks reached, counted: not "not yet"
+    assert "fsrs" not in text and "Review state" not in html and "later day" in text  # the learner's words
 
 
 @pytest.mark.parametrize("bad", ["5", "11", 11, None, "05-R1"])
