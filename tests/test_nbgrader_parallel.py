@@ -10,8 +10,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -130,11 +132,81 @@ def test_a_worker_grades_only_its_share_and_needs_the_prepared_gradebook(tmp_pat
     assert share.stdout.count('"ok": true') == 2
     halfway = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
     assert halfway.returncode == 1 and "graded 2 of 3 submissions (3 students)" in halfway.stdout
-    assert f"  FAILED bo {NAME}: no autograded notebook" in halfway.stdout
+    assert f"  FAILED bo {NAME}: not graded: the gradebook holds no autograde of it" in halfway.stdout
+    assert "  bo                       not graded" in halfway.stdout  # never a 0
     run_tool(str(tmp_path), NAME, "--db-url", url, "--share", "2/2")
     done = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
     assert done.returncode == 0 and "graded 3 of 3 submissions (3 students)" in done.stdout, done.stdout
     assert "  ada                      7 / 7" in done.stdout  # the source notebook handed in: every answer right
+
+
+# A learner's answer that keeps the kernel busy for a while: long enough to stop its worker mid-grade.
+SLOW = "import time\ntime.sleep(6)\nanswer = 3"
+
+
+def test_a_worker_killed_mid_grade_leaves_no_grade_called_done_and_a_second_run_resumes_while_a_third_is_refused(
+        tmp_path, postgres):
+    course.write_course(tmp_path, [NAME])
+    hand_in(tmp_path, "ada", NAME, {}, released=tmp_path / "source" / NAME / f"{NAME}.ipynb")
+    hand_in(tmp_path, "bo", NAME, {"problem-2-answer": SLOW}, released=tmp_path / "source" / NAME / f"{NAME}.ipynb")
+    url = postgres.create_database("killed")
+    assert run_tool(str(tmp_path), NAME, "--db-url", url, "--prepare").returncode == 0
+    worker = subprocess.Popen([sys.executable, str(TOOL), str(tmp_path), NAME, "--db-url", url, "--share", "1/1"],
+                              stdout=subprocess.PIPE, text=True, start_new_session=True)
+    started = time.monotonic()
+    while not list((tmp_path / "autograded" / "bo" / NAME).glob("*.ipynb")):  # bo's kernel is running its cells
+        assert worker.poll() is None and time.monotonic() - started < 240, "the worker never reached bo"
+        time.sleep(0.1)
+    time.sleep(2)
+    os.killpg(worker.pid, signal.SIGKILL)  # the worker and bo's kernel, mid-grade
+    worker.wait()
+    assert '"student": "ada", "ok": true' in worker.stdout.read()
+
+    after = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
+    assert after.returncode == 1 and "graded 1 of 2 submissions" in after.stdout, after.stdout
+    assert f"  FAILED bo {NAME}: autograde did not finish" in after.stdout and "run the tool again" in after.stdout
+    assert "  bo                       not graded" in after.stdout and "  ada                      7 / 7" in after.stdout
+
+    resumed = subprocess.Popen([sys.executable, str(TOOL), str(tmp_path), NAME, "--db-url", url, "--workers", "1"],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while not (tmp_path / "grading-logs" / "worker-1.log").exists():  # past --prepare: its lock is held, it grades
+        assert resumed.poll() is None and time.monotonic() - started < 400, resumed.communicate()
+        time.sleep(0.1)
+    second = run_tool(str(tmp_path), NAME, "--db-url", url, "--workers", "1")  # while the first grades
+    out, err = resumed.communicate(timeout=400)
+    assert resumed.returncode == 0 and "graded 2 of 2 submissions" in out, out + err
+    assert second.returncode == 2 and "in use by another run" in second.stderr, second.stdout + second.stderr
+    assert second.stderr.count("\n") == 1  # one sentence, no traceback
+    done = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
+    assert done.returncode == 0 and "graded 2 of 2 submissions" in done.stdout and "FAILED" not in done.stdout
+    assert re.search(r"^  bo +\d+ / 7$", done.stdout, re.MULTILINE), done.stdout  # a score now, not "not graded"
+    logs = sorted(p.name for p in (tmp_path / "grading-logs" / NAME).glob("*.log"))
+    assert logs == ["ada.log", "bo.log"] and "Autograding" in (tmp_path / "grading-logs" / NAME / "bo.log").read_text()
+
+
+@pytest.mark.parametrize("url, words", [
+    ("postgres://grader@localhost/x", "postgresql:// instead"),
+    ("sqlite:///gradebook.db", "one writer at a time"),
+    ("not a url", "not a database URL"),
+    ("postgresql+psycopg2://nobody@127.0.0.1:1/none", "cannot open the gradebook at"),
+])
+def test_a_gradebook_url_the_workers_cannot_share_gets_one_sentence(tmp_path, url, words):
+    ran = run_tool(str(tmp_path), NAME, "--db-url", url)
+    assert ran.returncode == 2 and ran.stdout == "" and words in ran.stderr, ran.stderr
+    assert ran.stderr.startswith("error: --db-url: expected postgresql+psycopg2://") or "cannot open" in ran.stderr
+    assert ran.stderr.count("\n") == 1 and "Traceback" not in ran.stderr
+
+
+@pytest.mark.parametrize("log, reason", [
+    ("[INFO] Sanitizing\n[ERROR] Traceback (most recent call last):\n  File \"x.py\", line 1\n"
+     "ValueError: this notebook is of another assignment\n[ERROR] There was an error processing",
+     "ValueError: this notebook is of another assignment"),
+    ("[ERROR] Notebook JSON is invalid: 'cells' is a required property\n", "Notebook JSON is invalid: 'cells' is a "
+                                                                             "required property"),
+])
+def test_a_failures_reason_is_nbgraders_own_words_never_a_traceback_header(log, reason):
+    assert parallel.failure_reason({"log": log, "error": "Traceback (most recent call last):\n  ...\nOSError: x"}) \
+        == reason
 
 
 @pytest.mark.parametrize("share, words", [("3", "K/N"), ("0/2", "1 <= K <= N"), ("3/2", "K=3, N=2"),

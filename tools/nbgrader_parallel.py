@@ -35,8 +35,13 @@ process, through nbgrader's own API (``NbGraderAPI.autograde``, what the formgra
 is paid once per worker; it prints one JSON line per pair. A submission nbgrader cannot grade is a failure with its
 reason; a wrong answer is not a failure, it is a score.
 
-The summary names the students graded, each failure and its reason, the wall time, and the scores: each student's
-total (when the class is at most --list students) and how the totals are spread.
+The summary names the students graded, each failure and its reason (nbgrader's own words; its log of each
+submission is kept in DIR/grading-logs/<assignment>/<student>.log), the wall time, and the scores: each student's
+total (when the class is at most --list students) and how the totals are spread. Whether a submission is graded is
+read from the gradebook: one whose worker died mid-grade (nbgrader writes the autograded notebook before it runs
+it) has graded cells without a score, and is named, never counted as 0. A run of the one-machine form (and
+--prepare) holds a PostgreSQL advisory lock on the gradebook: a second run beside it is refused with a sentence. A
+--db-url the workers cannot share (an SQLite file, ``postgres://``, a server that does not answer) gets one line.
 """
 
 from __future__ import annotations
@@ -76,6 +81,60 @@ class Graded:
     reason: str  # why nbgrader could not grade it; "" when ok
     seconds: float  # wall time of its autograde
     cpu_seconds: float = 0.0  # CPU time of its autograde: the worker's and its kernel's
+
+
+def check_db_url(url: str) -> None:
+    """A gradebook URL the workers can share, and a server that answers; else one sentence saying what is expected."""
+    from sqlalchemy import create_engine, text
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
+
+    expected = "expected postgresql+psycopg2://USER@HOST:PORT/DATABASE"
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise GradingError(f"--db-url: {expected}; got {url!r}, which is not a database URL") from None
+    scheme = parsed.drivername
+    if scheme == "postgres" or scheme.startswith("postgres+"):
+        raise GradingError(f"--db-url: {expected}; got {scheme}://..., a name SQLAlchemy no longer reads: write "
+                           "postgresql:// instead")
+    if scheme.startswith("sqlite"):
+        raise GradingError(f"--db-url: {expected}; got an SQLite gradebook, which takes one writer at a time: its "
+                           "workers would fail. Grade serially with nbgrader autograde, or use PostgreSQL")
+    if not scheme.startswith("postgresql"):
+        raise GradingError(f"--db-url: {expected}; got {scheme}://...")
+    try:
+        with create_engine(parsed).connect() as connection:
+            connection.execute(text("SELECT 1"))
+    except (SQLAlchemyError, ImportError) as error:
+        first = str(getattr(error, "orig", None) or error).strip().splitlines()[0]
+        raise GradingError(f"--db-url: cannot open the gradebook at {parsed.render_as_string(hide_password=True)}: "
+                           f"{first}") from None
+
+
+class run_lock:
+    """Held for a run of the one-machine form (and --prepare): a PostgreSQL advisory lock on the gradebook's
+    database, so that a second run on a gradebook in use is refused with a sentence instead of regrading everything
+    beside the first. Released when the run ends, or when its process dies (the server drops the session)."""
+
+    KEY = 0x617474_6E67  # "attng": this tool's lock, one per database
+
+    def __init__(self, url: str):
+        self.url = url
+
+    def __enter__(self):
+        from sqlalchemy import create_engine, text
+
+        self.connection = create_engine(self.url).connect()
+        if not self.connection.execute(text(f"SELECT pg_try_advisory_lock({self.KEY})")).scalar():
+            self.connection.close()
+            raise GradingError("the gradebook is in use by another run of tools/nbgrader_parallel.py (one that is "
+                               "grading now): wait until it ends, then run this again")
+        return self
+
+    def __exit__(self, *exc):
+        self.connection.close()  # the session's advisory locks end with it
+        return False
 
 
 def parse_share(text: str) -> tuple[int, int]:
@@ -155,11 +214,20 @@ def prepare(course: Path, assignments: list[str], db_url: str, students: list[st
 
 
 def failure_reason(result: dict) -> str:
-    """nbgrader's own words for a failed autograde: its first specific ERROR line, else the exception's last line."""
+    """nbgrader's own words for a failed autograde: its first specific ERROR entry of the log (of a logged traceback,
+    its last line: the exception), else the exception's last line."""
     general = ("There was an error processing", "Please see the")
+    entries, current = [], None
     for line in result.get("log", "").splitlines():
-        if line.startswith("[ERROR] ") and not line[8:].startswith(general):
-            return line[8:].strip()
+        if line.startswith("[") and "] " in line:
+            current = [line.split("] ", 1)[0][1:], [line.split("] ", 1)[1]]]
+            entries.append(current)
+        elif current is not None:
+            current[1].append(line)
+    for level, lines in entries:
+        text = [line.strip() for line in lines if line.strip()]
+        if level == "ERROR" and text and not text[0].startswith(general):
+            return text[-1] if text[0].startswith("Traceback") else text[0]
     lines = [line for line in result.get("error", "").strip().splitlines() if line.strip()]
     return lines[-1].strip() if lines else "nbgrader reported a failure and no reason"
 
@@ -168,6 +236,11 @@ def cpu_seconds() -> float:
     """CPU seconds of this process and of its children that have ended (each kernel ends with its submission)."""
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def submission_log(course: Path, assignment: str, student: str) -> Path:
+    """Where nbgrader's log of one submission's autograde is kept: DIR/grading-logs/<assignment>/<student>.log."""
+    return course / LOG_FOLDER / assignment / f"{student}.log"
 
 
 def grade_share(course: Path, pairs: list[tuple[str, str]], db_url: str, out=sys.stdout) -> list[Graded]:
@@ -179,9 +252,12 @@ def grade_share(course: Path, pairs: list[tuple[str, str]], db_url: str, out=sys
     for assignment, student in pairs:
         start, cpu = time.perf_counter(), cpu_seconds()
         result = api.autograde(assignment, student, force=True, create=False)
+        log = submission_log(course, assignment, student)
+        log.parent.mkdir(parents=True, exist_ok=True)
+        log.write_text(result.get("log", "") + result.get("error", ""), encoding="utf-8")
         graded = Graded(assignment, student, bool(result["success"]),
-                        "" if result["success"] else failure_reason(result), time.perf_counter() - start,
-                        cpu_seconds() - cpu)
+                        "" if result["success"] else f"{failure_reason(result)} (nbgrader's log: {log})",
+                        time.perf_counter() - start, cpu_seconds() - cpu)
         print(json.dumps(asdict(graded)), file=out, flush=True)
         done.append(graded)
     return done
@@ -241,29 +317,52 @@ def run_workers(course: Path, assignments: list[str], db_url: str, workers: int,
     return sorted(results, key=lambda g: (g.assignment, g.student))
 
 
-def totals(course: Path, db_url: str, pairs: list[tuple[str, str]]) -> dict[str, tuple[float, float]]:
-    """Each student's total score and total possible over the graded pairs, read from the gradebook."""
+def totals(course: Path, db_url: str, pairs: list[tuple[str, str]],
+           ungraded: dict | None = None) -> dict[str, tuple[float, float, list[str]]]:
+    """Each student's total score and total possible over the pairs graded, read from the gradebook, and the
+    assignments of theirs not graded (``ungraded``: :func:`not_graded`'s answer): never counted as 0."""
+    from nbgrader.api import Gradebook
+
+    ungraded = not_graded(course, db_url, pairs) if ungraded is None else ungraded
+    api = nbgrader_api(course, db_url)
+    found: dict[str, list] = {}
+    with Gradebook(db_url, api.coursedir.course_id) as gradebook:
+        for assignment, student in pairs:
+            scored = found.setdefault(student, [0.0, 0.0, []])
+            if (assignment, student) in ungraded:
+                scored[2].append(assignment)
+                continue
+            submission = gradebook.find_submission(assignment, student)
+            scored[0] += submission.score
+            scored[1] += submission.max_score
+    return {s: (scored, possible, missing) for s, (scored, possible, missing) in found.items()}
+
+
+def not_graded(course: Path, db_url: str, pairs: list[tuple[str, str]]) -> dict[tuple[str, str], str]:
+    """The pairs the gradebook does not hold as graded, each with why: no autograde of it at all, or one that did not
+    finish (a graded cell nbgrader scores by its tests has no score: its worker stopped mid-grade). Read from the
+    gradebook alone, not from the files a stopped autograde leaves behind."""
     from nbgrader.api import Gradebook, MissingEntry
 
     api = nbgrader_api(course, db_url)
-    found: dict[str, list[float]] = {}
+    found = {}
     with Gradebook(db_url, api.coursedir.course_id) as gradebook:
         for assignment, student in pairs:
-            scored = found.setdefault(student, [0.0, 0.0])
             try:
                 submission = gradebook.find_submission(assignment, student)
             except MissingEntry:
+                found[assignment, student] = "not graded: the gradebook holds no autograde of it"
                 continue
-            scored[0] += submission.score
-            scored[1] += submission.max_score
-    return {s: (scored, possible) for s, (scored, possible) in found.items()}
-
-
-def ungraded(course: Path, pairs: list[tuple[str, str]]) -> list[Graded]:
-    """The pairs with no autograded notebook (nbgrader removes a failed one): what a cluster's jobs left undone."""
-    return [Graded(a, s, False, f"no autograded notebook under {course / 'autograded' / s / a}: see the log of the "
-                   "job that had it", 0.0)
-            for a, s in pairs if not any((course / "autograded" / s / a).glob("*.ipynb"))]
+            pending = 0
+            for notebook in submission.notebooks:
+                answered_by_hand = {cell.name for cell in notebook.notebook.solution_cells}
+                pending += sum(grade.auto_score is None and grade.manual_score is None
+                               and grade.cell.name not in answered_by_hand for grade in notebook.grades)
+            if pending:
+                found[assignment, student] = (f"autograde did not finish: {pending} graded cell"
+                                              f"{'s' * (pending != 1)} without a score (its worker stopped "
+                                              "mid-grade); run the tool again to grade it")
+    return found
 
 
 def summary(results: list[Graded] | None, scores: dict[str, tuple[float, float]], seconds: float | None,
@@ -284,12 +383,15 @@ def summary(results: list[Graded] | None, scores: dict[str, tuple[float, float]]
             out.append(f"  FAILED {g.student} {g.assignment}: {g.reason}")
     if scores:
         if len(scores) <= listed:
-            out.append("totals:")
-            out += [f"  {s:<24} {scored:g} / {possible:g}" for s, (scored, possible) in sorted(scores.items())]
-        bands = Counter(min(int(10 * scored / possible), 9) if possible else 0
-                        for scored, possible in scores.values())
-        out.append("spread of totals (share of the points possible: students):")
-        out += [f"  {10 * b:>3}-{10 * b + 10:<3}% {bands[b]:>5} {'#' * round(40 * bands[b] / len(scores))}"
+            out.append("totals (an assignment not graded counts for nothing, not 0):")
+            out += [f"  {s:<24} " + (f"{scored:g} / {possible:g}" if possible else "not graded")
+                    + (f"; not graded: {', '.join(missing)}" if missing and possible else "")
+                    for s, (scored, possible, missing) in sorted(scores.items())]
+        whole = [(scored, possible) for scored, possible, missing in scores.values() if possible and not missing]
+        bands = Counter(min(int(10 * scored / possible), 9) for scored, possible in whole)
+        out.append(f"spread of totals of the {len(whole)} students graded in full (share of the points possible: "
+                   "students):")
+        out += [f"  {10 * b:>3}-{10 * b + 10:<3}% {bands[b]:>5} {'#' * round(40 * bands[b] / max(len(whole), 1))}"
                 for b in range(10)]
     return "\n".join(out)
 
@@ -311,6 +413,7 @@ def main(argv: list[str] | None = None) -> int:
 
     course = args.course.resolve()
     try:
+        check_db_url(args.db_url)
         check_course(course, args.assignments)
         if args.workers < 1:
             raise GradingError(f"--workers: expected at least 1; got {args.workers}")
@@ -322,22 +425,25 @@ def main(argv: list[str] | None = None) -> int:
             grade_share(course, pairs[k - 1::n], args.db_url)
             return 0
         if args.summary:
-            missing = ungraded(course, pairs)
-            done = [Graded(a, s, True, "", 0.0) for a, s in pairs if (a, s) not in {(g.assignment, g.student)
-                                                                                    for g in missing}]
-            print(summary(sorted(done + missing, key=lambda g: (g.assignment, g.student)),
-                          totals(course, args.db_url, pairs), None, None, args.list))
+            missing = not_graded(course, args.db_url, pairs)
+            results = [Graded(a, s, (a, s) not in missing, missing.get((a, s), ""), 0.0) for a, s in pairs]
+            print(summary(results, totals(course, args.db_url, pairs, missing), None, None, args.list))
             return 1 if missing else 0
-        students = sorted({s for _, s in pairs})
-        generated = prepare(course, args.assignments, args.db_url, students)
-        print(f"gradebook ready: {len(students)} students"
-              + (f"; generated {', '.join(generated)}" if generated else ""))
-        if args.prepare:
-            return 0
-        start = time.perf_counter()
-        results = run_workers(course, args.assignments, args.db_url, args.workers, pairs, args.students)
-        seconds = time.perf_counter() - start
-        print(summary(results, totals(course, args.db_url, pairs), seconds, args.workers, args.list))
+        with run_lock(args.db_url):
+            students = sorted({s for _, s in pairs})
+            generated = prepare(course, args.assignments, args.db_url, students)
+            print(f"gradebook ready: {len(students)} students"
+                  + (f"; generated {', '.join(generated)}" if generated else ""))
+            if args.prepare:
+                return 0
+            start = time.perf_counter()
+            results = run_workers(course, args.assignments, args.db_url, args.workers, pairs, args.students)
+            seconds = time.perf_counter() - start
+            missing = not_graded(course, args.db_url, pairs)
+            results = [g if g.ok is ((g.assignment, g.student) not in missing) else  # the gradebook has the last word
+                       Graded(g.assignment, g.student, False, g.reason or missing[g.assignment, g.student], g.seconds,
+                              g.cpu_seconds) for g in results]
+            print(summary(results, totals(course, args.db_url, pairs, missing), seconds, args.workers, args.list))
         if args.results:
             args.results.write_text(json.dumps([asdict(g) for g in results], indent=1), encoding="utf-8")
         return 1 if any(not g.ok for g in results) else 0
