@@ -56,20 +56,23 @@ def per_student(tmp_path_factory):
     problems = ids_of(released["ada"])
     seeds = {s: student_seed(s, NAME) for s in STUDENTS}
     right = {s: {g: f"answer = {expected(pid, seeds[s])!r}" for g, pid in problems.items()} for s in STUDENTS}
-    # bo answers with ada's numbers; cy gets one problem wrong on purpose (one more than the answer).
+    # bo answers with ada's numbers, and edits his setup cell to name ada; cy gets one problem wrong on purpose (one
+    # more than the answer).
     wrong_one = next(iter(problems))
-    answers = {"ada": right["ada"], "bo": right["ada"],
+    setup = next(c for c in released["bo"].cells if "use_student_numbers(" in c.source)
+    answers = {"ada": right["ada"],
+               "bo": {**right["ada"], setup.metadata.nbgrader.grade_id: setup.source.replace("'bo'", "'ada'")},
                "cy": {**right["cy"], wrong_one: f"answer = {expected(problems[wrong_one], seeds['cy']) + 1!r}"}}
     for student in STUDENTS:
         hand_in(root, student, NAME, answers[student],
                 released=root / course.PER_STUDENT_FOLDER / student / NAME / f"{NAME}.ipynb")
-    run_nbgrader(root, "autograde", NAME, "--force")
+    graded_log = run_nbgrader(root, "autograde", NAME, "--force")
     run_nbgrader(root, "generate_feedback", NAME, "--force")
     with Gradebook(f"sqlite:///{root / 'gradebook.db'}") as gradebook:
         scores = {s: {g.name: g.score for g in gradebook.find_submission_notebook(NAME, NAME, s).grades}
                   for s in STUDENTS}
     return dict(root=root, printed=printed, released=released, problems=problems, seeds=seeds, scores=scores,
-                wrong_one=wrong_one)
+                wrong_one=wrong_one, log=graded_log, setup_id=setup.metadata.nbgrader.grade_id)
 
 
 def test_each_student_is_released_their_own_numbers(per_student):
@@ -94,6 +97,13 @@ def test_autograde_grades_each_student_on_the_numbers_they_saw(per_student):
     differs = {g.replace("-answer", "-check") for g, pid in problems.items()
                if expected(pid, seeds["ada"]) != expected(pid, seeds["bo"])}
     assert differs and {g for g in checks if scores["bo"][g] == 0} == differs
+
+
+def test_an_honest_submission_logs_no_changed_cell_and_a_setup_cell_naming_another_student_does(per_student):
+    changed = re.findall(r"'checksum' for cell (\S+) has changed", per_student["log"])
+    assert changed == [per_student["setup_id"]], per_student["log"][-3000:]  # bo's alone, of three submissions
+    student_of_warning = per_student["log"].split("has changed")[0].rsplit("Autograding", 1)[1]
+    assert "/bo/" in student_of_warning, student_of_warning
 
 
 def test_each_students_feedback_gives_the_reason_for_their_own_numbers(per_student):

@@ -16,7 +16,9 @@ any other code cell by its source, the setup cell by ``setup_cell``. The cells s
 source notebook's in order (a learner's inserted cells stay theirs, without metadata, and run as they would in the
 release); a problem's answer cell is the code cell after its heading (tools/problems.py's rule), and a locked cell the
 learner edited is found in its place between recognised cells. A notebook that already has nbgrader metadata (the
-release, a per-student release) is left as it is. A notebook in which some problem of the assignment has neither its
+release, a per-student release) keeps it; a per-student release's setup cell, which names its student, is put back
+as released when it names the student and assignment being graded, so that an honest submission logs no changed
+cell (one naming anyone else is still reported and restored by nbgrader). A notebook in which some problem of the assignment has neither its
 answer cell nor its checker cell (another notebook, or one changed past recognition) is refused with a message
 naming them, and nbgrader reports it as a failed submission.
 """
@@ -140,15 +142,31 @@ def give_release_metadata(handed_in, source, name: str, stems: set[str] | None =
     return given
 
 
+def own_setup_as_released(nb, student: str, assignment: str) -> bool:
+    """A per-student release's setup cell names its student (``use_student_numbers('ada', '02-scores')``); handed in
+    by that student, for that assignment, it is put back as the release has it (the student read from the folder),
+    so that nbgrader's OverwriteCells sees no change and an honest submission logs nothing. A setup cell naming
+    anyone else is left as it is: OverwriteCells warns of the changed locked cell and puts the release's back.
+    Returns whether it was put back."""
+    own = release.STUDENT_NUMBERS.format(args=f"{student!r}, {assignment!r}")
+    for cell in nb.cells:
+        if cell.cell_type == "code" and grading(cell).get("locked") and own in cell.source:
+            cell.source = cell.source.replace(own, release.SOURCE_STUDENT_NUMBERS)
+            return True
+    return False
+
+
 class GiveReleaseMetadata(NbGraderPreprocessor):
     """nbgrader's first sanitizing step for the course: a handed-in notebook without nbgrader metadata (a course
-    notebook from the browser edition, Binder, a hub or a laptop) gets the metadata of the release's cells; any
-    other notebook passes unchanged."""
+    notebook from the browser edition, Binder, a hub or a laptop) gets the metadata of the release's cells; a
+    per-student release handed in by its own student has its setup cell put back as released
+    (:func:`own_setup_as_released`); any other notebook passes unchanged."""
 
     def preprocess(self, nb, resources):
-        if has_release_metadata(nb):
-            return nb, resources
         info = resources["nbgrader"]
+        if has_release_metadata(nb):
+            own_setup_as_released(nb, info["student"], info["assignment"])
+            return nb, resources
         name, assignment = info["notebook"], info["assignment"]
         coursedir = CourseDirectory(config=self.config)
         path = os.path.join(coursedir.format_path(coursedir.source_directory, ".", assignment), f"{name}.ipynb")
