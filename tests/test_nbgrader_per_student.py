@@ -99,6 +99,33 @@ def test_autograde_grades_each_student_on_the_numbers_they_saw(per_student):
     assert differs and {g for g in checks if scores["bo"][g] == 0} == differs
 
 
+def test_the_audit_reports_the_copier_per_pair_and_the_problems_that_cannot_tell(per_student):
+    import nbgrader_copying  # noqa: PLC0415  (tools/nbgrader_copying.py)
+
+    problems, seeds = per_student["problems"], per_student["seeds"]
+    lines = nbgrader_copying.copying(per_student["root"])
+    copies = [line for line in lines if "and wrong for" in line]
+    expected_lines = []  # bo handed in ada's answers: right for the numbers of each classmate whose answer is ada's
+    for classmate in ("ada", "cy"):
+        matched = sorted(pid for pid in problems.values() if expected(pid, seeds[classmate]) == expected(pid, seeds["ada"])
+                         != expected(pid, seeds["bo"]))
+        if matched:
+            expected_lines.append((len(matched), f"bo {NAME}: {len(matched)} answer{'s' * (len(matched) != 1)} right "
+                                                 f"for {classmate}'s numbers and wrong for bo's own ({', '.join(matched)})"))
+    assert copies == [line for _, line in sorted(expected_lines, key=lambda x: -x[0])] and copies[0].count(",") >= 2
+    assert not any(line.startswith(("ada ", "cy ")) for line in copies)  # the honest ones are named nowhere
+    wrong_pid = problems[per_student["wrong_one"]]
+    handed = {pid: {"ada": expected(pid, seeds["ada"]), "bo": expected(pid, seeds["ada"]),
+                    "cy": expected(pid, seeds["cy"]) + (1 if pid == wrong_pid else 0)} for pid in problems.values()}
+    same = sorted(pid for pid in problems.values()  # an answer right for its student and for a classmate alike
+                  if any(handed[pid][s] == expected(pid, seeds[s]) == expected(pid, seeds[t])
+                         for s in STUDENTS for t in STUDENTS if s != t))
+    assert same == sorted(line.split()[1].rstrip(":") for line in lines if "cannot show copying" in line)
+    printed = subprocess.run([sys.executable, str(ROOT / "tools" / "nbgrader_course.py"), str(per_student["root"]),
+                              "--audit"], capture_output=True, text=True, check=True).stdout
+    assert copies[0] in printed
+
+
 def test_an_honest_submission_logs_no_changed_cell_and_a_setup_cell_naming_another_student_does(per_student):
     changed = re.findall(r"'checksum' for cell (\S+) has changed", per_student["log"])
     assert changed == [per_student["setup_id"]], per_student["log"][-3000:]  # bo's alone, of three submissions

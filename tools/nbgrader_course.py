@@ -15,7 +15,8 @@ one as nbgrader_config.py.bak when it differs) and the course's notebooks under 
 every submission, and names any assignment under source/ that is no longer a course notebook. ``--summary``
 prints the points of the notebooks as they are and writes nothing. ``--audit`` lists the code cells a learner
 wrote in the collected submissions (DIR/submitted/: answer cells and inserted cells) that touch the grading
-machinery (tools/nbgrader_audit.py); the teacher reads those cells. From DIR
+machinery (tools/nbgrader_audit.py), and, in a course with per-student numbers, each answer right for a classmate's
+numbers and wrong for the student's own (tools/nbgrader_copying.py); the teacher reads those. From DIR
 the teacher runs nbgrader as usual (``nbgrader generate_assignment 06-masking``, ``nbgrader autograde
 06-masking``, ``nbgrader generate_feedback 06-masking``); docs/teachers-guide.md, "Grading with nbgrader", gives
 the whole round.
@@ -422,7 +423,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="write each student's released notebooks with their own numbers under "
                              f"DIR/{PER_STUDENT_FOLDER}/ (after nbgrader generate_assignment); write nothing else")
     parser.add_argument("--audit", action="store_true",
-                        help="list the learner-written cells of DIR/submitted/ that touch the checkers; write nothing")
+                        help="list the learner-written cells of DIR/submitted/ that touch the checkers, and the "
+                             "answers copied from a classmate's numbers; write nothing")
     args = parser.parse_args(argv)
     if args.directory is None and not args.summary:
         parser.error("give the course folder DIR (or --summary)")
@@ -430,8 +432,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.audit:
             import nbgrader_audit  # noqa: PLC0415  (tools/nbgrader_audit.py)
 
+            import nbgrader_copying  # noqa: PLC0415  (tools/nbgrader_copying.py)
+
             found = nbgrader_audit.audit(args.directory)
             print("\n".join(found) if found else "no cell a learner wrote touches the checkers")
+            copied = nbgrader_copying.copying(args.directory)
+            print("\n".join(copied) if copied else "no answer is right for a classmate's numbers and wrong for the "
+                  "student's own (a course with per-student numbers; one without cannot tell)")
             return 0
         names = selected(args.only, course_notebooks())
         if args.per_student:
