@@ -57,7 +57,7 @@ def checker_says(done, grade_id: str, kind: str) -> str:
         answer = {"right": expected(pid, "ada"), "wrong": expected(pid, "ada") + 7, "untouched": None}[kind]
         feedback = check(pid, answer, seed=student_seed("ada", NAME))  # as the graded cell calls it
     assert feedback.passed == (kind == "right"), (grade_id, kind)
-    return str(CheckFailed(feedback)) if kind != "right" else feedback.reason
+    return CheckFailed(feedback).text if kind != "right" else feedback.reason
 
 
 def test_the_page_loads_nothing_from_outside(ada):

@@ -25,6 +25,9 @@ NOT_ANSWERED_HINT = ("Write your answer in the answer cell above, in place of `N
                      "answer: run it and read the error.")
 
 
+MISTAKE_MARK = "(mistake id: "  # the last line of a CheckFailed's value: "(mistake id: forgot-dk)"
+
+
 class CheckFailed(AssertionError):
     """A graded problem's answer is wrong or missing; ``feedback`` holds the checker's answer.
 
@@ -38,12 +41,15 @@ class CheckFailed(AssertionError):
         lines = wrap(f"{feedback.verdict}: {feedback.reason}", WIDTH)
         if hint:
             lines += wrap(f"Hint: {hint}", WIDTH)
-        super().__init__("\n".join(lines))
+        self.text = "\n".join(lines)  # what the learner reads
+        # The exception's value (the error output's ``evalue``, which no front end shows beside the lines below)
+        # ends with the mistake's id: the class's page (tools/nbgrader_class.py) counts the mistakes from it.
+        super().__init__(self.text + (f"\n{MISTAKE_MARK}{feedback.mistake})" if feedback.mistake else ""))
         self.feedback = feedback
 
     def _render_traceback_(self) -> list[str]:
-        """The lines IPython shows in place of a traceback (and nbgrader's feedback with them)."""
-        return str(self).split("\n")
+        """The lines IPython shows in place of a traceback (and nbgrader's feedback with them): the text alone."""
+        return self.text.split("\n")
 
 
 def assert_correct(feedback: Feedback) -> None:

@@ -63,3 +63,22 @@ def test_the_table_of_problems_leads_to_each_check_from_the_keyboard(feedback_pa
     feedback_page.wait_for_function("location.hash === '#problem-1-check'")
     heading = feedback_page.locator("#problem-1-check h3")
     assert heading.is_visible() and "Not yet" in heading.inner_text()
+
+
+def test_the_teachers_class_page_of_the_round_passes_axe_wcag_aa_and_asks_for_nothing(chromium, tmp_path_factory,
+                                                                                      tmp_path):
+    """tools/nbgrader_class.py's page of the same round: static, and WCAG 2 A and AA by axe."""
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tools"))
+    import nbgrader_class
+
+    root = feedback_round(tmp_path_factory).root
+    written, _ = nbgrader_class.write(root, ["02-scores"], f"sqlite:///{root / 'gradebook.db'}", tmp_path)
+    context = chromium.new_context(viewport={"width": 1100, "height": 900})
+    page = context.new_page()
+    asked = []
+    page.route("**/*", lambda route: route.continue_() if route.request.url == written.as_uri()
+               else (asked.append(route.request.url), route.abort()))
+    page.goto(written.as_uri(), wait_until="load")
+    violations = axe_violations(page)
+    context.close()
+    assert asked == [] and not violations, describe(violations)

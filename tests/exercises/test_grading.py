@@ -12,8 +12,9 @@ def test_a_failed_check_raises_an_assertion_error_carrying_its_feedback():
     with pytest.raises(CheckFailed) as failed:
         assert_correct(wrong)
     assert isinstance(failed.value, AssertionError) and failed.value.feedback is wrong
-    text = str(failed.value)
+    text = failed.value.text  # what the learner reads; the error's value adds the mistake's id for the class page
     assert text.startswith("Not yet: ") and " ".join(text.split()) == " ".join(str(wrong).split())
+    assert str(failed.value) == f"{text}\n(mistake id: {wrong.mistake})"
 
 
 @pytest.mark.parametrize("feedback", [
@@ -23,7 +24,8 @@ def test_a_failed_check_raises_an_assertion_error_carrying_its_feedback():
 ])
 def test_the_failure_text_fits_nbgraders_validate_lines_and_is_all_ipython_shows(feedback):
     failed = CheckFailed(feedback)
-    lines = str(failed).split("\n")
+    lines = failed.text.split("\n")
+    assert str(failed) == f"{failed.text}\n(mistake id: {feedback.mistake})"  # the error's value: for the class page
     assert max(map(len, lines)) <= WIDTH <= 80  # `nbgrader validate` cuts its lines at about 88 columns
     assert failed._render_traceback_() == lines  # IPython shows these lines in place of a traceback
     assert " ".join(feedback.reason.split()) in " ".join(lines)
@@ -32,7 +34,7 @@ def test_the_failure_text_fits_nbgraders_validate_lines_and_is_all_ipython_shows
 def test_a_missing_answer_is_told_where_to_write_it_not_to_run_the_cell_again():
     missing = check_number(None, 8)
     assert "run this one again" in missing.hint  # the notebook's own hint, for a learner working in it
-    text = " ".join(str(CheckFailed(missing)).split())
+    text = " ".join(CheckFailed(missing).text.split())
     assert text.startswith("Not answered yet: ") and "run this one again" not in text
     assert "Write your answer in the answer cell above" in text
     assert "stopped with an error" in text  # an answer cell that raised leaves the answer unset, too
