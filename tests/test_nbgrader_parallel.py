@@ -162,10 +162,12 @@ def test_a_worker_killed_mid_grade_leaves_no_grade_called_done_and_a_second_run_
     worker.wait()
     assert '"student": "ada", "ok": true' in worker.stdout.read()
 
-    after = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary")
+    after = run_tool(str(tmp_path), NAME, "--db-url", url, "--summary", "--grades", str(tmp_path / "grades.csv"))
     assert after.returncode == 1 and "graded 1 of 2 submissions" in after.stdout, after.stdout
     assert f"  FAILED bo {NAME}: autograde did not finish" in after.stdout and "run the tool again" in after.stdout
     assert "  bo                       not graded" in after.stdout and "  ada                      7 / 7" in after.stdout
+    assert (tmp_path / "grades.csv").read_text().splitlines() == [f"student,{NAME},total,possible", f"ada,7,7,7",
+                                                                  "bo,not graded,0,0"]  # never a 0 for bo's 05
 
     resumed = subprocess.Popen([sys.executable, str(TOOL), str(tmp_path), NAME, "--db-url", url, "--workers", "1"],
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)

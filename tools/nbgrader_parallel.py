@@ -365,6 +365,33 @@ def not_graded(course: Path, db_url: str, pairs: list[tuple[str, str]]) -> dict[
     return found
 
 
+def write_grades(path: Path, course: Path, db_url: str, pairs: list[tuple[str, str]], missing: dict) -> None:
+    """Each student's score per assignment as a CSV (student, one column per assignment, total, possible): "not
+    graded" where the gradebook holds no finished autograde, never 0; total and possible over what was graded."""
+    import csv
+
+    from nbgrader.api import Gradebook
+
+    assignments = sorted({a for a, _ in pairs})
+    api = nbgrader_api(course, db_url)
+    table: dict[str, dict] = {}
+    with Gradebook(db_url, api.coursedir.course_id) as gradebook:
+        for assignment, student in pairs:
+            row = table.setdefault(student, {"student": student, "total": 0.0, "possible": 0.0})
+            if (assignment, student) in missing:
+                row[assignment] = "not graded"
+                continue
+            submission = gradebook.find_submission(assignment, student)
+            row[assignment] = f"{submission.score:g}"
+            row["total"] += submission.score
+            row["possible"] += submission.max_score
+    with open(path, "w", newline="", encoding="utf-8") as stream:
+        writer = csv.DictWriter(stream, fieldnames=["student", *assignments, "total", "possible"], restval="")
+        writer.writeheader()
+        writer.writerows({**row, "total": f"{row['total']:g}", "possible": f"{row['possible']:g}"}
+                         for _, row in sorted(table.items()))
+
+
 def summary(results: list[Graded] | None, scores: dict[str, tuple[float, float]], seconds: float | None,
             workers: int | None, listed: int) -> str:
     """The end-of-run report: counts, failures with their reasons, time, each student's total (up to ``listed``
@@ -409,6 +436,9 @@ def main(argv: list[str] | None = None) -> int:
     mode.add_argument("--summary", action="store_true", help="only print the summary from the gradebook")
     parser.add_argument("--list", type=int, default=50, help="list each student's total up to this many students")
     parser.add_argument("--results", type=Path, help="also write every submission's result to this JSON file")
+    parser.add_argument("--grades", type=Path, help="also write each student's score per assignment to this CSV "
+                                                     "file, \"not graded\" where the gradebook holds no finished "
+                                                     "autograde (never 0)")
     args = parser.parse_args(argv)
 
     course = args.course.resolve()
@@ -428,6 +458,8 @@ def main(argv: list[str] | None = None) -> int:
             missing = not_graded(course, args.db_url, pairs)
             results = [Graded(a, s, (a, s) not in missing, missing.get((a, s), ""), 0.0) for a, s in pairs]
             print(summary(results, totals(course, args.db_url, pairs, missing), None, None, args.list))
+            if args.grades:
+                write_grades(args.grades, course, args.db_url, pairs, missing)
             return 1 if missing else 0
         with run_lock(args.db_url):
             students = sorted({s for _, s in pairs})
@@ -446,6 +478,8 @@ def main(argv: list[str] | None = None) -> int:
             print(summary(results, totals(course, args.db_url, pairs, missing), seconds, args.workers, args.list))
         if args.results:
             args.results.write_text(json.dumps([asdict(g) for g in results], indent=1), encoding="utf-8")
+        if args.grades:
+            write_grades(args.grades, course, args.db_url, pairs, missing)
         return 1 if any(not g.ok for g in results) else 0
     except GradingError as error:
         print(f"error: {error}", file=sys.stderr)
