@@ -129,7 +129,8 @@ def check_shapes(answers, n, m, d_k, d_v, *, asks=None) -> Feedback:
              "d_v": check_size(d_v, "d_v")}
     note_answer(tuple(sizes.values()))  # the sizes decide every shape
     if is_blank(answers) or (isinstance(answers, dict) and all(is_blank(v) for v in answers.values())):
-        names = [k for k in _SHAPE_NAMES if isinstance(answers, dict) and k in answers] or list(_SHAPE_NAMES)
+        names = ([k for k in _SHAPE_NAMES if isinstance(answers, dict) and k in answers] or list(asks or ())
+                 or list(_SHAPE_NAMES))  # what the learner left blank, else what the problem asks
         return not_answered(f"your predicted shapes of {', '.join(names)}")  # None, ..., {} or a dict of blanks
     if not isinstance(answers, dict):
         return failure("not-a-shape", got=f"{type(answers).__name__} {answers!r}")  # not a dict

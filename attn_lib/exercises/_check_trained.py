@@ -200,7 +200,7 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
     mistakes = [
         (sigmoid(gap), "unchanged",
          f"{sigmoid(gap):.3f} is the weight with the division. Removing it multiplies every score, so the gap "
-         f"between the two scores, by sqrt(d_k) = {math.sqrt(d_k):.2f}.",
+         "between the two scores, by sqrt(d_k).",
          "A two-key row's weights depend only on the gap between its two scores: what does removing the division "
          "do to that gap?"),
         (sigmoid(gap / math.sqrt(d_k)), "divided-again",
@@ -212,7 +212,7 @@ def check_unscaled_row(answer, gap=1.0, d_k=32) -> Feedback:
     if value is not None and abs(value - times_dk) <= _TIMES_DK_NEAR * abs(times_dk - expected):
         # Only an answer near the times-dk weight (1 - 1e-14 for d_k = 32: within 4e-5 of it) is told so; 0.999 is not.
         mistakes.append((times_dk, "times-dk",
-                         *entry("times-dk", d_k=d_k, sqrt_dk=f"{math.sqrt(d_k):.2f}")))
+                         *entry("times-dk", d_k=d_k)))
     rel = 0.0005  # "to at least three decimals": within half a unit of the third decimal, as an absolute bound
     # The judged band is narrow, so a mistake is also named in the decimals a learner writes it with (0.73).
     mistakes += [(round(value, places), *rest) for value, *rest in list(mistakes) for places in (2, 3)

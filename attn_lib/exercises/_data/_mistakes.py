@@ -1384,8 +1384,8 @@ CATALOGUE: dict[str, Entry] = {
         "{hint}",
         "counting"),
     "times-dk": Entry(
-        "You multiplied the gap by d_k = {d_k}; the division was by sqrt(d_k) = {sqrt_dk}. (An answer of exactly 1 "
-        "would also mean a one-hot row, which two finite scores never give.)",
+        "You multiplied the gap by d_k = {d_k}; the division was by sqrt(d_k), a smaller factor. (An answer of "
+        "exactly 1 would also mean a one-hot row, which two finite scores never give.)",
         "The division being removed was by sqrt(d_k), not by d_k.",
         "scaling"),
     "token-limit": Entry(
@@ -1420,7 +1420,7 @@ CATALOGUE: dict[str, Entry] = {
         "shapes"),
     "unchanged": Entry(
         "{weight} is the weight with the division. Removing it multiplies every score, so the gap between the two "
-        "scores, by sqrt(d_k) = {sqrt_dk}.",
+        "scores, by sqrt(d_k).",
         "Softmax of two scores depends only on their gap: the larger weight is 1 / (1 + exp(-gap)).",
         "scaling"),
     "uniform-weights": Entry(

@@ -94,8 +94,8 @@ PROBLEMS = [
         "06-P3", "a `-1e9` fill on a row with nothing to attend to",
         first=dict(m=6),
         draw=lambda rng: dict(m=rng.choice([3, 4, 5, 8, 10])),
-        statement="A row of scores has all of its $m = {m}$ keys blocked, as row \"the\" of `empty` has (the causal "
-                  "mask with that row blocked entirely). Fill its blocked scores with `-1e9` instead of $-\\infty$, "
+        statement="A row of scores has all of its $m = {m}$ keys blocked, like row \"the\" of the notebook's `empty` "
+                  "(which has 6 keys; this row has {m}). Fill its blocked scores with `-1e9` instead of $-\\infty$, "
                   "and take the stable softmax, attn_lib's `softmax` (it subtracts the row's maximum before the "
                   "exponential, as notebook 04's does). What weight does each of the $m = {m}$ keys get?",
         judge=_filled_row,
