@@ -67,3 +67,8 @@ def test_the_first_variant_is_the_notebooks(problem_id):
 def test_the_shapes_statement_has_the_notebooks_numbers():
     assert PREDICTIONS["00-P2"].first == {"n": 6, "d_k": 3, "d_v": 5}
     assert "6 words" in PREDICTIONS["00-P2"].variant(0).text
+
+
+def test_the_shapes_not_answered_text_names_the_two_shapes_asked():
+    said = check("00-P2", None).reason
+    assert "weights, output" in said and "Q, K, V" not in said

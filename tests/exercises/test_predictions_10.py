@@ -216,3 +216,15 @@ def test_p3_has_one_instance():
     text = problem.variant(0).text
     for option in "abcd":
         assert f"- {option}) " in text
+
+
+def test_p6_reasons_never_print_the_unscaled_gap_which_is_one_sigmoid_from_the_answer():
+    # The review: with a scaled gap of 1, "sqrt(d_k) = 2.83" was the unscaled gap itself.
+    for d_k in (8, 32, 64):
+        gap = math.sqrt(d_k)  # the unscaled gap when the scaled one is 1
+        for answer in (0.73, 0.5, 0.99, 1 / (1 + math.exp(-1 / gap)), 1 / (1 + math.exp(-d_k))):
+            feedback = check_unscaled_row(answer, gap=1.0, d_k=d_k)
+            if feedback.passed:  # a right answer's reason works it out, as it should
+                continue
+            said = feedback.reason + feedback.hint
+            assert f"{gap:.2f}" not in said and f"{gap:.1f}" not in said, (d_k, answer, said)

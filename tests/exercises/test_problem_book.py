@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -180,3 +181,15 @@ def test_a_draw_that_always_makes_a_named_mistake_equal_the_answer_is_an_authors
                         judge=lambda a, p: check_number(a, p.x, mistakes=[(p.x, "same", "the answer itself")]))
     with pytest.raises(RuntimeError, match="kept its named mistakes apart from the answer"):
         broken.numbers(1)
+
+
+def test_a_variants_tex_writes_thousands_so_that_tex_renders_them():
+    # The review: "12,000" inside $...$ renders as "12, 000"; TeX needs 12{,}000.
+    seen = 0
+    for pid, prediction in PREDICTIONS.items():
+        if prediction.has_variants:
+            for seed in range(1, 40):
+                for tex in re.findall(r"\$[^$]+\$", prediction.variant(seed).text):
+                    assert not re.search(r"\d,\d{3}", tex), (pid, seed, tex)
+                    seen += "{,}" in tex
+    assert seen  # some variant does write a number of five digits or more in TeX
