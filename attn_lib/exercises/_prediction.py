@@ -171,23 +171,52 @@ class Variant:
     def check(self, answer) -> Feedback:
         """The verdict on ``answer`` for this variant's numbers. A wrong answer the judge names no mistake for, and
         that is right for the notebook's own numbers, is named as that (``notebooks-answer``): a copy from the
-        notebook, or the notebook's working redone with its numbers. A variant of ``another(...)`` records each
-        answer in the learner's record (practice)."""
+        notebook, or the notebook's working redone with its numbers; one that is the right number in the wrong form
+        is named by its form (:meth:`_slip_of_form`). A variant of ``another(...)`` records each answer in the
+        learner's record (practice)."""
         feedback = self.problem.judge(answer, SimpleNamespace(**self.params))
-        if self.seed and feedback.mistake in UNNAMED and self._right_for_the_notebook(answer):
-            feedback = failure("notebooks-answer", hint=feedback.hint)
+        if self.seed and feedback.mistake in UNNAMED:  # the notebook's own numbers judge as its cells always did
+            if self._right_for(answer, self.problem.first):
+                feedback = failure("notebooks-answer", hint=feedback.hint)
+            else:
+                slip = self._slip_of_form(answer)  # (a Feedback is false when its answer is wrong: no `or` here)
+                feedback = feedback if slip is None else slip
         if self.practice:
             from ._record_verdict import record_practice
 
             record_practice(feedback, self.problem.id, self.seed)
         return feedback
 
-    def _right_for_the_notebook(self, answer) -> bool:
-        quiet = CALLS.set(None)  # a second judgement, not a call of the learner's to record
+    def _right_for(self, answer, params: dict) -> bool:
+        """Whether the judge passes ``answer`` for ``params`` (a second judgement, not a call to record)."""
+        quiet = CALLS.set(None)
         try:
-            return self.problem.judge(answer, SimpleNamespace(**self.problem.first)).passed
+            return self.problem.judge(answer, SimpleNamespace(**params)).passed
         finally:
             CALLS.reset(quiet)
+
+    def _slip_of_form(self, answer) -> Feedback | None:
+        """A wrong number that is the right one written in the wrong form, named (the same slip in every problem):
+        a share written as a percentage, how many more for how many times, a number truncated where it is rounded.
+        None for anything else."""
+        if self.problem.kind != "number" or isinstance(answer, bool) or not isinstance(answer, (int, float)):
+            return None
+        value = float(answer)
+        if not math.isfinite(value) or value == 0:
+            return None
+        expected = self.problem.expected(self.params)[0]
+        if isinstance(expected, (int, float)) and 0 < expected <= 1 and self._right_for(value / 100, self.params):
+            return failure("percent-for-share")
+        asks_factor = re.search(r"\b(factor|how many times|times as)\b", self.problem.statement)
+        if asks_factor and self._right_for(value + 1, self.params):
+            return failure("more-for-times")
+        text = repr(value)
+        if isinstance(expected, float) and "." in text and "e" not in text:
+            places = len(text.split(".")[1])
+            cut = math.trunc(expected * 10 ** places) / 10 ** places
+            if value == cut and round(expected, places) != cut:
+                return failure("truncated-not-rounded", places=f"{places} decimal{'s' * (places != 1)}")
+        return None
 
     def check_text(self, text: str) -> Feedback:
         """The verdict on an answer typed as text (an answer box): read as the problem's kind of answer."""
@@ -244,8 +273,8 @@ class Variant:
 
 
 # The ids check(...) gives beyond its judges' (the teacher's table is generated from them): a variant answered with
-# the notebook's own answer.
-GIVES = {"check": ("notebooks-answer",)}
+# the notebook's own answer, and a right number in the wrong form (Variant._slip_of_form).
+GIVES = {"check": ("notebooks-answer", "percent-for-share", "more-for-times", "truncated-not-rounded")}
 
 # The verdicts that name no mistake: the checker can only say how far off a number is, or which shape is wrong.
 UNNAMED = ("wrong-number", "wrong-count", "wrong-variance", "wrong-shape")

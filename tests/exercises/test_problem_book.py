@@ -193,3 +193,26 @@ def test_a_variants_tex_writes_thousands_so_that_tex_renders_them():
                     assert not re.search(r"\d,\d{3}", tex), (pid, seed, tex)
                     seen += "{,}" in tex
     assert seen  # some variant does write a number of five digits or more in TeX
+
+
+def _first_variant(pid, condition):
+    for seed in range(1, 200):
+        variant = PREDICTIONS[pid].variant(seed)
+        expected = variant.problem.expected(variant.params)[0]
+        if condition(expected):
+            return variant, expected
+    raise AssertionError(f"no variant of {pid} meets the condition")
+
+
+def test_a_right_number_in_the_wrong_form_is_named_by_its_form_on_variants():
+    variant, share = _first_variant("08-P2", lambda e: 0 < e < 1)
+    assert variant.check(share * 100).mistake == "percent-for-share"
+    variant, factor = _first_variant("02-P7", lambda e: e > 2)
+    assert variant.check(factor - 1).mistake == "more-for-times"
+    variant, weight = _first_variant("10-P6", lambda e: round(e, 3) != int(e * 1000) / 1000)
+    cut = int(weight * 1000) / 1000
+    feedback = variant.check(cut)
+    assert feedback.mistake == "truncated-not-rounded" and "3 decimals" in feedback.reason
+    for said in (feedback, variant.check(share * 100)):
+        assert not re.search(r"\d\.\d", said.reason + said.hint)  # a form is named, no number is stated
+    assert variant.check(round(weight, 3)).passed  # rounded, it is right

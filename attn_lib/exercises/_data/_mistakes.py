@@ -759,6 +759,11 @@ CATALOGUE: dict[str, Entry] = {
         "d_v.",
         "Multiply the weights by V: output = weights @ V.",
         "attention"),
+    "more-for-times": Entry(
+        "That counts how many more there are, not how many times as many: a factor divides the new amount by the "
+        "old one.",
+        "Twice as many is a factor of 2, though it is only 1 more of the old amount.",
+        "generic"),
     "multiplied-by-temperature": Entry(
         "You multiplied the scores by the temperature instead of dividing. Then T < 1 flattens the "
         "weights and T > 1 sharpens them, the opposite of a temperature: dividing by a small T "
@@ -993,6 +998,11 @@ CATALOGUE: dict[str, Entry] = {
         "An output row is a mix of value rows, so it has width d_v, not d_k.",
         SHAPES_HINT,
         "shapes"),
+    "percent-for-share": Entry(
+        "Your answer reads as a percentage; the problem asks for a share, a plain number between 0 and 1, the way "
+        "the course writes weights.",
+        "A share of one half is 0.5, not 50.",
+        "generic"),
     "positions-last": Entry(
         "Your result is (heads, d_k, n): each head is transposed, one column per position. Rows are"
         " positions, so a head is (n, d_k).",
@@ -1418,6 +1428,10 @@ CATALOGUE: dict[str, Entry] = {
         "Transpose only the last two axes of K (np.swapaxes(K, -1, -2)), not all of them; or write the sum over "
         "d_k with np.einsum and '...' for the batch axes.",
         "shapes"),
+    "truncated-not-rounded": Entry(
+        "Your answer is the right number cut off after {places}: round it instead, since the next digit is 5 or more.",
+        "Rounding looks at the first digit you drop; cutting off ignores it.",
+        "generic"),
     "unchanged": Entry(
         "{weight} is the weight with the division. Removing it multiplies every score, so the gap between the two "
         "scores, by sqrt(d_k).",
