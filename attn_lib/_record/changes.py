@@ -7,9 +7,10 @@ their verdict. This must cost nothing a learner notices and break nothing: each 
 (later verdicts of the same problem return at once), nothing is written while nbgrader executes a notebook, and
 any failure (a read-only folder, a record of a newer version) becomes one warning per kernel, never an exception
 in a checker cell. A first solve of a problem with variants starts its schedule: the solve counts as a review
-rated Good, so a fresh variant comes back some days later in ``review()``. Whether a problem has variants is the
-checkers' to know (their problem book): ``check`` says it with the verdict, since the record sits below the
-checkers and never asks them (see this package's docstring).
+rated Good, so a fresh variant comes back some days later in ``review()``; a solve after wrong answers in the same
+kernel is rated Hard instead, and its log keeps how many (``wrong_tries``), so it comes back sooner. Whether a
+problem has variants is the checkers' to know (their problem book): ``check`` says it with the verdict, since the
+record sits below the checkers and never asks them (see this package's docstring).
 
 ``FUNCTION_PROBLEMS`` names, for each function checker, the problem whose checker cell calls it (each function
 checker is called by exactly one problem of the course; tests/review/test_checkers_record.py reads the notebooks to
@@ -111,6 +112,7 @@ def rate_variant(problem_id: str, seed: int, passed: bool, now: datetime) -> dic
 
 NOT_ANSWERED = "not-answered"  # attn_lib.exercises' mistake id of a placeholder answer
 _NOTED: set = set()  # (record path, section, id) written by this kernel
+_TRIES: dict = {}  # (record path, problem id) -> wrong answers checked in this kernel before its first solve
 _WARNED: list = []
 
 
@@ -150,10 +152,13 @@ def _note(problem_id: str, passed: bool, answered: bool, seed: int, now: Now, ha
         return
     path = str(record_path())
     notebook = problem_id[:2]
+    if not passed:  # a wrong try before the solve: the solve's first review says how many there were
+        _TRIES[path, problem_id] = _TRIES.get((path, problem_id), 0) + 1
     wanted = {(path, "reached", notebook)} | ({(path, "solved", problem_id)} if passed else set())
     if wanted <= _NOTED:
         return
     moment = clock(now)()
+    tries = _TRIES.pop((path, problem_id), 0) if passed else 0
 
     def change(record: dict) -> bool:
         changed = False
@@ -163,8 +168,10 @@ def _note(problem_id: str, passed: bool, answered: bool, seed: int, now: Now, ha
         if passed and problem_id not in record["solved"]:
             record["solved"][problem_id] = stamp(moment)
             changed = True
-        if passed and has_variants and problem_id not in record["variants"]:
-            record["variants"][problem_id] = rate(None, problem_id, VARIANTS, "Good", moment, seed=seed, passed=True)
+        if passed and has_variants and problem_id not in record["variants"]:  # after wrong tries: Hard, not Good
+            log = {"seed": seed, "passed": True, **({"wrong_tries": tries} if tries else {})}
+            record["variants"][problem_id] = rate(None, problem_id, VARIANTS, "Hard" if tries else "Good", moment,
+                                                  **log)
             changed = True
         return changed
 

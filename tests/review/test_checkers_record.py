@@ -97,3 +97,14 @@ def test_the_table_of_function_problems_is_the_notebooks_checker_cells():
     assert predictions == set(PREDICTIONS)
     every = {p for notebook in (f"{n:02d}" for n in range(11)) for p in problems_of(notebook)}
     assert every == predictions | set(FUNCTION_PROBLEMS.values())
+
+
+def test_a_solve_after_wrong_tries_is_recorded_as_one():
+    assert not check("03-P2", 1).passed and not check("03-P2", 2).passed
+    variant = PREDICTIONS["03-P2"].variant(0)
+    assert check("03-P2", variant.problem.expected(variant.params)[0]).passed
+    first = load()["variants"]["03-P2"]["reviews"][0]
+    assert (first["rating"], first["wrong_tries"]) == ("Hard", 2)
+    assert check("02-P2", 64_000_000).passed  # right at once: Good, no count
+    first = load()["variants"]["02-P2"]["reviews"][0]
+    assert first["rating"] == "Good" and "wrong_tries" not in first
