@@ -53,6 +53,7 @@ from __future__ import annotations
 import contextlib
 import copy
 import json
+import math
 import os
 import re
 import sys
@@ -221,7 +222,12 @@ def _whole(value) -> bool:
 
 
 def _real(value) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and value == value and abs(value) != float("inf")
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # a whole number past any float: no card's
+        return False
 
 
 def _is_time(value) -> bool:

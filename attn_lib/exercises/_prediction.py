@@ -150,7 +150,8 @@ class Variant:
     def text(self) -> str:
         """The statement with this variant's numbers (markdown), and how the answer is given and judged."""
         text = self.problem.statement.format(**{name: show(value) for name, value in self.params.items()})
-        text = re.sub(r"\$[^$]+\$", lambda tex: re.sub(r"(?<=\d),(?=\d{3})", "{,}", tex.group(0)), text)  # TeX: 12{,}000
+        # Thousands inside TeX are written 12{,}000: TeX sets a bare comma as punctuation, "12, 000".
+        text = re.sub(r"\$[^$]+\$", lambda tex: re.sub(r"(?<=\d),(?=\d{3})", "{,}", tex.group(0)), text)
         if self.problem.kind == "shapes":
             names = ", ".join(f'"{name}": (rows, columns)' for name in self.problem.asks)
             text += f"\n\nAnswer with a dict of tuples: `{{{names}}}`."

@@ -120,7 +120,8 @@ class Row:
     notebooks: int = 1  # how many notebooks the row counts (the "all" row: every one, reached counted)
 
     def cells(self) -> tuple:
-        reached = ("yes" if self.reached else "not yet") if self.notebooks == 1 else f"{self.reached} of {self.notebooks}"
+        reached = (("yes" if self.reached else "not yet") if self.notebooks == 1
+                   else f"{self.reached} of {self.notebooks}")
         return (self.notebook, reached, f"{self.solved} of {self.problems}", f"{self.learned} of {self.prompts}",
                 str(self.due))
 
