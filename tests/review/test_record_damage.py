@@ -114,6 +114,12 @@ def test_a_field_damaged_in_any_entry_costs_that_entry_alone_and_the_last_good_c
     assert capsys.readouterr().err.count("was damaged") == len(fields)
 
 
+def test_a_number_past_any_float_in_a_card_is_damage_not_a_crash(small_record):
+    bad = damaged(small_record, "prompts", "02-R1", ("card", "stability"), 10 ** 400)
+    kept, lost = salvage(json.dumps(bad), "record")
+    assert lost == 1 and "02-R1" not in kept["prompts"] and "05-R2" in kept["prompts"]
+
+
 KERNEL = """
 import sys
 from attn_lib._record.file import update
