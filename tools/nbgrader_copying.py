@@ -56,7 +56,7 @@ def _assigned(source: str, name: str, kind: str):
         return None
     text = ast.get_source_segment(source, values[-1]) or ""
     value = read_answer(text, "shapes" if kind == "shapes" else "number" if kind == "number" else "choice")
-    if kind == "number" and isinstance(value, str) or value is None or value is ...:
+    if value is None or value is ... or (kind == "number" and isinstance(value, str)):  # a number it cannot read
         return None
     return value
 

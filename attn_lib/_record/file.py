@@ -213,7 +213,8 @@ def _problem_in(section: str, key: str, item) -> str:
         if not (_whole(review.get("seed", 0)) and review.get("seed", 0) >= 0
                 and isinstance(review.get("passed", False), bool)
                 and _whole(review.get("wrong_tries", 0)) and review.get("wrong_tries", 0) >= 0):
-            return f"a variant's review has a whole \"seed\" >= 0 and \"passed\" true or false; got {review!r}"
+            return (f"a variant's review has a whole \"seed\" >= 0, \"passed\" true or false and a whole "
+                    f"\"wrong_tries\" >= 0; got {review!r}")
     return ""
 
 

@@ -106,8 +106,6 @@ def _number_text(x: float) -> str:
     return f"{x:.6g}"
 
 
-
-
 def _judged_against(value: float, expected: float, rel: float, abs_tol: float) -> str:
     """A right number's reason when the author gave none: what it was judged against, and how closely."""
     if math.isnan(expected) or math.isinf(expected) or (rel == 0 and abs_tol == 0):
