@@ -7,8 +7,9 @@ their verdict. This must cost nothing a learner notices and break nothing: each 
 (later verdicts of the same problem return at once), nothing is written while nbgrader executes a notebook, and
 any failure (a read-only folder, a record of a newer version) becomes one warning per kernel, never an exception
 in a checker cell. A first solve of a problem with variants starts its schedule: the solve counts as a review
-rated Good, so a fresh variant comes back some days later in ``review()``; a solve after wrong answers in the same
-kernel is rated Hard instead, and its log keeps how many (``wrong_tries``), so it comes back sooner. Whether a
+rated Good, so a fresh variant comes back some days later in ``review()``; a solve after wrong answers (in this
+kernel or an earlier one: the record counts them, under "tried") is rated Hard instead, and its log keeps how many
+(``wrong_tries``), so it comes back sooner. Whether a
 problem has variants is the checkers' to know (their problem book): ``check`` says it with the verdict, since the
 record sits below the checkers and never asks them (see this package's docstring).
 
@@ -112,7 +113,6 @@ def rate_variant(problem_id: str, seed: int, passed: bool, now: datetime) -> dic
 
 NOT_ANSWERED = "not-answered"  # attn_lib.exercises' mistake id of a placeholder answer
 _NOTED: set = set()  # (record path, section, id) written by this kernel
-_TRIES: dict = {}  # (record path, problem id) -> wrong answers checked in this kernel before its first solve
 _WARNED: list = []
 
 
@@ -152,22 +152,27 @@ def _note(problem_id: str, passed: bool, answered: bool, seed: int, now: Now, ha
         return
     path = str(record_path())
     notebook = problem_id[:2]
-    if not passed:  # a wrong try before the solve: the solve's first review says how many there were
-        _TRIES[path, problem_id] = _TRIES.get((path, problem_id), 0) + 1
     wanted = {(path, "reached", notebook)} | ({(path, "solved", problem_id)} if passed else set())
-    if wanted <= _NOTED:
+    # a wrong try at a problem with variants not yet solved is counted in the record, so that its first solve, in
+    # this kernel or another, is rated as a solve after wrong tries
+    counted = not passed and has_variants and (path, "solved", problem_id) not in _NOTED
+    if wanted <= _NOTED and not counted:
         return
     moment = clock(now)()
-    tries = _TRIES.pop((path, problem_id), 0) if passed else 0
 
     def change(record: dict) -> bool:
         changed = False
         if notebook not in record["reached"]:
             record["reached"][notebook] = stamp(moment)
             changed = True
+        if counted and problem_id not in record["solved"]:
+            record["tried"][problem_id] = record["tried"].get(problem_id, 0) + 1
+            changed = True
         if passed and problem_id not in record["solved"]:
             record["solved"][problem_id] = stamp(moment)
             changed = True
+        tries = record["tried"].pop(problem_id, 0) if passed else 0
+        changed = changed or bool(tries)
         if passed and has_variants and problem_id not in record["variants"]:  # after wrong tries: Hard, not Good
             log = {"seed": seed, "passed": True, **({"wrong_tries": tries} if tries else {})}
             record["variants"][problem_id] = rate(None, problem_id, VARIANTS, "Hard" if tries else "Good", moment,
@@ -175,8 +180,10 @@ def _note(problem_id: str, passed: bool, answered: bool, seed: int, now: Now, ha
             changed = True
         return changed
 
-    update(change)
+    record = update(change)
     _NOTED.update(wanted)
+    if problem_id in record["solved"]:
+        _NOTED.add((path, "solved", problem_id))
 
 
 def _warn_once(error: Exception) -> None:

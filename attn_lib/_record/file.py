@@ -19,14 +19,18 @@ The format. A record is one small readable JSON object::
       "solved": {"05-P2": "2026-12-01T23:41:10+00:00"},  # problems first solved (a right check or checker)
       "prompts": {"05-R1": {"card": {...}, "reviews": [{"at": "...", "rating": "Good", "n": 1}]}},
       "variants": {"05-P2": {"card": {...}, "reviews": [{"at": "...", "rating": "Again", "n": 1,
-                                                        "seed": 4711, "passed": false}]}}
+                                                        "seed": 4711, "passed": false}]}},
+      "tried": {"03-P2": 2}                             # wrong answers to a problem not yet solved
     }
 
 ``card`` is the fsrs package's own ``Card.to_dict()``: the schedule of that prompt, or of the variants of that
 solved problem. ``reviews`` is the log, oldest first (``n``: the review's number in that log, which keeps the order
 of two reviews in the same second). Merging two records (an import) keeps every notebook reached and every problem
-solved at their earliest time, takes per prompt or problem the card of the newer review, and joins the logs:
-merging is commutative, associative, and a record merged with itself is unchanged.
+solved at their earliest time, takes per prompt or problem the card of the newer review, and joins the logs;
+per problem not solved on either side it keeps the larger count of wrong tries ("tried", which a first solve reads
+and removes, in any kernel, so a solve after wrong answers yesterday is rated as one): merging is commutative,
+associative, and a record merged with itself is unchanged. A record without "tried" (written before it existed)
+reads as one with no wrong tries.
 
 Reading. A missing file is an empty record. A damaged record (cut short, not UTF-8, an entry edited by hand) loses
 nothing that can still be read: every entry that is whole and valid is kept, the last good copy (below) is merged
@@ -109,7 +113,7 @@ FORMAT = "attn-course-record"
 VERSION = 1
 ABOUT = ("Your record of the attention course: notebooks reached, problems solved, and the review schedule of its "
          "prompts (attn_lib.review). Keep it beside the notebooks; export_record / import_record carry it elsewhere.")
-SECTIONS = ("reached", "solved", "prompts", "variants")
+SECTIONS = ("reached", "solved", "prompts", "variants", "tried")
 CARD_KEYS = {"card_id", "state", "step", "stability", "difficulty", "due", "last_review"}
 NOTEBOOK = re.compile(r"^\d\d$")
 PROBLEM = re.compile(r"^\d\d-P\d+$")
@@ -134,7 +138,7 @@ class CorruptRecord(RecordError):
 
 def empty() -> dict:
     return {"format": FORMAT, "version": VERSION, "about": ABOUT, "reached": {}, "solved": {}, "prompts": {},
-            "variants": {}}
+            "variants": {}, "tried": {}}
 
 
 def dumps(record: dict) -> str:
@@ -187,9 +191,13 @@ def _refuse_newer(data: dict, where: str) -> None:
 
 def _problem_in(section: str, key: str, item) -> str:
     """What is wrong with one entry of a section, or ""."""
-    pattern = {"reached": NOTEBOOK, "solved": PROBLEM, "prompts": PROMPT, "variants": PROBLEM}[section]
+    pattern = {"reached": NOTEBOOK, "prompts": PROMPT}.get(section, PROBLEM)
     if not pattern.match(key):
         return f"not a {'notebook' if section == 'reached' else 'problem' if pattern is PROBLEM else 'prompt'} id"
+    if section == "tried":
+        if _whole(item) and item >= 1:
+            return ""
+        return f"expected a count of wrong tries (a whole number >= 1); got {item!r}"
     if section in ("reached", "solved"):
         return "" if _is_time(item) else f"expected a time such as \"2026-12-01T23:40:05+00:00\"; got {item!r}"
     if not isinstance(item, dict) or set(item) != {"card", "reviews"}:
@@ -254,6 +262,8 @@ def merge(mine: dict, theirs: dict) -> dict:
             present = [side[section][key] for side in (mine, theirs) if key in side[section]]
             items[key] = merge_item(present)
         merged[section] = items
+    merged["tried"] = {key: max(side["tried"].get(key, 0) for side in (mine, theirs))
+                       for key in set(mine["tried"]) | set(theirs["tried"]) if key not in merged["solved"]}
     return merged
 
 

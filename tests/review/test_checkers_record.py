@@ -108,3 +108,25 @@ def test_a_solve_after_wrong_tries_is_recorded_as_one():
     assert check("02-P2", 64_000_000).passed  # right at once: Good, no count
     first = load()["variants"]["02-P2"]["reviews"][0]
     assert first["rating"] == "Good" and "wrong_tries" not in first
+    assert load()["tried"] == {}  # a first solve takes its count out of the record
+
+
+def test_wrong_tries_in_an_earlier_kernel_count_at_the_solve_and_later_ones_are_not_written(monkeypatch):
+    from attn_lib._record import changes
+
+    variant = PREDICTIONS["03-P2"].variant(0)
+    right = variant.problem.expected(variant.params)[0]
+    assert not check("03-P2", 1).passed
+    assert load()["tried"] == {"03-P2": 1}
+    monkeypatch.setattr(changes, "_NOTED", set())  # the notebook closed, its kernel gone: a new kernel
+    assert not check("03-P2", 2).passed and not check("03-P2", 3).passed
+    assert load()["tried"] == {"03-P2": 3}
+    monkeypatch.setattr(changes, "_NOTED", set())
+    assert check("03-P2", right).passed
+    record = load()
+    assert record["tried"] == {} and "03-P2" in record["solved"]
+    first = record["variants"]["03-P2"]["reviews"][0]
+    assert (first["rating"], first["wrong_tries"]) == ("Hard", 3)
+    monkeypatch.setattr(changes, "_NOTED", set())
+    assert not check("03-P2", 4).passed  # after the first solve a wrong answer counts for nothing
+    assert load()["tried"] == {} and len(load()["variants"]["03-P2"]["reviews"]) == 1

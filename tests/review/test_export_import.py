@@ -19,7 +19,7 @@ PROMPT_IDS = ("02-R1", "03-R1", "05-R1")
 PROBLEM_IDS = ("02-P2", "02-P3", "05-P2")
 RATINGS = ("Again", "Hard", "Good", "Easy")
 
-events = st.lists(st.tuples(st.sampled_from(("prompt", "variant", "reached")), st.integers(0, 2),
+events = st.lists(st.tuples(st.sampled_from(("prompt", "variant", "reached", "wrong")), st.integers(0, 2),
                             st.sampled_from(RATINGS), st.one_of(st.integers(0, 2), st.integers(0, 60 * 24 * 20))),
                   max_size=12)  # often several acts in the same minute
 
@@ -31,12 +31,17 @@ def build(history) -> dict:
         now = START + timedelta(minutes=minutes)
         if kind == "reached":
             record["reached"].setdefault(PROMPT_IDS[which][:2], stamp(now))
+        elif kind == "wrong":  # a wrong answer to a problem not yet solved: counted until its first solve
+            key = PROBLEM_IDS[which]
+            if key not in record["solved"]:
+                record["tried"][key] = record["tried"].get(key, 0) + 1
         elif kind == "prompt":
             key = PROMPT_IDS[which]
             record["prompts"][key] = rate(record["prompts"].get(key), key, PROMPTS, rating, now)
         else:
             key = PROBLEM_IDS[which]
             record["solved"].setdefault(key, stamp(now))
+            record["tried"].pop(key, None)
             record["variants"][key] = rate(record["variants"].get(key), key, VARIANTS, rating, now, seed=minutes,
                                            passed=rating != "Again")
     return parse(dumps(record), "built")  # what a file holds
@@ -83,6 +88,9 @@ def test_per_item_the_newer_review_wins_and_nothing_is_lost(a, b):
         assert set(merged[section]) == set(a[section]) | set(b[section])
         for key, when in merged[section].items():
             assert when == min(side[section][key] for side in (a, b) if key in side[section])
+    # the wrong tries at a problem solved on neither side: the larger count; none once either side has solved it
+    unsolved = (set(a["tried"]) | set(b["tried"])) - set(merged["solved"])
+    assert merged["tried"] == {key: max(side["tried"].get(key, 0) for side in (a, b)) for key in unsolved}
 
 
 def test_export_then_import_on_another_machine_keeps_everything_and_says_what_it_merged(monkeypatch, tmp_path,

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from attn_lib._record.changes import rate_prompt, rate_variant
-from attn_lib._record.file import FILE_NAME, dumps, last_good_path, load, parse, record_path, salvage, update
+from attn_lib._record.file import FILE_NAME, SECTIONS, dumps, last_good_path, load, parse, record_path, salvage, update
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 1, 5, 9, 0, tzinfo=timezone.utc)
@@ -29,6 +29,7 @@ def small_record(fresh_course_record):
 
     def solve(record):
         record["solved"]["02-P2"] = "2026-01-05T10:00:00+00:00"
+        record["tried"]["05-P2"] = 2  # two wrong answers, not yet solved
         return True
 
     update(solve)
@@ -36,8 +37,7 @@ def small_record(fresh_course_record):
 
 
 def entries(record):
-    return {(section, key): item for section in ("reached", "solved", "prompts", "variants")
-            for key, item in record[section].items()}
+    return {(section, key): item for section in SECTIONS for key, item in record[section].items()}
 
 
 def ends(text, record):
@@ -52,7 +52,7 @@ def ends(text, record):
 def test_a_record_cut_short_at_any_byte_keeps_exactly_the_entries_before_the_cut(small_record):
     text = dumps(small_record)
     whole, end = entries(small_record), ends(text, small_record)
-    assert len(whole) == 8 and len(text) > 1500
+    assert len(whole) == 9 and len(text) > 1500
     for k in range(len(text) + 1):
         kept, lost = salvage(text[:k], "record")
         assert entries(kept) == {e: whole[e] for e in whole if end[e] <= k}, k
