@@ -99,6 +99,8 @@ def test_the_summary_names_every_student_with_their_total(graded):
         assert f"  {student:<24} {total} / 7\n" in printed + "\n", student
     bands = re.findall(r"^ +\d+-\d+ *% +(\d+)", printed.split("spread of totals", 1)[1], re.MULTILINE)
     assert len(bands) == 10 and sum(map(int, bands)) == CLASS
+    # one course's numbers for everyone (05 has no per-student numbers), and each hand-in shows them
+    assert "numbers: every submission graded shows the numbers it is graded on" in printed
 
 
 def test_a_submission_nbgrader_cannot_read_is_a_failure_with_its_reason(tmp_path, postgres):
@@ -113,6 +115,7 @@ def test_a_submission_nbgrader_cannot_read_is_a_failure_with_its_reason(tmp_path
     failed = [line for line in ran.stdout.splitlines() if line.startswith("  FAILED")]
     assert len(failed) == 1 and failed[0].startswith(f"  FAILED bo {NAME}: ") and len(failed[0]) > 40, failed
     assert "  ada                      0 / 7" in ran.stdout
+    assert f"  bo {NAME}: the notebook handed in cannot be read" in ran.stdout  # and no traceback for it
 
 
 def test_a_worker_grades_only_its_share_and_needs_the_prepared_gradebook(tmp_path, postgres):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -172,3 +173,38 @@ def test_a_course_written_without_student_numbers_grades_everyone_on_the_noteboo
 def test_a_student_id_that_cannot_name_a_folder_is_refused(tmp_path):
     with pytest.raises(course.CourseError, match="cannot name a folder"):
         course.write_per_student(tmp_path, [NAME], ["../eve"])
+
+
+def test_every_submission_that_shows_other_numbers_than_it_is_graded_on_is_named(per_student, tmp_path):
+    """tools/nbgrader_shown.py, on the round above (bo's setup cell names ada) and on hand-ins from the other ways in,
+    put beside them in a copy of the course (no autograde needed: it reads what was handed in)."""
+    import nbgrader_shown  # noqa: PLC0415  (tools/nbgrader_shown.py)
+
+    root = per_student["root"]
+    lines = nbgrader_shown.shown_numbers(root)
+    assert len(lines) == 1 and lines[0].startswith(f"bo {NAME}: its setup cell names ada, so its checks judged "
+                                                   "ada's numbers") and "graded on them" in lines[0], lines
+    copy = tmp_path / "course"
+    for folder in ("source", "release", course.PER_STUDENT_FOLDER, "submitted"):
+        shutil.copytree(root / folder, copy / folder)
+    own = {s: copy / course.PER_STUDENT_FOLDER / s / NAME / f"{NAME}.ipynb" for s in STUDENTS}
+    edited = nbformat.read(own["cy"], as_version=4)
+    statement = next(c for c in edited.cells if c.metadata.get("attn_course", {}).get("statement_of") == "02-P2")
+    statement.source = re.sub(r"d_k = (\d+)", lambda m: f"d_k = {int(m.group(1)) * 2}", statement.source, count=1)
+    nbformat.write(edited, tmp_path / "edited.ipynb")
+    hand_in(copy, "dee", NAME, {})  # the common release, on a per-student course
+    hand_in(copy, "eve", NAME, {}, released=own["ada"])  # a classmate's release
+    hand_in(copy, "fay", NAME, {}, released=tmp_path / "edited.ipynb")  # cy's release with 02-P2's d_k edited
+    hand_in(copy, "gus", NAME, {}, released=ROOT / "notebooks" / f"{NAME}.ipynb")  # the browser edition's download
+    hand_in(copy, "hal", NAME, {}, released=ROOT / "notebooks" / "03-scaling.ipynb")  # another notebook
+    found = {line.split()[0]: line for line in nbgrader_shown.shown_numbers(copy)}
+    assert sorted(found) == ["bo", "dee", "eve", "fay", "gus", "hal"]
+    count = len(PREDICTIONS_02)
+    assert f"shows the course's numbers: {count} problems judged on numbers dee was not shown" in found["dee"]
+    assert "--only 02 --per-student dee" in found["dee"] and found["gus"].replace("gus", "dee") == found["dee"]
+    assert f"shows ada's numbers: {count} problems judged on numbers eve was not shown" in found["eve"]
+    # fay was given cy's release and edited one statement: cy's numbers in all but 02-P2, edited numbers there
+    others = ", ".join(sorted(set(PREDICTIONS_02) - {"02-P2"}))
+    assert f"shows numbers edited by hand (02-P2) and cy's numbers ({others}): {count} problems" in found["fay"]
+    assert "the notebook handed in is notebook 03's" in found["hal"] and "hand in 02-scores.ipynb" in found["hal"]
+    assert all(line.count("02-scores") >= 1 and "Traceback" not in line for line in found.values())

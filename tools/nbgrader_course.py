@@ -423,8 +423,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="write each student's released notebooks with their own numbers under "
                              f"DIR/{PER_STUDENT_FOLDER}/ (after nbgrader generate_assignment); write nothing else")
     parser.add_argument("--audit", action="store_true",
-                        help="list the learner-written cells of DIR/submitted/ that touch the checkers, and the "
-                             "answers copied from a classmate's numbers; write nothing")
+                        help="list the learner-written cells of DIR/submitted/ that touch the checkers, the "
+                             "answers copied from a classmate's numbers, and the submissions that show other "
+                             "numbers than they are graded on; write nothing")
     args = parser.parse_args(argv)
     if args.directory is None and not args.summary:
         parser.error("give the course folder DIR (or --summary)")
@@ -439,6 +440,10 @@ def main(argv: list[str] | None = None) -> int:
             copied = nbgrader_copying.copying(args.directory)
             print("\n".join(copied) if copied else "no answer is right for a classmate's numbers and wrong for the "
                   "student's own (a course with per-student numbers; one without cannot tell)")
+            import nbgrader_shown  # noqa: PLC0415  (tools/nbgrader_shown.py)
+
+            shown = nbgrader_shown.shown_numbers(args.directory)
+            print("\n".join(shown) if shown else "every submission shows the numbers it is graded on")
             return 0
         names = selected(args.only, course_notebooks())
         if args.per_student:

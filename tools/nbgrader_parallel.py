@@ -423,6 +423,18 @@ def summary(results: list[Graded] | None, scores: dict[str, tuple[float, float]]
     return "\n".join(out)
 
 
+def shown_summary(course: Path, pairs: list[tuple[str, str]]) -> str:
+    """The submissions of ``pairs`` that show other numbers than they are graded on (tools/nbgrader_shown.py), each
+    in one sentence, or one line saying there are none."""
+    import nbgrader_shown  # noqa: PLC0415  (tools/nbgrader_shown.py)
+
+    lines = nbgrader_shown.shown_numbers(course, sorted({a for a, _ in pairs}), sorted({s for _, s in pairs}))
+    if not lines:
+        return "numbers: every submission graded shows the numbers it is graded on"
+    return "\n".join(["numbers shown are not the numbers graded (read each before trusting its points):",
+                      *(f"  {line}" for line in lines)])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("course", type=Path, help="the course folder (tools/nbgrader_course.py wrote it)")
@@ -458,6 +470,7 @@ def main(argv: list[str] | None = None) -> int:
             missing = not_graded(course, args.db_url, pairs)
             results = [Graded(a, s, (a, s) not in missing, missing.get((a, s), ""), 0.0) for a, s in pairs]
             print(summary(results, totals(course, args.db_url, pairs, missing), None, None, args.list))
+            print(shown_summary(course, pairs))
             if args.grades:
                 write_grades(args.grades, course, args.db_url, pairs, missing)
             return 1 if missing else 0
@@ -476,6 +489,7 @@ def main(argv: list[str] | None = None) -> int:
                        Graded(g.assignment, g.student, False, g.reason or missing[g.assignment, g.student], g.seconds,
                               g.cpu_seconds) for g in results]
             print(summary(results, totals(course, args.db_url, pairs, missing), seconds, args.workers, args.list))
+            print(shown_summary(course, pairs))
         if args.results:
             args.results.write_text(json.dumps([asdict(g) for g in results], indent=1), encoding="utf-8")
         if args.grades:
