@@ -142,6 +142,10 @@ def test_each_students_feedback_gives_the_reason_for_their_own_numbers(per_stude
     page = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", (root / "feedback" / "cy" / NAME / f"{NAME}.html")
                                          .read_text(encoding="utf-8"))).split())
     assert " ".join(reason.split()[:8]) in page, reason
+    # above each verdict, the statement with the numbers it was graded on: cy's own, whatever the notebook showed
+    assert page.count(f"Graded on cy's numbers (variant {seeds['cy']}):") == len(problems), page[:2000]
+    words = re.sub(r"[$\\{}]", "", PREDICTIONS[pid].variant(seeds["cy"]).text).split()[:10]
+    assert " ".join(words) in re.sub(r"[$\\{}]", "", page), words
 
 
 def test_no_students_expected_answer_is_in_anothers_feedback(per_student):

@@ -21,6 +21,7 @@ import dataclasses
 import hashlib
 import os
 import random
+import re
 from pathlib import Path
 
 from ._data import (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04,
@@ -148,9 +149,21 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
     if feedback.mistake == NOT_ANSWERED and prediction.kind == "number" and variant.precision:
         reason = f"{reason.rstrip('.')}: a number, judged {variant.precision}."  # what a right answer must meet
     feedback = Feedback(feedback.passed, reason, feedback.hint, feedback.mistake, again=_again(prediction))
+    if seed is None and chosen and os.environ.get("NBGRADER_EXECUTION") == "autograde":
+        _show_graded_statement(variant, current_student()[0])
     record_verdict(feedback, problem_id=problem_id, seed=chosen,  # the learner's record: reached, solved
                    has_variants=prediction.has_variants)
     return feedback
+
+
+def _show_graded_statement(variant: Variant, student: str) -> None:
+    """While nbgrader autogrades a student on their own numbers, show the statement judged above the verdict, so the
+    feedback page says which numbers the answer was graded on (whatever the notebook handed in showed)."""
+    from IPython.display import display
+
+    text = f"Graded on {student}'s numbers (variant {variant.seed}): {variant.text}"
+    plain = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}|[{}$\\]", lambda m: m.group(1) or "", text)
+    display({"text/markdown": text, "text/plain": plain}, raw=True)
 
 
 def another(problem_id: str, seed: int | None = None) -> Variant:
