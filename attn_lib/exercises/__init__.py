@@ -52,7 +52,8 @@ a note.
 ================================= ====================================================================================
 checker                           mistakes recognised
 ================================= ====================================================================================
-check(...)                        generic: notebooks-answer, percent-for-share, more-for-times, truncated-not-rounded
+check(...)                        generic: notebooks-answer, percent-for-share, more-for-times, truncated-not-rounded,
+                                  rounded-too-coarsely
 check_attention(fn)               softmax: global-max, axis-1-on-batch, softmax-wrong-axis, softmax-whole-matrix,
                                   softmax-no-keepdims, max-wrong-axis, no-division, uniform-weights,
                                   naive-softmax-overflow; scaling: no-scaling, divide-by-dk, power-precedence,

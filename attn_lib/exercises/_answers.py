@@ -223,6 +223,24 @@ def record_call(name: str, args: tuple, kwargs: dict) -> None:
         calls.append((name, args, kwargs))
 
 
+def added_apart(expected, listed, more, rel=0.0, abs_tol=0.0, taken=()) -> list:
+    """A table of named mistakes for :func:`check_number`: the rows ``listed`` as they are, then each row of ``more``
+    only where its value is a number of its own on these numbers: out of the tolerance (``rel``, ``abs_tol``, as
+    check_number compares, either way round) of the answer ``expected``, of every row kept before it under another
+    id, and of each value in ``taken`` (a checker's own mistakes). A mistake added to a problem after its variants
+    were drawn is left out of a variant's table where it meets another (the earlier row names that number), instead
+    of making check_number refuse the draw: no variant's numbers change for it."""
+    def meets(a, b):
+        return _near(a, b, rel, abs_tol) or _near(b, a, rel, abs_tol)
+
+    kept = list(listed)
+    for row in more:
+        if not (meets(row[0], expected) or any(meets(row[0], value) for value in taken)
+                or any(meets(row[0], k[0]) for k in kept if k[1] != row[1])):
+            kept.append(row)
+    return kept
+
+
 def named_mistakes(mistakes, expected, rel, abs_tol) -> list:
     if isinstance(mistakes, (str, bytes)) or not hasattr(mistakes, "__iter__"):
         raise TypeError(f"mistakes must be a sequence of tuples (value, mistake_id, reason[, hint]); got "

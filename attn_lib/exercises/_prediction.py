@@ -198,8 +198,9 @@ class Variant:
 
     def _slip_of_form(self, answer) -> Feedback | None:
         """A wrong number that is the right one written in the wrong form, named (the same slip in every problem):
-        a share written as a percentage, how many more for how many times, a number truncated where it is rounded.
-        None for anything else."""
+        a share written as a percentage, how many more for how many times, a number truncated where it is rounded,
+        a number rounded to fewer decimals than the precision it is judged to (which the variant's text states; a
+        rounding within that precision passes before this is asked). None for anything else."""
         if self.problem.kind != "number" or isinstance(answer, bool) or not isinstance(answer, (int, float)):
             return None
         value = float(answer)
@@ -217,6 +218,9 @@ class Variant:
             cut = math.trunc(expected * 10 ** places) / 10 ** places
             if value == cut and round(expected, places) != cut:
                 return failure("truncated-not-rounded", places=f"{places} decimal{'s' * (places != 1)}")
+            if value == round(expected, places) and not value.is_integer() and self.precision:
+                return failure("rounded-too-coarsely", places=f"{places} decimal{'s' * (places != 1)}",
+                               precision=self.precision)
         return None
 
     def check_text(self, text: str) -> Feedback:
@@ -275,7 +279,8 @@ class Variant:
 
 # The ids check(...) gives beyond its judges' (the teacher's table is generated from them): a variant answered with
 # the notebook's own answer, and a right number in the wrong form (Variant._slip_of_form).
-GIVES = {"check": ("notebooks-answer", "percent-for-share", "more-for-times", "truncated-not-rounded")}
+GIVES = {"check": ("notebooks-answer", "percent-for-share", "more-for-times", "truncated-not-rounded",
+                   "rounded-too-coarsely")}
 
 # The verdicts that name no mistake: the checker can only say how far off a number is, or which shape is wrong.
 UNNAMED = ("wrong-number", "wrong-count", "wrong-variance", "wrong-shape")

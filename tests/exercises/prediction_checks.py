@@ -78,3 +78,20 @@ def every_variant_names_each_mistake(pid, right_and_mistakes, seeds, at_least=5)
         assert "{{" not in variant.text and "}}" not in variant.text, variant.text  # str.format filled it
         drawn.add(tuple(sorted(variant.params.items())))
     assert len(drawn) >= at_least, f"{pid}: {len(seeds)} seeds drew only {len(drawn)} different variants"
+
+
+def close(a: float, b: float, rel: float) -> bool:
+    return abs(a - b) <= rel * max(abs(a), abs(b))
+
+
+def apart(right, earlier, later, rel):
+    """The rows (value, id) of ``later`` a variant names with their own id: those more than ``rel`` from the answer and
+    from every row of another id before them (one that meets an earlier row is named by it, and the variant's numbers
+    stay), and the rows left out."""
+    kept, left_out = list(earlier), []
+    for value, mistake in later:
+        if close(value, right, rel) or any(close(value, v, rel) for v, m in kept if m != mistake):
+            left_out.append((value, mistake))
+        else:
+            kept.append((value, mistake))
+    return kept[len(earlier):], left_out

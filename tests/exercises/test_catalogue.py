@@ -155,11 +155,16 @@ SAME_IDEA = {
     "missing-row-sum": {"08-P4"}, "diagonal-only": {"08-P4"}, "returned-d-weights": {"08-P4"},
     "row-sum-without-weights": {"08-P4"},  # backward
     "multiplied-by-temperature": {"04-P6"}, "temperature-ignored": {"04-P6"},
-    "temperature-after-softmax": {"04-P6"},  # softmax
-    "all-heads": {"01-P4"}, "with-bias": {"07-P2"}, "used-dk": {"07-P2"}, "bits": {"02-P6"},
-    "forgot-heads": {"02-P6"}, "forgot-layers": {"02-P6"}, "counted-flops": {"02-P3"}, "forgot-dk": {"02-P3"},
-    "causal-half": {"08-P5"}, "counted-bytes": {"08-P5"}, "one-head": {"07-P2"},  # counting
-    "std-not-variance": {"03-P2"},  # scaling
+    "temperature-after-softmax": {"04-P6"}, "power-after-softmax": {"04-P6"},  # softmax
+    "all-heads": {"01-P4"}, "with-bias": {"07-P2", "01-P4"}, "used-dk": {"07-P2"}, "bits": {"02-P6"},
+    "forgot-heads": {"02-P6", "08-P5"}, "forgot-layers": {"02-P6", "08-P5"},
+    "counted-flops": {"02-P3"}, "forgot-dk": {"02-P3"},
+    "causal-half": {"08-P5"}, "counted-bytes": {"08-P5", "08-P7"}, "one-head": {"07-P2"},  # counting
+    "added-not-multiplied": {"07-P2"},  # counting
+    "std-not-variance": {"03-P2"}, "added-variances": {"03-P2", "03-P3"}, "sqrt-dk": {"03-P2"},  # scaling
+    "dk-squared": {"03-P2", "02-P2"},  # counting
+    "not-bytes": {"02-P6"},  # counting
+    "rounded-too-coarsely": {"04-P6", "06-P3", "08-P2"},  # generic: a variant's check names it for every problem
 }
 
 

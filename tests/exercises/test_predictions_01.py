@@ -3,6 +3,8 @@ and every variant's right answer (computed here, from its numbers) passes while 
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 
 from attn_lib.exercises import check
@@ -34,10 +36,11 @@ OLD = {
     "01-P3": [(49_152, None), (768 * 64.0, None), (768 * 96, "eight-heads"), (512 * 64, "base-model"),
               (768 * 768, "all-heads"), (12 * 768 * 64, "all-heads"), (3 * 768 * 64, "three-projections"),
               (64 * 64, "dk-squared"), (768 + 64, "added-not-multiplied"), (768 * 64 + 64, "with-bias"),
-              (49_153, "wrong-count"), ("49152", "not-a-number"), (None, "not-answered")],
+              (64, "head-width"), (49_153, "wrong-count"), ("49152", "not-a-number"), (None, "not-answered")],
     "01-P4": [(122_880, None), (122_880.0, None), (147_456, "dv-as-dk"), (73_728, "all-dv-or-forgot-w_k"),
               (49_152, "w_q-only"), (98_304, "forgot-w_v"), (1_474_560, "all-heads"), (10_240, "dk-rows"),
-              (122_881, "wrong-number"), (None, "not-answered")],
+              (1_572_864, "widths-multiplied"), (160, "widths-only"), (123_040, "with-bias"), (122_881, "wrong-number"),
+              (None, "not-answered")],
     "01-P5": choices("b"),
     "01-P6": choices("a"),
     "01-P7": choices("c", "abc"),
@@ -86,6 +89,28 @@ def test_every_variant_of_one_heads_w_q_judges_its_own_numbers(seed):
         assert verdict("01-P3", value, seed) == (False, mistake), value
     text = check("01-P3", d_model * (d_model // 8), seed=seed).reason
     assert f"{d_model * d_k:,}" not in text and str(d_model * d_k) not in text
+    # added later, each named where it is a number of its own: where the heads are 64 wide, as the base model's,
+    # 512 x d_k is the base model's W_q and d_model x 64 the answer; one model (128 wide, 4 heads) has 512 x d_k
+    # = d_model x d_model, named all-heads as before
+    added = [(d_k, "head-width"), (512 * d_k, "base-d-model"), (d_model * 64, "base-head-width")]
+    taken = {value for value, _ in named} | {d_model * d_k}
+    for value, mistake in added:
+        if value not in taken:
+            assert verdict("01-P3", value, seed) == (False, mistake), value
+            assert str(d_model * d_k) not in check("01-P3", value, seed=seed).reason
+        elif value != d_model * d_k:
+            assert verdict("01-P3", value, seed)[1] in {m for v, m in named if v == value}, value
+
+
+def test_the_added_mistakes_of_one_heads_w_q_are_named_in_most_variants():
+    seen = Counter()
+    for seed in SEEDS:
+        p = PREDICTIONS["01-P3"].numbers(seed)
+        d_k = p["d_model"] // p["heads"]
+        added = [(d_k, "head-width"), (512 * d_k, "base-d-model"), (p["d_model"] * 64, "base-head-width")]
+        for value, mistake in added:
+            seen[verdict("01-P3", value, seed)[1] == mistake, mistake] += 1
+    assert all(seen[True, mistake] >= 25 for mistake in ("head-width", "base-d-model", "base-head-width")), seen
 
 
 @pytest.mark.parametrize("seed", SEEDS)
@@ -97,10 +122,21 @@ def test_every_variant_of_the_three_projections_judges_its_own_numbers(seed):
     assert verdict("01-P4", right, seed) == (True, None)
     named = [(3 * d_model * d_k, "dv-as-dk"), (3 * d_model * d_v, "all-dv-or-forgot-w_k"), (d_model * d_k, "w_q-only"),
              (2 * d_model * d_k, "forgot-w_v"), (heads * right, "all-heads"), (2 * d_k * d_k + d_k * d_v, "dk-rows")]
+    # added later: W_k left out, or d_v wide, meets all-dv-or-forgot-w_k, and forgot-w_v, when d_v = d_k / 2
+    if 2 * d_v != d_k:
+        named += [(d_model * (d_k + d_v), "forgot-w_k"), (d_model * (d_k + 2 * d_v), "w_k-width-dv")]
+    named += [(d_model * d_k * d_v, "widths-multiplied"), (2 * d_k + d_v, "widths-only"),
+              (right + 2 * d_k + d_v, "with-bias")]
+    assert len({value for value, _ in named} | {right}) == len(named) + 1
     for value, mistake in named:
         feedback = check("01-P4", value, seed=seed)
         assert (feedback.passed, feedback.mistake) == (False, mistake), value
         assert f"{right:,}" not in feedback.reason + feedback.hint and str(right) not in feedback.reason
+    if 2 * d_v == d_k:  # the one count named by both its readings
+        assert "leaves W_k out" in check("01-P4", 3 * d_model * d_v, seed=seed).reason
+        assert verdict("01-P4", d_model * (d_k + 2 * d_v), seed) == (False, "forgot-w_v")
+    else:
+        assert "leaves W_k out" not in check("01-P4", 3 * d_model * d_v, seed=seed).reason
 
 
 @pytest.mark.parametrize("problem_id", ["01-P1", "01-P3", "01-P4"])

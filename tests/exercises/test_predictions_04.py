@@ -4,14 +4,15 @@ and every variant's right answer (computed here, from its numbers) passes while 
 from __future__ import annotations
 
 import math
+from collections import Counter
 
 import numpy as np
 import pytest
 
 from attn_lib.exercises import check
 from attn_lib.exercises._problem_book import PREDICTIONS
-from prediction_checks import (choices, first_is_notebooks, judged_as_old, one_instance, rows, same_numbers_twice,
-                               verdict)
+from prediction_checks import (apart, choices, close, first_is_notebooks, judged_as_old, one_instance, rows,
+                               same_numbers_twice, verdict)
 
 SEEDS = range(1, 51)
 BAND_EDGES = (1.5, 3, 10, 50, 100, 1000)  # "between 1.5 and 3 times too large", "by 10 % to 50 %", ...
@@ -25,10 +26,24 @@ def largest_weight(row, temperature=1.0) -> float:
     return float((e / e.sum()).max())
 
 
+def named_as_listed(problem_id, seed, right, earlier, later, rel, seen):
+    """Each row of ``later`` kept apart gets its own id (counted in ``seen``); one left out gets an earlier row's id,
+    or passes when it is within the tolerance of the answer."""
+    kept, left_out = apart(right, earlier, later, rel)
+    for value, mistake in kept:
+        feedback = check(problem_id, value, seed=seed)
+        assert (feedback.passed, feedback.mistake) == (False, mistake), (value, mistake)
+        assert f"{right:.3f}" not in feedback.reason + feedback.hint
+        seen[mistake] += 1
+    for value, mistake in left_out:
+        passed, named = verdict(problem_id, value, seed)
+        assert passed if close(value, right, rel) else named in {m for _, m in earlier + kept}, (value, mistake)
+
+
 # The old checker cells, by hand from the notebook before the move: each answer and the id it got (None: passed).
 OLD = {
     "04-P1": [(5, None), (5.0, None), (3, "rows-sum"), (1, "whole-array"), (15, "every-entry"), (4, "wrong-number"),
-              (None, "not-answered")],
+              (8, "rows-and-columns"), (5 / 3, "per-row"), (None, "not-answered")],
     "04-P2": choices("a"),
     "04-P3": choices("a"),
     "04-P4": [(11.09, None), (11.08, None), (math.log(65504), None), (11, "whole-number"), (11.0, "whole-number"),
@@ -40,7 +55,10 @@ OLD = {
               (math.exp(1) / (1 + math.exp(0.5) + math.exp(1)), "multiplied-by-temperature"),
               (math.exp(2) / (1 + math.exp(1) + math.exp(2)), "temperature-ignored"),
               (2 * math.exp(2) / (1 + math.exp(1) + math.exp(2)), "temperature-after-softmax"),
-              (1.0, "one-hot"), (0.9, "wrong-number"), (None, "not-answered")],
+              (1.0, "one-hot"), (0.93, "wrong-number"), (0.9, "rounded-too-coarsely"), (0.87, None),
+              ((math.exp(2) / (1 + math.exp(1) + math.exp(2))) ** 2, "power-after-softmax"), (0.5, "no-exponential"),
+              (2, "index-not-weight"), (math.exp(2) / (1 + math.exp(2) + math.exp(4)), "middle-weight"),
+              (None, "not-answered")],
 }
 
 
@@ -81,6 +99,21 @@ def test_every_variant_down_the_columns_judges_its_own_numbers(seed):
         assert verdict("04-P1", value, seed) == (False, mistake), value
 
 
+def test_the_variants_down_the_columns_name_rows_and_columns_and_a_share_per_row():
+    """n + m (both kinds of line summing to one) and m / n (the total shared among the rows): named where they stay
+    apart; m / n is n itself at n = 2, m = 4 and n = 3, m = 9, where rows-sum names it."""
+    seen = Counter()
+    for seed in SEEDS:
+        p = PREDICTIONS["04-P1"].numbers(seed)
+        n, m = p["n"], p["m"]
+        earlier = [(n, "rows-sum"), (1, "whole-array"), (n * m, "every-entry")]
+        later = [(n + m, "rows-and-columns"), (m / n, "per-row")]
+        kept, left_out = apart(m, earlier, later, 0.01)
+        assert [mistake for _, mistake in left_out] == (["per-row"] if m == n * n else [])
+        named_as_listed("04-P1", seed, m, earlier, later, 0.01, seen)
+    assert seen["rows-and-columns"] == len(SEEDS) and seen["per-row"] >= 30, seen
+
+
 @pytest.mark.parametrize("seed", SEEDS)
 def test_every_variant_of_shifted_or_stretched_scores_judges_its_own_numbers(seed):
     p = PREDICTIONS["04-P3"].numbers(seed)
@@ -117,6 +150,28 @@ def test_every_variant_of_a_temperature_judges_its_own_numbers(seed):
         feedback = check("04-P6", value, seed=seed)
         assert (feedback.passed, feedback.mistake) == (False, mistake), value
         assert f"{right:.3f}" not in feedback.reason + feedback.hint
+
+
+def test_the_variants_of_a_temperature_name_the_other_slips_of_a_softmax_row():
+    """Powers of the T = 1 weights, the scores' own shares, the index of the largest, the middle weight, and the weight
+    rounded coarser than the 1 % it is judged to: each named where it stays apart from the answer and the mistakes
+    before it (a rounding within 1 % passes)."""
+    seen = Counter()
+    for seed in SEEDS:
+        p = PREDICTIONS["04-P6"].numbers(seed)
+        row, t = (p["s0"], p["s1"], p["s2"]), p["T"]
+        right = largest_weight(row, t)
+        z = np.divide(row, t)
+        weights = np.exp(z - z.max()) / np.exp(z - z.max()).sum()
+        at_one = largest_weight(row)
+        earlier = [(largest_weight(np.multiply(row, t)), "multiplied-by-temperature"),
+                   (at_one, "temperature-ignored"), (at_one / t, "temperature-after-softmax"), (1.0, "one-hot")]
+        later = [(at_one ** (1 / t), "power-after-softmax"), (max(row) / sum(row), "no-exponential"),
+                 (int(np.argmax(row)), "index-not-weight"), (float(weights[1]), "middle-weight"),
+                 (round(right, 1), "rounded-too-coarsely"), (round(right, 2), "rounded-too-coarsely")]
+        named_as_listed("04-P6", seed, right, earlier, later, 0.01, seen)
+        assert verdict("04-P6", round(right, 3), seed) == (True, None)
+    assert min(seen.values()) >= 10 and len(seen) == 5, seen
 
 
 @pytest.mark.parametrize("problem_id", WITH_VARIANTS)

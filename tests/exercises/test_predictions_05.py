@@ -12,11 +12,18 @@ from prediction_checks import SEEDS, first_is_notebooks, judged_as_old, one_inst
 # The old checker cells (before the move), value by value: what each accepted and each mistake it named.
 OLD = {
     "05-P2": [(5, None), (5.0, None), (5 + 1e-10, None), (6, "summed-values"), (2, "plain-mean"), (8, "sum-of-sizes"),
-              (4.999, "wrong-number"), (-1, "wrong-number"), (None, "not-answered"), ("5", "not-a-number")],
+              (None, "not-answered"), ("5", "not-a-number"),
+              # named since the learners' slips (the range -1 to 5 is the summed values, 2 both the middle value and
+              # the mean, and -1's size is below 5, so dropped-sign is not listed)
+              (4.999, "just-below"), (4.9, "just-below"), (4.999999, "just-below"), (-1, "smallest-value"),
+              (1, "weights-bound"), (4.5, "wrong-number"), (3, "wrong-number")],
     "05-P3": [("C", None), ("c", None), ("A", "chose-A"), ("B", "chose-B"), ("D", "chose-D"), ("E", "not-an-option"),
               (None, "not-answered")],
     "05-P4": [(1, None), (1.0, None), (4, "summed-values"), (3, "one-hot"), (0.25, "the-weight"),
-              (0.5, "wrong-number"), (None, "not-answered")],
+              (None, "not-answered"),
+              # named since the learners' slips (the first key's value, 3, is the largest: one-hot names it)
+              (0, "zero-output"), (4 / 3, "divided-by-m-minus-one"), (0.8, "divided-by-m-plus-one"),
+              (2, "skipped-zeros"), (0.5, "median"), (1.5, "midrange"), (0.75, "wrong-number")],
     "05-P6": [("A", None), ("B", "chose-B"), ("C", "chose-C"), ("D", "chose-D"), ("E", "not-an-option")],
 }
 
@@ -47,6 +54,57 @@ def test_05_p2_variants(seed):
     assert verdict("05-P2", sum(values) / 3, seed) == (False, "plain-mean")
     assert verdict("05-P2", sum(abs(v) for v in values), seed) == (False, "sum-of-sizes")
     assert not verdict("05-P2", max(values) - 1e-3, seed)[0]  # the number itself, not one just below it
+    top, low = max(values), min(values)
+    for below in (top - 0.1, top - 1e-3, top - 1e-6, top - 1e-8):
+        assert verdict("05-P2", below, seed) == (False, "just-below"), below
+    assert verdict("05-P2", top - 0.3, seed)[1] != "just-below"
+
+
+def p2_mistakes(values):
+    """05-P2's named mistakes (value, id), in the judge's order: of two equal values, the first names it."""
+    top, low, middle = max(values), min(values), sorted(values)[1]
+    return ([(sum(values), "summed-values"), (sum(values) / 3, "plain-mean"), (sum(abs(v) for v in values),
+             "sum-of-sizes"), (low, "smallest-value")] + ([(-low, "dropped-sign")] if -low > top else [])
+            + [(1, "weights-bound"), (top - low, "range-width"), (middle, "middle-value")])
+
+
+def first_of_each(right, rows, tol=1e-9):
+    """The rows (value, id) a verdict names: a value that meets the answer, or a row before it, is not its own."""
+    kept = []
+    for value, mistake in rows:
+        if abs(value - right) > tol and all(abs(value - v) > tol for v, _ in kept):
+            kept.append((value, mistake))
+    return kept
+
+
+def p4_mistakes(values):
+    """05-P4's named mistakes (value, id), in the judge's order."""
+    m, total, ranked = len(values), sum(values), sorted(values)
+    return [(total, "summed-values"), (max(values), "one-hot"), (1 / m, "the-weight"), (0, "zero-output"),
+            (values[0], "first-key"), (total / (m - 1), "divided-by-m-minus-one"),
+            (total / (m + 1), "divided-by-m-plus-one"), (total / sum(v != 0 for v in values), "skipped-zeros"),
+            ((ranked[(m - 1) // 2] + ranked[m // 2]) / 2, "median"), ((ranked[0] + ranked[-1]) / 2, "midrange")]
+
+
+@pytest.mark.parametrize("pid,table,at_least", [
+    ("05-P2", p2_mistakes, {"smallest-value": 45, "dropped-sign": 10, "weights-bound": 40, "range-width": 40,
+                            "middle-value": 25}),
+    ("05-P4", p4_mistakes, {"zero-output": 50, "first-key": 12, "divided-by-m-minus-one": 50,
+                            "divided-by-m-plus-one": 50, "skipped-zeros": 8, "median": 15, "midrange": 20}),
+])
+def test_the_learners_slips_are_named_on_most_variants(pid, table, at_least):
+    """Each slip named since the learners' wrong answers gets its own id on most of the 50 variants (it gives way
+    only where its number is the answer, or a mistake listed before it)."""
+    named = {}
+    for seed in SEEDS:
+        p = PREDICTIONS[pid].numbers(seed)
+        values = p["values"] if pid == "05-P4" else (p["a"], p["b"], p["c"])
+        right = sum(values) / len(values) if pid == "05-P4" else max(values)
+        for value, mistake in first_of_each(right, table(values)):
+            assert verdict(pid, value, seed) == (False, mistake), (seed, value, mistake)
+            named[mistake] = named.get(mistake, 0) + 1
+    short = {mistake: named.get(mistake, 0) for mistake, n in at_least.items() if named.get(mistake, 0) < n}
+    assert not short, (short, named)
 
 
 def inside_triangle(point):

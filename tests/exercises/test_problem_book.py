@@ -216,3 +216,15 @@ def test_a_right_number_in_the_wrong_form_is_named_by_its_form_on_variants():
     for said in (feedback, variant.check(share * 100)):
         assert not re.search(r"\d\.\d", said.reason + said.hint)  # a form is named, no number is stated
     assert variant.check(round(weight, 3)).passed  # rounded, it is right
+
+
+def test_a_number_rounded_coarser_than_it_is_judged_is_named_on_variants_and_no_right_answer_is_refused():
+    """04-P6 judges a weight to within 1 %, as its variants' text says: one decimal is too coarse there (the review's
+    0.7 for a weight of 0.7214, told only how far off it was). A rounding within the precision passes first."""
+    variant, weight = _first_variant("04-P6", lambda e: abs(round(e, 1) - e) > 0.011 * e)
+    assert "judged to within 1 %" in variant.text
+    feedback = variant.check(round(weight, 1))
+    assert feedback.mistake == "rounded-too-coarsely" and "1 decimal" in feedback.reason
+    assert "to within 1 %" in feedback.reason and not re.search(r"\d\.\d", feedback.reason + feedback.hint)
+    assert variant.check(round(weight, 2)).passed and variant.check(round(weight, 3)).passed
+    assert variant.check(1.0).mistake == "one-hot"  # a whole number is not taken for a rounding

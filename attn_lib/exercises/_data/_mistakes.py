@@ -1144,6 +1144,11 @@ CATALOGUE: dict[str, Entry] = {
         "Keep the square root a float: np.sqrt(d_k) or d_k ** 0.5, with no int() or round() around "
         "it.",
         "scaling"),
+    "rounded-too-coarsely": Entry(
+        "Your answer is the right number rounded to {places}, coarser than the problem judges it ({precision}): "
+        "the digits you dropped are part of the answer.",
+        "Keep more digits and round only at the end, no coarser than the precision the problem states.",
+        "generic"),
     "row-sum-added": Entry(
         "Your dS adds the row-sum term where it subtracts it: P * (dP + rowsum(dP * P)). Raising "
         "one score takes weight from every other key of its row (dp_j/ds_k = -p_j p_k for j != k), "

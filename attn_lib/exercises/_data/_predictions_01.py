@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._answers import check_choice, check_number
+from .._answers import added_apart, check_choice, check_number
 from .._check_count import check_count
 from .._check_shapes import check_shapes
 from .._prediction import Prediction
@@ -30,6 +30,31 @@ _MODELS = [(heads * d_k, heads) for d_k in (32, 64, 80, 128) for heads in (4, 6,
            and len(set(_one_head_wq(heads * d_k, heads))) == len(_one_head_wq(heads * d_k, heads))]
 
 
+def _one_head_w_q(answer, p):
+    d_model, heads = p.d_model, p.heads
+    d_k = d_model // heads
+    first = [
+        (d_model * (d_model // 8), "eight-heads",
+         f"That is {d_model} x {d_model // 8}: a head as wide as if this model had the base model's 8 heads. Count "
+         "this model's heads again."),
+        (512 * 64, "base-model",
+         f"That is the base model's W_q, 512 x 64. This model's rows, one per input feature, are {d_model} wide."),
+    ]
+    added = [
+        (d_k, "head-width",
+         "That is the width of one head, d_k: the number of columns of W_q. The question asks how many numbers W_q "
+         "holds, and it has a row for every input feature too."),
+        (512 * d_k, "base-d-model",
+         f"That gives W_q the base model's 512 rows. W_q has one row per input feature, and this model's inputs are "
+         f"d_model = {d_model} wide."),
+        (d_model * 64, "base-head-width",
+         f"That keeps the base model's head width, 64. This model splits its {d_model} features between {heads} "
+         "heads: each head is d_model / h wide."),
+    ]
+    return check_count("projection_weights", answer, n=1, d_k=d_k, d_model=d_model, heads=heads,
+                       mistakes=added_apart(d_model * d_k, first, added, taken=_one_head_wq(d_model, heads)[3:]))
+
+
 def _narrower_values(rng):
     d_k = rng.choice([32, 64, 128])
     heads = rng.choice([6, 8, 12, 16])
@@ -39,18 +64,35 @@ def _narrower_values(rng):
 def _projections(answer, p):
     d_model, d_k, d_v = p.d_model, p.d_k, p.d_v
     right = d_model * d_k * 2 + d_model * d_v
-    return check_number(answer, right, rel=0, mistakes=[
+    return check_number(answer, right, rel=0, mistakes=added_apart(right, [
         (3 * d_model * d_k, "dv-as-dk",
          f"That gives W_v the queries' width. The values here are d_v = {d_v} wide, so W_v has d_v columns."),
         (3 * d_model * d_v, "all-dv-or-forgot-w_k",
-         "That makes every projection d_v wide, or (the same count) leaves W_k out. Queries and keys are dotted "
-         "with each other, so both need a projection of their own, d_k wide; only W_v follows d_v."),
+         "That makes every projection d_v wide" + (", or (the same count) leaves W_k out" if 2 * d_v == d_k else "")
+         + ". Queries and keys are dotted with each other, so both need a projection of their own, d_k wide; only "
+         "W_v follows d_v."),
         (d_model * d_k, "w_q-only", "That is W_q alone; the question counts W_q, W_k and W_v."),
         (d_model * d_k * 2, "forgot-w_v", "That counts W_q and W_k; W_v is a projection of its own."),
         (p.heads * right, "all-heads", "That counts the projections of every head; the question asks for one head's."),
         (d_k * d_k * 2 + d_k * d_v, "dk-rows",
          f"Each projection reads a whole input row, d_model = {d_model} numbers: it has d_model rows, not d_k."),
-    ], explain=f"{right:,} = {d_model} x {d_k} (W_q) + {d_model} x {d_k} (W_k) + {d_model} x {d_v} (W_v): queries "
+    ], [
+        (d_model * (d_k + d_v), "forgot-w_k",
+         "That counts W_q and W_v. W_k is a projection of its own: the keys are made from the input as the "
+         "queries are, and as wide."),
+        (d_model * (d_k + 2 * d_v), "w_k-width-dv",
+         "That gives W_k the values' width. Keys are dotted with queries, so W_k is d_k wide like W_q; only W_v "
+         "follows d_v."),
+        (d_model * d_k * d_v, "widths-multiplied",
+         "That multiplies the widths d_k and d_v together. The three projections are three matrices, each "
+         "(d_model, its width): count each one's numbers, then add them."),
+        (2 * d_k + d_v, "widths-only",
+         "That adds the widths of the three projections, their columns. Each also has a row for every input "
+         "feature, d_model of them: count each matrix's numbers, then add."),
+        (right + 2 * d_k + d_v, "with-bias",
+         "That adds a bias to each projection (d_k, d_k and d_v numbers). The paper's projections are plain "
+         "matrices, with no bias."),
+    ]), explain=f"{right:,} = {d_model} x {d_k} (W_q) + {d_model} x {d_k} (W_k) + {d_model} x {d_v} (W_v): queries "
                "and keys must share d_k to be dotted; the values only need to be mixed, so their width d_v is free.",
         hint="Write the shape of each of the three matrices, (d_model, width), then add their sizes.")
 
@@ -97,16 +139,7 @@ PROBLEMS = [
                   "the same way as the base model ($d_{{\\text{{model}}}} = 512$, 8 heads): each head is "
                   "$d_{{\\text{{model}}}} / h$ wide. How many numbers are in one head's `W_q`? Write the count as "
                   "an integer.",
-        judge=lambda answer, p: check_count(
-            "projection_weights", answer, n=1, d_k=p.d_model // p.heads, d_model=p.d_model, heads=p.heads,
-            mistakes=[
-                (p.d_model * (p.d_model // 8), "eight-heads",
-                 f"That is {p.d_model} x {p.d_model // 8}: a head as wide as if this model had the base model's 8 "
-                 "heads. Count this model's heads again."),
-                (512 * 64, "base-model",
-                 f"That is the base model's W_q, 512 x 64. This model's rows, one per input feature, are "
-                 f"{p.d_model} wide."),
-            ]),
+        judge=_one_head_w_q,
     ),
     Prediction(
         "01-P4", "narrower values",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 
-from .._answers import check_choice, check_number
+from .._answers import added_apart, check_choice, check_number
 from .._check_variance import check_variance
 from .._prediction import Prediction, show
 
@@ -24,6 +24,11 @@ BAND_WORDS = (1.5, 3, 10, 50, 100, 1000)
 def _apart(values, rel) -> bool:
     """No two of ``values`` within ``rel`` of each other (either way), as check_number's table needs them."""
     return all(abs(a - b) > rel * max(abs(a), abs(b)) for k, a in enumerate(values) for b in values[k + 1:])
+
+
+def _close(a, b, rel) -> bool:
+    """Whether ``a`` and ``b`` are within ``rel`` of each other, either way (check_number's test of a named mistake)."""
+    return abs(a - b) <= rel * max(abs(a), abs(b))
 
 
 def _unscaled_values(var, d_k, base=PROBLEM_1_D_K):
@@ -53,7 +58,7 @@ def _components(rng):
 def _unscaled(answer, p):
     base, var, d_k = PROBLEM_1_D_K, p.var, p.d_k
     right = d_k * var * var
-    return check_number(answer, right, rel=0.01, mistakes=[
+    return check_number(answer, right, rel=0.01, mistakes=added_apart(right, [
         (d_k * var, "product-variance-not-multiplied",
          f"That gives each product q_t k_t the components' variance, {show(var)}. A product of two independent "
          "components of mean 0 has variance Var(q_t) Var(k_t): the two variances multiply."),
@@ -77,15 +82,26 @@ def _unscaled(answer, p):
         (var, "component-variance",
          f"{show(var)} is the variance of one component of q or k. The score is a sum of products q_t k_t, each "
          "with the product of the two components' variances, and the variances of independent terms add."),
-    ], explain=f"{show(right)}: each product has variance {show(var)} x {show(var)} = {show(var * var)}, and {d_k} "
-               f"independent products add to {show(right)}.",
+    ], [
+        (d_k * 2 * var, "added-variances",
+         f"That adds the two components' variances, {show(var)} + {show(var)}, for each product q_t k_t. A product "
+         "of two independent components of mean 0 has the product of their variances, not their sum."),
+        (math.sqrt(d_k) * var * var, "sqrt-dk",
+         "That multiplies one product's variance by sqrt(d_k), which is how the standard deviation of the sum "
+         "grows. The variance is what adds over independent terms: it grows with d_k itself."),
+        (d_k * d_k * var * var, "dk-squared",
+         "That squares d_k where it enters once: each of the d_k products adds its own variance to the sum, and "
+         "the count of terms is not squared."),
+    ], rel=0.01),
+        explain=f"{show(right)}: each product has variance {show(var)} x {show(var)} = {show(var * var)}, and {d_k} "
+                f"independent products add to {show(right)}.",
         hint="Variance of one product: the product of the two variances. Then add d_k of them.")
 
 
 def _scaled(answer, p):
     base, var, d_k = PROBLEM_1_D_K, p.var, p.d_k
     unscaled = d_k * var * var
-    return check_number(answer, var * var, rel=0.01, mistakes=[
+    return check_number(answer, var * var, rel=0.01, mistakes=added_apart(var * var, [
         (1, "assumed-unit-variance",
          "The division gives variance 1 only under footnote 4's assumption, components of variance 1. Here the "
          f"components have variance {show(var)}, so the unscaled variance is not d_k, and the division shrinks it "
@@ -106,9 +122,21 @@ def _scaled(answer, p):
          "products before the division."),
         (unscaled / base, "divided-by-64",
          f"That divides the variance by {base}, Problem 1's d_k; this head's d_k is {d_k}."),
-    ], explain=f"{show(var * var)}: the unscaled score has variance {d_k} x {show(var * var)} = {show(unscaled)}, "
-               f"and dividing by sqrt({d_k}) divides the variance by {d_k}. Unit variance needs components of "
-               "variance 1.",
+    ], [
+        (unscaled / (d_k * d_k), "divided-by-dk-squared",
+         "That divides by d_k twice, by d_k^2 in all, as if the score were divided by d_k itself. It is divided by "
+         "sqrt(d_k), and Var(x / c) = Var(x) / c^2 squares that divisor once."),
+        (2 * var, "added-variances",
+         f"That adds the two components' variances, {show(var)} + {show(var)}, for each product q_t k_t. A product "
+         "of two independent components of mean 0 has the product of their variances, not their sum."),
+        (var / math.sqrt(d_k), "std-divided-again",
+         "That is a standard deviation where the question asks for a variance, divided by one sqrt(d_k) more "
+         "than the score is (or the unscaled score's standard deviation divided by d_k). Work with variances "
+         "throughout: Var(x / c) = Var(x) / c^2."),
+    ], rel=0.01),
+        explain=f"{show(var * var)}: the unscaled score has variance {d_k} x {show(var * var)} = {show(unscaled)}, "
+                f"and dividing by sqrt({d_k}) divides the variance by {d_k}. Unit variance needs components of "
+                "variance 1.",
         hint=f"Var(x / c) = Var(x) / c^2, with c = sqrt({d_k}).")
 
 
@@ -121,7 +149,22 @@ def _sci(x: float) -> str:
 def _ratio(answer, p):
     d_k = p.d_k
     gap = math.sqrt(d_k)
-    return check_number(answer, math.exp(gap), rel=RATIO_REL, mistakes=[
+    larger = 1 / (1 + math.exp(-gap))  # the larger of the two weights
+    shrunk = math.exp(1 / gap)  # a gap of 1 divided by sqrt(d_k)
+    near_one = ([(larger, "larger-weight",
+                  "That is the larger weight itself, its share of the two keys' weight. The question asks how many "
+                  "times the other weight it is: the ratio w_i / w_j."),
+                 (shrunk, "gap-divided-by-sqrt-dk",
+                  "That takes the gap as 1 / sqrt(d_k), a standard deviation of 1 divided by sqrt(d_k). This model "
+                  "has no division, and one standard deviation of a raw score, a sum of d_k products, grows with "
+                  "d_k.")]
+                if not _close(larger, shrunk, RATIO_REL) else
+                [(value, "larger-weight-or-shrunk-gap",
+                  "That is close to 1, as if the two weights were nearly equal: it is the larger weight itself (a "
+                  "share of the two keys' weight, not a ratio of two weights), or a gap shrunk to 1 / sqrt(d_k) by "
+                  "a division this model does not have. The question asks for w_i / w_j, with the scores one "
+                  "standard deviation of a raw score apart.") for value in (larger, shrunk)])
+    return check_number(answer, math.exp(gap), rel=RATIO_REL, mistakes=added_apart(math.exp(gap), [
         (gap, "gap-not-ratio",
          "That is the gap itself, one standard deviation. The softmax turns a gap into a ratio of weights: "
          "w_i / w_j = exp(s_i - s_j)."),
@@ -136,8 +179,15 @@ def _ratio(answer, p):
          "smaller weight the larger one gets."),
         (math.exp(8), "used-dk-64",
          f"exp(8) = exp(sqrt(64)) uses d_k = 64, the base model's width. Here d_k = {d_k}."),
-    ], explain=f"exp(sqrt({d_k})) = exp({gap:.1f}), about {_sci(math.exp(gap))}: the larger score takes "
-               "practically all the weight.",
+    ], near_one + [
+        (2 ** gap, "base-2",
+         "That raises 2 to the gap. The softmax's exponential has base e: w_i / w_j = exp(s_i - s_j)."),
+        (math.exp(gap / 2), "halved-gap",
+         "That is exp of half the gap. The ratio of two weights is exp of the whole difference between their two "
+         "scores, the full standard deviation here."),
+    ], rel=RATIO_REL),
+        explain=f"exp(sqrt({d_k})) = exp({gap:.1f}), about {_sci(math.exp(gap))}: the larger score takes "
+                "practically all the weight.",
         hint="The gap is one standard deviation of a raw score; the ratio of two weights is exp(gap).")
 
 
@@ -146,7 +196,7 @@ def _through_division(answer, p):
     r = math.sqrt(d_k)
     at_scores = w0 * (1 - w0)
     right = at_scores / r
-    return check_number(answer, right, rel=0.02, mistakes=[
+    return check_number(answer, right, rel=0.02, mistakes=added_apart(right, [
         (at_scores, "jacobian-at-scores",
          "That is d w / d s at the scaled scores s = z / sqrt(d_k), the softmax's own Jacobian. The raw dot "
          "product reaches the softmax through the division: by the chain rule its rate carries the division's "
@@ -166,10 +216,21 @@ def _through_division(answer, p):
          "w_0 (1 - w_0), and the division multiplies it by d s / d z."),
         (0, "one-hot",
          "This row is split between two keys, not one-hot: its Jacobian is not zero."),
-    ], explain=f"{right:.4g} = {show(w0)} x (1 - {show(w0)}) / {show(r)}: at the scores the entry is w_0 (1 - w_0) "
-               f"= {show(at_scores)}, and d s / d z = 1 / sqrt({d_k}) = 1/{show(r)} multiplies it. This is the "
-               "further 1 / sqrt(d_k) that the gradient reaching Q carries in the scaled model (notebook 09 measures "
-               "it at W_q, on a task).",
+    ], [
+        (-w0 * (1 - w0) / r, "entry-0-1",
+         "That is entry (0, 1), -w_0 w_1 through the division: how the first weight moves when the second raw "
+         "dot product moves. The question asks for entry (0, 0), on the diagonal of diag(w) - w w^T."),
+        (w0 * w0 / r, "squared-weight",
+         "That takes w_0^2, the entry of w w^T alone, for the diagonal entry. The Jacobian subtracts it from "
+         "diag(w): w_0 - w_0^2 on the diagonal, before the division's factor."),
+        ((1 - w0) / r, "forgot-w0",
+         "That leaves out the factor w_0 in front: the diagonal entry of diag(w) - w w^T is w_0 (1 - w_0), the "
+         "weight times what the rest of the row holds."),
+    ], rel=0.02),
+        explain=f"{right:.4g} = {show(w0)} x (1 - {show(w0)}) / {show(r)}: at the scores the entry is w_0 (1 - w_0) "
+                f"= {show(at_scores)}, and d s / d z = 1 / sqrt({d_k}) = 1/{show(r)} multiplies it. This is the "
+                "further 1 / sqrt(d_k) that the gradient reaching Q carries in the scaled model (notebook 09 measures "
+                "it at W_q, on a task).",
         hint="s = z / sqrt(d_k), so d w / d z = (d w / d s) (d s / d z).")
 
 

@@ -7,12 +7,12 @@ import math
 
 import numpy as np
 
-from .._answers import check_choice, check_number
+from .._answers import added_apart, check_choice, check_number
 from .._prediction import Prediction, show
 
 
 def _columns(answer, p):
-    return check_number(answer, p.m, rel=0.01, mistakes=[
+    return check_number(answer, p.m, rel=0.01, mistakes=added_apart(p.m, [
         (p.n, "rows-sum",
          "That is what a right softmax gives, each query's row summing to one. axis=0 normalises down the "
          "columns instead: count what then sums to one."),
@@ -20,8 +20,16 @@ def _columns(answer, p):
          "That would be a softmax over the whole array. axis=0 normalises each column on its own."),
         (p.n * p.m, "every-entry",
          "The entries are weights between 0 and 1, not ones: each column's weights share one unit."),
-    ], explain=f"{p.m}: with axis=0 each of the {p.m} columns (one per key) sums to one, and the {p.n} queries' "
-               "rows sum to whatever is left.",
+    ], [
+        (p.n + p.m, "rows-and-columns",
+         "That counts a unit for every row and another for every column, as if both summed to one. axis=0 "
+         "normalises along one direction only, and all the weights together hold each of its units once."),
+        (p.m / p.n, "per-row",
+         f"That is a share per row, spread over the {p.n} queries; the question asks what all {p.entries} weights "
+         "add up to together, every row's at once."),
+    ], rel=0.01),
+        explain=f"{p.m}: with axis=0 each of the {p.m} columns (one per key) sums to one, and the {p.n} queries' "
+                "rows sum to whatever is left.",
         hint="axis=0 runs down the columns: how many columns are there, and what does each sum to?")
 
 
@@ -126,7 +134,13 @@ def _temperature(answer, p):
     at_one = _softmax_max(row)
     shown = f"[{', '.join(show(s) for s in row)}]"
     scaled = f"[{', '.join(show(s / t) for s in row)}]"
-    return check_number(answer, right, rel=0.01, mistakes=[
+    e = [math.exp((s - max(row)) / t) for s in row]
+    middle = e[1] / sum(e)  # the weight of the middle score (the scores increase)
+    rounded = [(round(right, places), "rounded-too-coarsely",
+                f"That is the weight rounded to {places} decimal{'s' * (places != 1)}: too coarse for this "
+                "question, whose number is judged to within 1 % of the weight. Keep more digits.")
+               for places in (1, 2)]
+    return check_number(answer, right, rel=0.01, mistakes=added_apart(right, [
         (_softmax_max([s * t for s in row]), "multiplied-by-temperature",
          f"That is the softmax of {shown} x {show(t)}: multiplying by T = {show(t)} {shrink} and flattens the "
          f"weights. A temperature divides the scores: T = {show(t)} widens the gaps and sharpens the row."),
@@ -138,8 +152,25 @@ def _temperature(answer, p):
         (1.0, "one-hot",
          f"A temperature below 1 sharpens the row, but only T -> 0 makes it one-hot: at T = {show(t)} the smaller "
          "weights are still far from 0."),
-    ], explain=f"{right:.3f}: the row becomes {scaled}, whose gaps are {times} those of {shown}, so the largest "
-               f"weight grows from {at_one:.3f} to {right:.3f}.",
+    ], [
+        (at_one ** (1 / t), "power-after-softmax",
+         f"That raises the largest T = 1 weight to the power 1/T = {show(1 / t)} after the softmax. The powers "
+         "keep the ratios a temperature gives, but the row no longer sums to one: divide the scores by T before "
+         "the softmax, so that its normalisation comes last."),
+        (max(row) / sum(row), "no-exponential",
+         f"That divides the largest score by the row's sum, {show(sum(row))}: a share of the scores themselves. "
+         "The softmax takes exp of each score divided by T first, so the weights follow the gaps between the "
+         "scores, not their sizes."),
+        (2, "index-not-weight",
+         "That is the position of the largest score (counted from 0, as np.argmax gives it); the question asks "
+         "for its weight, a share between 0 and 1."),
+        (middle, "middle-weight",
+         f"That is the weight of the middle score, {show(row[1])}; the question asks for the largest weight, the "
+         f"one the score {show(max(row))} gets."),
+        *rounded,
+    ], rel=0.01),
+        explain=f"{right:.3f}: the row becomes {scaled}, whose gaps are {times} those of {shown}, so the largest "
+                f"weight grows from {at_one:.3f} to {right:.3f}.",
         hint="Divide the scores by T first, then take the softmax.")
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._answers import check_choice, check_number
+from .._answers import added_apart, as_number, check_choice, check_number
 from .._check_shapes import check_shapes
 from .._prediction import Prediction, show
 
@@ -34,17 +34,35 @@ def _shuffled(rng, items: list) -> list:
 def _range_end(answer, p):
     values = (p.a, p.b, p.c)
     total, mean, sizes = sum(values), sum(values) / 3, sum(abs(v) for v in values)
-    return check_number(answer, max(values), rel=0, abs_tol=1e-9, mistakes=[
+    top, low = max(values), min(values)
+    more = [(low, "smallest-value", "That is the smallest of the values, the bottom end of the range: an output comes "
+             "close to it when its weight sits on that key. The question asks for the top end.")]
+    if -low > top:  # the most negative value is the largest in size
+        more.append((-low, "dropped-sign", "That is the size of the most negative value, its sign dropped. An output "
+                     "averages the values as they are, signs and all, so it is never above the largest of them."))
+    more += [
+        (1, "weights-bound", "1 bounds each weight, not the output: the weights are at most 1, but they mix the "
+         "values, and the output lands where the values are."),
+        (top - low, "range-width", "That is the width of the range, the largest value minus the smallest: how far "
+         "apart outputs can be, not how high one can go."),
+        (p.b, "middle-value", "That is the middle value, the one between the others. Sharper weights move the "
+         "output past it, towards a value at the end of the range."),
+    ]
+    given = as_number(answer)  # a number just below the limit, however many digits it has
+    if given is not None and 1e-9 < top - given <= 0.1 + 1e-9:
+        more.insert(0, (given, "just-below", "That is a number just below the limit, which the statement asks you "
+                        "not to give: outputs come as close to the limit as you like, so every number just below it "
+                        "is reached by some output. The question asks for the number they approach."))
+    return check_number(answer, top, rel=0, abs_tol=1e-9, mistakes=added_apart(top, [
         (total, "summed-values", "That is the sum of the values, which needs every weight to be a whole one. The "
          "weights of a row sum to one, so the output is an average, not a sum."),
         (mean, "plain-mean", f"{show(mean)} is the plain mean of the three values, what equal weights of 1/3 give. "
          "Sharper weights move the output away from the mean, towards one of the values."),
         (sizes, "sum-of-sizes", f"{show(sizes)} adds the sizes of the values; an average of numbers is never larger "
          "than the largest of them."),
-    ], explain=f"The output is w1 ({p.a}) + w2 ({p.b}) + w3 ({p.c}) with weights >= 0 that sum to one, so it is at "
-               f"most {max(values)}, and it comes as close to {max(values)} as the weight on the third key comes to "
-               f"1 (a very sharp row). With d_v = 1 the convex hull of the values is the interval [{min(values)}, "
-               f"{max(values)}].",
+    ], more), explain=f"The output is w1 ({p.a}) + w2 ({p.b}) + w3 ({p.c}) with weights >= 0 that sum to one, so it is "
+                      f"at most {top}, and it comes as close to {top} as the weight on the third key comes to 1 (a "
+                      f"very sharp row). With d_v = 1 the convex hull of the values is the interval [{low}, {top}].",
         hint="An average of numbers lies between the smallest and the largest of them.")
 
 
@@ -110,7 +128,9 @@ def _draw_one_head(rng):
 
 def _zero_query(answer, p):
     m, total = len(p.values), sum(p.values)
-    return check_number(answer, total / m, rel=0, abs_tol=1e-9, mistakes=[
+    ranked, nonzero = sorted(p.values), [v for v in p.values if v]
+    median = (ranked[(m - 1) // 2] + ranked[m // 2]) / 2
+    return check_number(answer, total / m, rel=0, abs_tol=1e-9, mistakes=added_apart(total / m, [
         (total, "summed-values", "That is the sum of the values, which would count every value whole. A zero query "
          "scores every key the same, so the weights are equal and share one among the m keys: the output averages "
          "the values instead of adding them."),
@@ -118,7 +138,22 @@ def _zero_query(answer, p):
          "query scores every key the same, so no key wins: the weights are flat."),
         (1 / m, "the-weight", "That is the weight each key gets, not the output: the output mixes the values with "
          "those weights."),
-    ], explain=f"A zero query scores every key 0, the softmax of equal scores is 1/m each, and the output is the "
+    ], [
+        (0, "zero-output", "A query of zeros makes every score 0, not the output: equal scores give equal weights, "
+         "none of them 0, and the output mixes the values with them."),
+        (p.values[0], "first-key", "That is the first key's value, what a one-hot row on key 0 would give. A zero "
+         "query scores every key the same, so the first key stands out no more than the others."),
+        (total / (m - 1), "divided-by-m-minus-one", "That divides the sum of the values by one less than m, one key "
+         "short: every one of the m keys gets the same weight, the first and the last included."),
+        (total / (m + 1), "divided-by-m-plus-one", "That divides the sum of the values by one more than m, one key "
+         "too many: the weights share one among the m keys of the row, and no other."),
+        (total / len(nonzero), "skipped-zeros", "That averages only the values that are not 0. A key whose value is "
+         "0 still gets its equal weight: its value adds nothing to the sum, but it counts among the keys."),
+        (median, "median", "That is the median, the middle of the values once sorted. The output weighs every value "
+         "by its weight, so how large the values are counts, not only their order."),
+        ((max(p.values) + min(p.values)) / 2, "midrange", "That is halfway between the largest and the smallest "
+         "value; the output weighs every value, the ones in between too."),
+    ]), explain=f"A zero query scores every key 0, the softmax of equal scores is 1/m each, and the output is the "
                f"plain mean of the values: ({' + '.join(str(v) for v in p.values)}) / {m} = {show(total / m)}.",
         hint="Work out the scores first, then the weights, then the average.")
 

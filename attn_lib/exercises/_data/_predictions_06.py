@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
-from .._answers import check_choice, check_number
+import math
+
+from .._answers import added_apart, check_choice, check_number
 from .._prediction import Prediction
 
 WORDS = {2: "two", 3: "three", 4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight", 9: "nine", 10: "ten",
@@ -39,30 +41,61 @@ def _dominant(answer, p):
 
 # Problem 3: a -1e9 fill on a row whose keys are all blocked.
 
+def _coarse(weight: float) -> list:
+    """A weight cut, or rounded half up, to one decimal and to two: (value, "one decimal" or "two decimals")."""
+    found = []
+    for places, words in ((1, "one decimal"), (2, "two decimals")):
+        scaled = weight * 10 ** places
+        for cut in (math.floor(scaled + 1e-9), math.floor(scaled + 0.5 + 1e-9)):
+            if (cut / 10 ** places, words) not in found:
+                found.append((cut / 10 ** places, words))
+    return found
+
+
 def _filled_row(answer, p):
-    return check_number(answer, 1 / p.m, rel=0.01, mistakes=[  # 1 %: a weight truncated to two decimals is not it
+    weight = 1 / p.m
+    # 1 %: a weight truncated to two decimals is not it
+    return check_number(answer, weight, rel=0.01, mistakes=added_apart(weight, [
         (0, "like-inf", "0 is what -inf would suggest, but -1e9 is an ordinary (very negative) score, and a stable "
          "softmax first subtracts the row's maximum: in a row where every key is blocked, that maximum is -1e9 "
          "itself. Subtract it and look at what the row's scores become."),
         (1, "one-key", "A weight of 1 would put the whole row on one key; look whether any filled score stands out "
          "from the others."),
-    ], explain=f"{_word(p.m).capitalize()} equal scores get equal weights, 1/{p.m} each: no NaN and no error, but the "
-               f"query now attends evenly to {_word(p.m)} keys that were all blocked, and its output is the plain "
-               "mean of their values, wrong without a sign.",
+    ], [
+        (1 / (p.m - 1), "divided-by-m-minus-one", "That shares the row among m - 1 keys, one key short: every one "
+         "of the m keys holds the same filled score, so none of them is left out of the softmax's sum."),
+        (1 / (p.m + 1), "divided-by-m-plus-one", "That shares the row among m + 1 keys, one key too many: the "
+         "softmax's sum runs over the row's own m keys, and no other."),
+        (p.m, "sum-of-exps", "That is the sum of the row's exponentials, the softmax's denominator, not a weight: a "
+         "weight is one key's share of that sum, and the shares of a row add up to one."),
+        *((value, "rounded-too-coarsely", f"That is the weight cut or rounded to {places}, coarser than the 1 % it "
+           "is judged to here: give it with more digits, or as a fraction.") for value, places in _coarse(weight)),
+    ], rel=0.01), explain=f"{_word(p.m).capitalize()} equal scores get equal weights, 1/{p.m} each: no NaN and no "
+                          f"error, but the query now attends evenly to {_word(p.m)} keys that were all blocked, and "
+                          "its output is the plain mean of their values, wrong without a sign.",
         hint="Subtract the row's maximum from the filled row, as the stable softmax does, and look at what is left.")
 
 
 # Problem 4: left padding under a causal mask.
 
 def _left_padding(answer, p):
-    return check_number(answer, p.pad, rel=0, mistakes=[
+    return check_number(answer, p.pad, rel=0, mistakes=added_apart(p.pad, [
         (1, "first-row-only", "Row 0 is empty, but it is not the only one: under the causal mask the next query sees "
          "one more key; check whether that key is real."),
         (0, "padding-ignored", "Under a causal mask query i sees keys 0 to i; with the first keys padding, the first "
          "queries see only padding, so their rows are fully masked."),
         (p.m - p.pad, "counted-real", "That counts the real positions, whose rows are never empty (a real query sees "
          "at least itself). The question asks for the rows left with no key."),
-    ], explain=f"Query i sees keys 0..i; keys {_span(0, p.pad - 1)} are padding, so queries {_span(0, p.pad - 1)} see "
+    ], [
+        (p.pad + 1, "counted-first-real", "That counts the first real query too, but it sees itself, a real key: "
+         "its row keeps one key. Only the queries before it are left with nothing."),
+        (p.pad - 1, "last-padding-row", "The last padding query sees keys 0 to its own position, and every one of "
+         "them is padding: the real keys come after it, beyond the causal mask, so its row is empty too."),
+        (p.pad * (p.pad + 1) // 2, "counted-entries", "That counts entries, the (query, key) pairs the padding "
+         "blocks where the causal mask allowed them; the question asks how many rows are left with no key at all."),
+        (p.m, "every-row", "Every row loses the padding keys, but a row is empty only when nothing is left: a real "
+         "query still sees itself, and the real keys before it."),
+    ]), explain=f"Query i sees keys 0..i; keys {_span(0, p.pad - 1)} are padding, so queries {_span(0, p.pad - 1)} see "
                f"no real key: {_word(p.pad)} fully masked rows, each a NaN (or an error) waiting to happen.",
         hint=f"Write the {p.m} x {p.m} causal mask, cross out the padded columns, and count the rows left empty.")
 

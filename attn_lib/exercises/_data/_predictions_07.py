@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from .._answers import check_choice, check_number
+from .._answers import added_apart, check_choice, check_number
 from .._prediction import Prediction, show
 
 
@@ -22,7 +22,7 @@ def _times(ratio: float) -> str:
 
 def _w_o(answer, p):
     width = p.heads * p.d_v
-    return check_number(answer, width * p.d_model, rel=0, mistakes=[
+    return check_number(answer, width * p.d_model, rel=0, mistakes=added_apart(width * p.d_model, [
         (width * p.d_model + p.d_model, "with-bias", "Your count includes a bias vector beside the matrix. The "
          "paper's W^O is a matrix with no bias (attn_lib's MultiHeadAttention has none either): count only its "
          "entries, rows times columns."),
@@ -34,7 +34,15 @@ def _w_o(answer, p):
          "every head."),
         (width, "concat-width", "That is the width of the concatenated heads, the number of rows of W^O, not its "
          "number of entries: each row holds one parameter per output column."),
-    ], explain=f"W^O is (heads x d_v, d_model) = ({p.heads} x {p.d_v}, {p.d_model}): its rows meet the concatenated "
+    ], [
+        (width * width, "square-of-concat", "That squares the width of the concatenated heads, as if W^O gave back "
+         "as many numbers as it reads. Its rows meet the heads' outputs, but its columns give back d_model."),
+        (width + p.d_model, "added-not-multiplied", "That adds W^O's number of rows to its number of columns; a "
+         "matrix holds one parameter for each (row, column) pair: the sizes multiply."),
+        (4 * p.d_model * p.d_model, "four-projections", "That counts four d_model x d_model matrices, W^Q, W^K, W^V "
+         "and W^O of heads whose widths add up to d_model. The question asks for W^O alone, and its rows meet the "
+         "concatenated heads, heads x d_v wide."),
+    ]), explain=f"W^O is (heads x d_v, d_model) = ({p.heads} x {p.d_v}, {p.d_model}): its rows meet the concatenated "
                f"heads, {width} numbers per position, and its columns give back d_model, so {width} x {p.d_model} = "
                f"{_n(width * p.d_model)} parameters, {_times(width / p.d_model)} the {p.d_model} x {p.d_model} of "
                "heads whose d_v is d_model / heads.",
@@ -91,7 +99,7 @@ def _swap_explain(p) -> str:
 
 
 def _swap(answer, p):
-    return check_number(answer, p.n - 2, rel=0, mistakes=[
+    return check_number(answer, p.n - 2, rel=0, mistakes=added_apart(p.n - 2, [
         (p.n, "still-equivariant", "Without a mask every output would follow its token, but the causal mask is a rule "
          "about positions: a token that moves to another position sees another set of keys."),
         (0, "all-change", "The later queries see keys 0 to i, the same set of tokens as before in another order, and "
@@ -100,7 +108,16 @@ def _swap(answer, p):
          "same, and that depends on the set of keys each position sees before and after the swap."),
         (p.n - 1, "one-changes", "Check each of the two tokens that moved: does either of them see the same set of "
          "keys as before?"),
-    ], explain=_swap_explain(p),
+    ], [
+        (p.first_row, "only-before", "That counts only the tokens before the swapped pair. The tokens after it see "
+         "keys 0 to i too: the same tokens as before, the pair among them in swapped order, and a weighted average "
+         "does not depend on the order of its terms."),
+        (p.n - p.first_row - 2, "only-after", "That counts only the tokens after the swapped pair. The tokens before "
+         "it sit where they were and see keys that did not move: their outputs stay as well."),
+        (p.n - 3, "next-changes", "Check the tokens besides the swapped pair: any before it see keys that did not "
+         "move, and any after it see both of the pair, as before, the same set of keys in another order; a "
+         "weighted average does not depend on the order of its terms."),
+    ]), explain=_swap_explain(p),
         hint="For each position i, write the set of tokens among keys 0 to i, before and after the swap.")
 
 

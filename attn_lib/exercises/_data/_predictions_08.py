@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .._answers import check_number
+from .._answers import added_apart, check_number
 from .._prediction import Prediction
 
 
@@ -12,11 +12,16 @@ def _n(value) -> str:
 
 # Formats a running sum could be kept in: name -> (significant bits, the call that rounds a float32 to it).
 FORMATS = {"bfloat16": (8, "to_bfloat16"), "float16": (11, "np.float16")}
+# Each format's largest finite number, (2 - 2^(1 - bits)) x 2^(largest exponent): where it overflows to inf.
+LARGEST = {"bfloat16": (2 - 2 ** -7) * 2.0 ** 127, "float16": 65504.0}
+# The example of additive attention notebook 08 works through (its statement of 08-P7 recalls it): n = m, d_a.
+EXAMPLE_N, EXAMPLE_D_A = 128, 64
 
 
 def _growth(answer, p):
     factor = p.n_after // p.n
-    return check_number(answer, factor ** 2, rel=0, mistakes=[
+    count = (p.d_k + p.d_k) * p.n_after ** 2  # the new count of multiply-adds, d_v = d_k
+    return check_number(answer, factor ** 2, rel=0, mistakes=added_apart(factor ** 2, [
         (factor ** 2 - 1, "increase-not-factor", f"That is how many times the count grew on top of what it was: the "
          f"question asks for the factor, the new count over the old, which counts the old count too."),
         (factor, "linear", f"{factor} is how a cost linear in n grows. Here the queries and the keys both grow, and "
@@ -24,8 +29,22 @@ def _growth(answer, p):
         (factor * factor / 2, "half-quadratic", f"{factor * factor / 2:g} would have one of n and m grow by {factor} "
          f"and the other by {factor / 2:g}; in self-attention both grow by the same factor."),
         (factor ** 3, "cubed", f"{factor ** 3} = {factor}^3 would need d_k to grow with n too; it stays {p.d_k}."),
-    ], explain=f"The multiply-adds are n x m x (d_k + d_v): with n and m both {factor} times larger, {factor ** 2} "
-               "times as many.",
+    ], [
+        (2 * factor ** 2, "doubled-for-two-products",
+         "That counts the growth once for the scores and once more for the mixing. The two products grow by the "
+         "same factor, and so does their sum: a factor is not added up over the parts it multiplies."),
+        (count, "count-not-factor",
+         f"That is the new count itself, n x m x (d_k + d_v) at n = m = {p.n_after}; the question asks for the "
+         "factor, the new count over the old."),
+        (2 * factor, "added-growths",
+         f"{2 * factor} = {factor} + {factor} adds the growth of the queries to the growth of the keys. The count "
+         "is a product, n x m: the two growths multiply."),
+        (factor ** 2 * p.d_k, "multiplied-by-dk",
+         f"That multiplies by d_k = {p.d_k}. d_k is in the old count and in the new one, and it stays {p.d_k}: it "
+         "cancels in the factor."),
+    ]),
+        explain=f"The multiply-adds are n x m x (d_k + d_v): with n and m both {factor} times larger, {factor ** 2} "
+                "times as many.",
         hint="Count the scores: n x m.")
 
 
@@ -37,19 +56,39 @@ def _draw_growth(rng):
 
 
 def _table_ratio(answer, p):
-    return check_number(answer, p.n / p.d, rel=0.01, mistakes=[
+    right = p.n / p.d
+    return check_number(answer, right, rel=0.01, mistakes=added_apart(right, [
         (p.d / p.n, "inverted", f"{p.d / p.n:g} = d / n is recurrence over attention; the question asks attention "
          "over recurrence."),
         (2 * p.n / p.d, "both-products", f"{2 * p.n / p.d:g} counts both products of attention (2 n^2 d). That is "
          "the fuller count, but the question takes Table 1's terms as they stand, without their constant factors."),
         (p.n, "forgot-d", f"{p.n} is n alone: the d of n^2 d cancels only one of the two d's of n d^2."),
-    ], explain=f"n^2 d / (n d^2) = n / d = {p.n} / {p.d} = {p.n / p.d:g}: the ratio grows in proportion to n, which "
-               "is what the table's comparison is about.", hint="Cancel what the two terms share.")
+    ], [
+        (p.n * p.n * p.d, "attention-term-only",
+         f"{_n(p.n * p.n * p.d)} is the attention term alone, n^2 d at these sizes; the question asks how it "
+         "compares with the recurrence term, the one divided by the other."),
+        (right ** 2, "squared-ratio",
+         "That squares the ratio, as if both exponents of n^2 d / (n d^2) stayed. Cancelling takes one n and one d "
+         "from each term: what is left is one factor above and one below."),
+        (1, "equal-terms",
+         "1 would make the two terms equal, and they are equal only where n = d. Both multiply three sizes, but "
+         "n^2 d has two n's where n d^2 has two d's."),
+        (p.n * p.d, "shared-factor",
+         f"{_n(p.n * p.d)} is n d, the factor the two terms share. Cancelling it is how to reach their ratio: the "
+         "ratio is what is left of each term, the one over the other."),
+        *[(round(right, places), "rounded-too-coarsely",
+           f"That is the ratio rounded to {places} decimal{'s' * (places != 1)}: too coarse for this question, "
+           "whose number is judged to within 1 %. Keep more digits, or give it as a fraction.")
+          for places in (1, 2)],
+    ], rel=0.01),
+        explain=f"n^2 d / (n d^2) = n / d = {p.n} / {p.d} = {p.n / p.d:g}: the ratio grows in proportion to n, "
+                "which is what the table's comparison is about.", hint="Cancel what the two terms share.")
 
 
 def _encoder_decoder(answer, p):
     L, h, n, m = p.layers, p.heads, p.n, p.m
-    return check_number(answer, L * h * (m * m + n * n + n * m), rel=0, mistakes=[
+    head = m * m + n * n + n * m  # one head of each kind of sublayer, one layer of each stack
+    return check_number(answer, L * h * head, rel=0, mistakes=added_apart(L * h * head, [
         (L * h * (m * m + n * (n + 1) // 2 + n * m), "causal-half",
          f"{_n(L * h * (m * m + n * (n + 1) // 2 + n * m))} counts only the lower triangle (with the diagonal) of "
          "the decoder's self-attention scores. Its causal mask blocks the upper triangle, but those entries are "
@@ -71,10 +110,28 @@ def _encoder_decoder(answer, p):
          f"decoder's queries are the n = {n} target tokens."),
         (4 * L * h * (m * m + n * n + n * m), "counted-bytes", "That counts bytes in float32; the question asks how "
          "many scores there are, whatever their size."),
-    ], explain=f"Encoder self-attention {L} x {h} x {m} x {m} = {_n(L * h * m * m)}, decoder self-attention "
-               f"{L} x {h} x {n} x {n} = {_n(L * h * n * n)}, cross-attention {L} x {h} x {n} x {m} = "
-               f"{_n(L * h * n * m)}: {_n(L * h * (m * m + n * n + n * m))} scores, "
-               f"{4 * L * h * (m * m + n * n + n * m) / 1e6:,.0f} MB in float32.",
+    ], [
+        (L * head, "forgot-heads", f"That counts one head in each sublayer; every attention sublayer has {h} "
+         "heads, and each head keeps score matrices of its own."),
+        (h * head, "forgot-layers", f"That counts one layer of the encoder and one of the decoder; each has {L} "
+         "layers, and every layer keeps scores of its own."),
+        (head, "one-head-one-layer", "That is one head of one layer of each kind; every head of every layer keeps "
+         "its own scores."),
+        (L * h * (2 * m * m + n * n), "cross-square",
+         f"That gives cross-attention an m x m matrix. Its queries come from the target: n = {n} rows, one per "
+         f"target token, each meeting the m = {m} source keys."),
+        (2 * L * h * head, "layers-counted-twice",
+         f"That counts {2 * L} layers for every kind of sublayer. Each sublayer belongs to one stack of {L} "
+         "layers: the encoder's holds its self-attention, the decoder's the other two."),
+        (L * h * (m + n) ** 2, "one-sequence",
+         f"That treats source and target as one sequence of m + n = {m + n} tokens: (m + n)^2 counts the pairs "
+         "between them twice, once each way. Cross-attention goes one way only, target queries against source "
+         "keys."),
+    ]),
+        explain=f"Encoder self-attention {L} x {h} x {m} x {m} = {_n(L * h * m * m)}, decoder self-attention "
+                f"{L} x {h} x {n} x {n} = {_n(L * h * n * n)}, cross-attention {L} x {h} x {n} x {m} = "
+                f"{_n(L * h * n * m)}: {_n(L * h * (m * m + n * n + n * m))} scores, "
+                f"{4 * L * h * (m * m + n * n + n * m) / 1e6:,.0f} MB in float32.",
         hint=f"Three kinds of sublayer, {L} layers of each, {h} heads each: add the three score matrices.")
 
 
@@ -86,7 +143,7 @@ def _draw_encoder_decoder(rng):
 
 def _hidden_layer(answer, p):
     n, d_a = p.n, p.d_a
-    return check_number(answer, n * n * d_a, rel=0, mistakes=[
+    return check_number(answer, n * n * d_a, rel=0, mistakes=added_apart(n * n * d_a, [
         (n * n * d_a + (n + n) * d_a, "plus-projections",
          "That adds the projections q W_1 (n, d_a) and k W_2 (m, d_a), two arrays of their own. The hidden layer "
          "is the (n, m, d_a) array alone."),
@@ -100,15 +157,31 @@ def _hidden_layer(answer, p):
         ((n + n) * d_a, "projections-only", f"{_n((n + n) * d_a)} counts the projections q W_1 (n, d_a) and k W_2 "
          "(m, d_a); the hidden layer adds them for every pair: (n, m, d_a)."),
         (n * n * 64, "used-64", f"That uses d_a = 64, the example's width; this head has d_a = {d_a}."),
-    ], explain=f"n x m x d_a = {n} x {n} x {d_a} = {_n(n * n * d_a)} numbers, {d_a} times the {_n(n * n)} scores: "
-               "additive attention holds d_a numbers per pair where dot-product attention holds one.",
+    ], [
+        (4 * n * n * d_a, "counted-bytes", "That counts bytes in float32 (4 per number); the question asks how many "
+         "numbers the array holds, whatever each takes in memory."),
+        (n * d_a, "one-query", f"That is one query's hidden vectors: its {n} pairs, d_a = {d_a} numbers each. "
+         "Every query has pairs of its own, one with each key."),
+        (EXAMPLE_N * EXAMPLE_N * EXAMPLE_D_A, "used-example",
+         f"That is the example's hidden layer, n = m = {EXAMPLE_N} with d_a = {EXAMPLE_D_A}; this head reads "
+         f"n = m = {n} with d_a = {d_a}."),
+        (2 * n * n * d_a, "two-vectors-per-pair",
+         "That keeps q W_1 and k W_2 as two d_a-wide vectors for every pair. The hidden layer is tanh of their sum: "
+         "one d_a-wide vector per pair."),
+        (n * n + d_a, "added-da",
+         "That adds d_a to the number of pairs. Every pair holds a whole hidden vector of its own, d_a numbers, "
+         "not one number."),
+    ]),
+        explain=f"n x m x d_a = {n} x {n} x {d_a} = {_n(n * n * d_a)} numbers, {d_a} times the {_n(n * n)} "
+                "scores: additive attention holds d_a numbers per pair where dot-product attention holds one.",
         hint="Count what additive attention builds before it reduces anything to a score.")
 
 
 def _running_sum(answer, p):
     bits = p.bits
     stop = 2 ** bits  # the first whole number whose successor needs one bit more: s + 1 is a tie, rounded to even
-    return check_number(answer, stop, rel=0, mistakes=[
+    largest = LARGEST[p.dtype]
+    return check_number(answer, stop, rel=0, mistakes=added_apart(stop, [
         (p.m, "exact-sum", f"{p.m} is the exact sum, which float32 keeps (it holds every whole number up to 2^24). "
          f"In {p.dtype} the gap between neighbouring numbers grows with their size, and each addition is rounded "
          "to the nearest one: once 1 is no more than half a gap, s + 1 rounds back to s and the sum stops."),
@@ -116,11 +189,26 @@ def _running_sum(answer, p):
          "1 there is exact and the sum keeps growing."),
         (stop * 2, "stopped-late", f"The gap between {p.dtype} neighbours doubles at every power of two: the sum "
          "stops where 1 first becomes half a gap, and rounding to even sends the halfway case back down."),
-    ], explain=f"Up to {stop}, {bits} significant bits hold every whole number. {stop} + 1 = {stop + 1} needs "
-               f"{bits + 1}, so it lies exactly halfway between its {p.dtype} neighbours {stop} and {stop + 2} and "
-               f"rounds to the even one, {stop}: every later + 1 is lost. The sum stops at about "
-               f"{_fraction(stop / p.m)} of {p.m}, and each weight 1 / sum would come out about {p.m / stop:.1f} "
-               "times too large; that is why fused kernels keep the running maximum and sum in float32.",
+    ], [
+        (stop - 1, "stopped-at-all-ones",
+         f"That is where the {bits} significant bits are all ones, but the sum goes on: adding 1 there gives a "
+         f"power of two, and a power of two needs a single significant bit, so {p.dtype} holds it exactly."),
+        (largest, "largest-finite",
+         f"{largest:,.6g} is {p.dtype}'s largest finite number, where a sum overflows to inf. A running sum of "
+         "ones stops far below it, where each + 1 is less than half the gap between neighbouring numbers, or "
+         "exactly half and rounded away."),
+        (stop + 2, "tie-rounded-up",
+         "That rounds the tie up. Halfway between two neighbours, rounding to nearest goes to the even one, the "
+         "neighbour whose last significant bit is 0: find which of the two that is."),
+        (2 ** 16, "all-bits-significant",
+         f"2^16 takes all 16 bits of {p.dtype} as significant. {bits} are (with the leading 1, which it does not "
+         "store); the others hold the sign and the exponent."),
+    ]),
+        explain=f"Up to {stop}, {bits} significant bits hold every whole number. {stop} + 1 = {stop + 1} needs "
+                f"{bits + 1}, so it lies exactly halfway between its {p.dtype} neighbours {stop} and {stop + 2} and "
+                f"rounds to the even one, {stop}: every later + 1 is lost. The sum stops at about "
+                f"{_fraction(stop / p.m)} of {p.m}, and each weight 1 / sum would come out about {p.m / stop:.1f} "
+                "times too large; that is why fused kernels keep the running maximum and sum in float32.",
         hint=f"{p.dtype} keeps {bits} significant bits: try adding 1 to whole numbers of {bits} bits, then of "
              f"{bits + 1}.")
 
