@@ -1,10 +1,12 @@
-"""A set of wrong answers to fresh variants written from the statements alone, by a writer who did not read or run
-the checkers (data/variant_wrong_answers.json: 770 answers to the 34 problems with variants, seeds 70000-79999, each
-with the slip its writer made and the right answer as the writer worked it out). None may pass; every verdict
-carries a reason; a copy of the notebook's own answer is named as one; no reason or hint states the answer (unless
-the statement itself shows that number).
+"""Sets of wrong answers to fresh variants written from the statements alone, by writers who did not read or run
+the checkers (data/variant_wrong_answers.json: 770 answers to the 34 problems with variants, seeds 70000-79999,
+committed before the catalogue was extended for them; data/variant_wrong_answers_2.json: 384 answers, seeds
+80000-89999, written after, and measured once before any change: 349 named, 90.9 %). Each answer comes with the slip
+its writer made and the right answer as the writer worked it out. None may pass; every verdict carries a reason; a
+copy of the notebook's own answer is named as one; no reason or hint states the answer (unless the statement itself
+shows that number); at least 90 % of each set is named (a mistake, not only "how far off").
 
-The share of these answers whose mistake is named (not only "how far off"):
+The share of each set named, per problem:
 python -c "import tests.exercises.test_variant_wrong_answers as t; t.report()"
 """
 
@@ -18,9 +20,11 @@ import pytest
 from attn_lib.exercises._prediction import UNNAMED
 from attn_lib.exercises._problem_book import PREDICTIONS
 
-DATA = json.loads((Path(__file__).parent / "data" / "variant_wrong_answers.json").read_text(encoding="utf-8"))
-ANSWERS = DATA["answers"]
+SETS = {name: json.loads((Path(__file__).parent / "data" / name).read_text(encoding="utf-8"))["answers"]
+        for name in ("variant_wrong_answers.json", "variant_wrong_answers_2.json")}
+ANSWERS = [entry for answers in SETS.values() for entry in answers]
 BY_PROBLEM = sorted({a["problem"] for a in ANSWERS})
+NAMED_AT_LEAST = 0.90
 
 
 def verdict(entry):
@@ -30,9 +34,16 @@ def verdict(entry):
     return PREDICTIONS[entry["problem"]].variant(entry["seed"]).check(answer)
 
 
-def test_the_set_covers_every_problem_with_variants():
-    assert len(ANSWERS) >= 600
-    assert BY_PROBLEM == sorted(pid for pid, p in PREDICTIONS.items() if p.has_variants)
+@pytest.mark.parametrize("name", SETS)
+def test_each_set_covers_every_problem_with_variants(name):
+    assert len(SETS[name]) >= 300
+    assert sorted({a["problem"] for a in SETS[name]}) == sorted(pid for pid, p in PREDICTIONS.items() if p.has_variants)
+
+
+@pytest.mark.parametrize("name", SETS)
+def test_at_least_nine_in_ten_of_each_set_are_named(name):
+    named = sum(verdict(entry).mistake not in UNNAMED for entry in SETS[name])
+    assert named >= NAMED_AT_LEAST * len(SETS[name]), f"{named} of {len(SETS[name])} named"
 
 
 @pytest.mark.parametrize("problem", BY_PROBLEM)
@@ -67,18 +78,21 @@ def test_no_reason_or_hint_states_the_answer(problem):
 
 def test_a_copy_of_the_notebooks_answer_is_named_as_a_copy():
     copies = [a for a in ANSWERS if a["slip"].startswith("copied the notebook's answer")
-              or a["slip"].startswith("copied the notebook's") and "example" not in a["slip"]]
+              or a["slip"].startswith("copied the notebook's") and "example" not in a["slip"]
+              and not re.match(r"copied the notebook's \w+ = ", a["slip"])]  # one of its sizes, not its answer
     assert len(copies) >= 60
     named = Counter(verdict(a).mistake for a in copies)
     assert not set(named) & set(UNNAMED), named
 
 
 def report():
-    """Print the share of the set named, per problem and in all."""
-    named = Counter()
-    for entry in ANSWERS:
-        named[entry["problem"], verdict(entry).mistake not in UNNAMED] += 1
-    for problem in BY_PROBLEM:
-        print(f"{problem}: {named[problem, True]} of {named[problem, True] + named[problem, False]} named")
-    total = sum(named[p, True] for p in BY_PROBLEM)
-    print(f"all: {total} of {len(ANSWERS)} named ({total / len(ANSWERS):.1%})")
+    """Print the share of each set named, per problem and in all."""
+    for name, answers in SETS.items():
+        named = Counter()
+        for entry in answers:
+            named[entry["problem"], verdict(entry).mistake not in UNNAMED] += 1
+        print(name)
+        for problem in BY_PROBLEM:
+            print(f"  {problem}: {named[problem, True]} of {named[problem, True] + named[problem, False]} named")
+        total = sum(named[p, True] for p in BY_PROBLEM)
+        print(f"  all: {total} of {len(answers)} named ({total / len(answers):.1%})")
