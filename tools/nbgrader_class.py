@@ -34,7 +34,10 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # attn_lib, from a clone not installed
 from nbgrader_parallel import nbgrader_api, not_graded  # noqa: E402  (tools/nbgrader_parallel.py)
+
+from attn_lib.exercises._catalogue import current_id  # noqa: E402  (a mistake id merged since: its new id)
 
 MISTAKE = re.compile(r"\(mistake id: ([^)]+)\)\s*$")
 
@@ -109,10 +112,11 @@ def read_round(course: Path, assignments: list[str], db_url: str) -> tuple[list[
                         for output in cells.get(grade.cell.name, {}).get("outputs", []):
                             said = MISTAKE.search(output.get("evalue", "")) if output.output_type == "error" else None
                             if said and grade.score < grade.max_score:
-                                problem.mistakes[student] = said.group(1)
+                                mistake = current_id(said.group(1))  # an id merged since: counted as the new one
+                                problem.mistakes[student] = mistake
                                 words = " ".join(output.get("traceback", [])).split(": ", 1)[-1]
                                 reason = " ".join(words.split()).split(" Hint: ", 1)[0]
-                                problem.reasons.setdefault(said.group(1), reason)
+                                problem.reasons.setdefault(mistake, reason)
             problems += sorted(found.values(), key=lambda p: int(re.sub(r"\D", "", p.grade_id) or 0))
     return problems, left_out
 

@@ -9,7 +9,7 @@ only one of the logic that imports it, and passes on the texts a checker quotes 
 from __future__ import annotations
 
 from ._data._mistakes import (  # noqa: F401  (the texts checkers quote, passed on)
-    CATALOGUE, EXACT_ZERO, FINITE_FLOOR, NOT_CAUSAL_EITHER, NUMBER_MASK_TROUBLE, OVERFLOW, VARIANCES_ADD)
+    ALIASES, CATALOGUE, EXACT_ZERO, FINITE_FLOOR, NOT_CAUSAL_EITHER, NUMBER_MASK_TROUBLE, OVERFLOW, VARIANCES_ADD)
 
 
 def _where(mistake_id: str) -> str:
@@ -31,3 +31,9 @@ def entry(mistake_id: str, **fields) -> tuple[str, str]:
         raise ValueError(f"mistake {mistake_id!r}: its reason and hint need the fields {sorted(found.fields)}; "
                          f"missing {sorted(missing)}, not used {sorted(extra)}")
     return found.reason.format(**fields), found.hint.format(**fields)
+
+
+def current_id(mistake_id: str) -> str:
+    """The id that names ``mistake_id``'s mistake now: itself, or the id it was merged into (``ALIASES``), for what
+    was written before the merge (a gradebook's failed checks, read by the class's page)."""
+    return ALIASES.get(mistake_id, mistake_id)

@@ -168,7 +168,7 @@ SAME_IDEA = {
     "std-not-variance": {"03-P2"}, "added-variances": {"03-P2", "03-P3"}, "sqrt-dk": {"03-P2"},  # scaling
     "dk-squared": {"03-P2", "02-P2"},  # counting
     "not-bytes": {"02-P6"},  # counting
-    "rounded-too-coarsely": {"04-P6", "06-P3", "08-P2"},  # generic: a variant's check names it for every problem
+    "rounded-too-coarsely": {"04-P6", "06-P3", "08-P2"}, "more-for-times": {"08-P1"},  # generic: a variant's check names it for every problem
 }
 
 
@@ -181,3 +181,14 @@ def test_a_problems_own_id_reuses_a_catalogue_id_only_for_the_same_mistake():
         "the problem's id, or list it in SAME_IDEA when it is the catalogue's mistake")
     for i, problem in SAME_IDEA.items():  # noqa: B007
         assert clashes[i] == problem, (i, clashes[i])
+
+
+def test_a_merged_id_lives_on_as_an_alias_of_the_id_that_names_its_mistake_now():
+    from attn_lib.exercises._catalogue import ALIASES, current_id
+
+    local = _local_ids()
+    for old, new in ALIASES.items():
+        assert new in CATALOGUE and old not in CATALOGUE and old not in local, (old, new)
+        assert current_id(old) == new and current_id(new) == new
+    # 08-P1's increase for a factor is named as 02-P7's and every variant's is
+    assert "08-P1" in local["more-for-times"] and current_id("increase-not-factor") == "more-for-times"

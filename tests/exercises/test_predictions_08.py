@@ -50,7 +50,7 @@ def since(pid):
 OLD = {
     # Exact since the learner review: a whole-number factor within 5 % let 15 (the growth, not the factor) and
     # 17 pass.
-    "08-P1": lambda a: check_number(a, 16, rel=0, mistakes=[(15, "increase-not-factor", "."), (4, "linear", "."),
+    "08-P1": lambda a: check_number(a, 16, rel=0, mistakes=[(15, "more-for-times", "."), (4, "linear", "."),
                                                                (8, "half-quadratic", "."), (64, "cubed", "."),
                                                                *since("08-P1")]),
     "08-P2": lambda a: check_number(a, 0.25, rel=0.01, mistakes=[(4, "inverted", "."), (0.5, "both-products", "."),
@@ -73,7 +73,7 @@ OLD = {
 # (answer, passes, mistake id) as the old cells judged them
 CONTRACT = {
     "08-P1": [(16, True, None), (16.0, True, None), (np.float64(16), True, None), (np.float64(16.5), False,
-              "wrong-number"), (15, False, "increase-not-factor"), (17, False, "wrong-number"), (4, False, "linear"),
+              "wrong-number"), (15, False, "more-for-times"), (17, False, "wrong-number"), (4, False, "linear"),
               (8, False, "half-quadratic"), (64, False, "cubed"), (31, False, "wrong-number"),
               (None, False, "not-answered")],
     "08-P2": [(0.25, True, None), (1 / 4, True, None), (4, False, "inverted"), (0.5, False, "both-products"),

@@ -20,6 +20,13 @@ from __future__ import annotations
 
 from .._entry import Entry
 
+# Ids merged into another: a slip once named by two ids (one problem's own, one of the catalogue) is now named by
+# one, and the old id lives on here, so that a record or a gradebook written before still reads (the class's page
+# counts an old id as its new one). Old id -> the id that names the mistake now.
+ALIASES = {
+    "increase-not-factor": "more-for-times",  # 08-P1's own id until 2026-12-07; 02-P7 and the variants gave the other
+}
+
 # Texts several entries share.
 SCALED_TWICE = (" The same numbers come from scaling twice: Q multiplied by 1/sqrt(d_k) (a scale applied to q, "
                 "as in much published code) and then the scores divided by sqrt(d_k) again.")

@@ -22,7 +22,7 @@ def _growth(answer, p):
     factor = p.n_after // p.n
     count = (p.d_k + p.d_k) * p.n_after ** 2  # the new count of multiply-adds, d_v = d_k
     return check_number(answer, factor ** 2, rel=0, mistakes=added_apart(factor ** 2, [
-        (factor ** 2 - 1, "increase-not-factor", f"That is how many times the count grew on top of what it was: the "
+        (factor ** 2 - 1, "more-for-times", f"That is how many times the count grew on top of what it was: the "
          f"question asks for the factor, the new count over the old, which counts the old count too."),
         (factor, "linear", f"{factor} is how a cost linear in n grows. Here the queries and the keys both grow, and "
          "every query meets every key: the count has two factors that grow."),
