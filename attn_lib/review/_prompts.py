@@ -52,7 +52,7 @@ PROMPTS: tuple[Prompt, ...] = (
     Prompt("01-R3",
            "The base model has $d_{\\text{model}} = 512$ and 8 heads. What is one head's $d_k$, and the shape of "
            "its $W_q$?",
-           "$d_k = 512 / 8 = 64$; $W_q$ is $512 \\times 64$ (32,768 weights)."),
+           "$d_k = 512 / 8 = 64$; $W_q$ is $512 \\times 64$ (32,768 parameters)."),
     Prompt("01-R4",
            "In encoder-decoder attention, where do the queries come from, and where the keys and values?",
            "Queries from the decoder; keys and values from the encoder's output, so the scores are $n \\times m$ "
@@ -152,9 +152,10 @@ PROMPTS: tuple[Prompt, ...] = (
            "The rows sum to less than one, and the blocked keys still changed the other weights (through the "
            "row's sum)."),
     Prompt("06-R3",
-           "Every key of a row is blocked. What does a softmax return with $-\\infty$ fills, and a stable softmax "
-           "with a `-1e9` fill?",
-           "NaN ($-\\infty - (-\\infty)$); with `-1e9`, the weight silently spread evenly over the blocked keys."),
+           "Every key of a row is blocked. What does a hand-written stable softmax (the row's maximum subtracted, "
+           "then exponentials over their sum) return with $-\\infty$ fills, and with `-1e9` fills?",
+           "NaN with $-\\infty$ ($-\\infty - (-\\infty)$); with `-1e9`, the weight silently spread evenly over the "
+           "blocked keys."),
     Prompt("06-R4",
            "Which keys does the causal mask block for query $i$?",
            "Every key $j > i$: the positions after it."),
@@ -177,8 +178,10 @@ PROMPTS: tuple[Prompt, ...] = (
            "share, and what do the $h$ heads hold more of?",
            "The same parameters and multiply-adds; the $h$ heads hold $h$ score matrices."),
     Prompt("07-R4",
-           "Which projections and which mask does a cross-attention sublayer use?",
-           "Its own $W_q$ (reading the decoder), $W_k$ and $W_v$ (reading the encoder) and $W^O$; no causal mask."),
+           "In a decoder's cross-attention sublayer, which sequence does each projection read, and why is it under no "
+           "causal mask?",
+           "Its own $W_q$ reads the decoder, its $W_k$ and $W_v$ the encoder's output; every input position is known, "
+           "so no key lies in the future."),
     Prompt("07-R5",
            "Self-attention with no mask and no position information: the rows of the input $X$ are permuted. What "
            "happens to the output?",
@@ -210,7 +213,8 @@ PROMPTS: tuple[Prompt, ...] = (
            "Memory traffic: it never writes the $n \\times m$ scores to main memory (the backward pass recomputes the "
            "weights block by block)."),
     Prompt("08-R6",
-           "How many numbers does a KV cache hold for one sequence of $n$ positions (with $d_v = d_k$)?",
+           "A decoder's self-attention caches keys and values, each head its own ($d_v = d_k$). How many numbers does "
+           "the cache hold for one sequence of $n$ positions?",
            "$2 \\times \\text{layers} \\times \\text{heads} \\times n \\times d_k$: a key and a value per position, in "
            "every layer and head."),
 
@@ -224,10 +228,9 @@ PROMPTS: tuple[Prompt, ...] = (
            "$d_k$ times as far ($\\sqrt{d_k}$ through $dQ$, $\\sqrt{d_k}$ again through the forward product): like a "
            "learning rate that grows with $d_k$ (Adam's first step: about $\\sqrt{d_k}$ times)."),
     Prompt("09-R3",
-           "Seen from training, the division by $\\sqrt{d_k}$ is a reparameterisation of what, changing which two "
-           "things?",
-           "Of $W_q$: its scale ($\\sqrt{d_k}$ times smaller) and its learning rate ($d_k$ times smaller, under plain "
-           "gradient descent)."),
+           "Fold the division by $\\sqrt{d_k}$ into $W_q$ alone. Which two things about $W_q$ change, and by how much, "
+           "under plain gradient descent?",
+           "Its initial scale, $\\sqrt{d_k}$ times smaller, and its learning rate, $d_k$ times smaller."),
     Prompt("09-R4",
            "Why did two heads of width 16 learn two patterns at once, where one head of width 32 rarely did?",
            "A row of weights returns one average: two heads give each query two rows of weights."),
@@ -237,10 +240,10 @@ PROMPTS: tuple[Prompt, ...] = (
            "numpy reproduces all-MiniLM-L6-v2. What does each of its 72 heads compute, and on what?",
            "This course's line, `attn_lib.attention`, on 32-wide slices of three projections ($d_k = 32$)."),
     Prompt("10-R2",
-           "In the trained model the variances of $q$ and $k$ are within a factor of 2 of 1, yet the rows of "
-           "scores spread far wider. Through what?",
-           "In layer 0, shared directions (queries and keys vary along the same few directions); in later layers, a "
-           "head's mean query, which prefers the same keys in every row."),
+           "The trained model's $q$ and $k$ have variances near 1, yet rows of scores spread far wider. Through what "
+           "in layer 0, and in layers 2 to 5 of a short sentence?",
+           "Shared directions in layer 0; in layers 2 to 5, a head's mean query, which prefers the same keys in every "
+           "row (in longer sentences it takes over later)."),
     Prompt("10-R3",
            "Remove the $1/\\sqrt{d_k}$ from the trained model. What do its rows of weights do?",
            "They turn nearly one-hot: $1/\\sqrt{d_k}$ stays as a constant of the model's units."),

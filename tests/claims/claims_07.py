@@ -143,6 +143,52 @@ def check_heads_same_work(seeds):
         assert mha.W_q.size + mha.W_k.size + mha.W_v.size == 3 * d_model * d_model, (seed, heads)
 
 
+def _rope_turns(base, d_k):
+    """RoPE's radians per position for each pair of components, base^(-2i / d_k), written apart from the cell."""
+    return base ** (-np.arange(0, d_k, 2) / d_k)
+
+
+def check_rope_rescalings(seeds):
+    """Past the trained length: base 10,000 takes the pairs that never complete a turn in training past their trained
+    angles by L'/L; positions x L/L' stay inside [0, L); the NTK-aware base b (L'/L)^(d_k / (d_k - 2)) keeps the
+    fastest pair's turn, slows the slowest by exactly L'/L, and the other such pairs still overshoot, by less."""
+    for seed in seeds:
+        draw = np.random.default_rng(seed)
+        d_k = int(draw.choice([32, 64, 128, 256]))
+        trained = int(2 ** draw.integers(9, 14))  # 512 to 8,192
+        stretch = int(2 ** draw.integers(1, 6))  # 2 to 32
+        longer = trained * stretch
+        plain = _rope_turns(10_000.0, d_k)
+        seen = plain * (trained - 1)
+        never_round = seen < 2 * np.pi
+        assert never_round.sum() >= 2, (seed, d_k, trained)
+        over_plain = (plain * (longer - 1) / seen)[never_round]
+        assert np.allclose(over_plain, (longer - 1) / (trained - 1)), seed
+        assert (longer - 1) * trained / longer < trained, seed  # interpolated positions stay below L
+        ntk = _rope_turns(10_000.0 * stretch ** (d_k / (d_k - 2)), d_k)
+        assert ntk[0] == 1.0 and np.isclose(ntk[-1] * stretch, plain[-1], rtol=1e-12), (seed, d_k, stretch)
+        over_ntk = (ntk * (longer - 1) / seen)[never_round]
+        assert 1.0 < over_ntk.max() < over_plain.max(), (seed, d_k, trained, stretch, over_ntk.max())
+
+
+def check_alibi_far_keys(seeds):
+    """With equal content scores, an ALiBi head of slope 1/16 or steeper gives keys farther back than the trained
+    length under 1e-12 of its weight, whatever the run's length; the gentlest head gives them the most."""
+    for seed in seeds:
+        draw = np.random.default_rng(seed)
+        heads = int(draw.choice([8, 16]))
+        trained = int(2 ** draw.integers(9, 13))  # 512 to 4,096
+        longer = trained * int(draw.integers(2, 9))
+        slopes = 2.0 ** (-8.0 * np.arange(1, heads + 1) / heads)  # Press et al.'s slopes for a power of two heads
+        distance = np.arange(longer)
+        scores = -slopes[:, None] * distance
+        weights = np.exp(scores - scores.max(axis=1, keepdims=True))
+        weights /= weights.sum(axis=1, keepdims=True)
+        far = weights[:, trained:].sum(axis=1)
+        assert (far[slopes >= 1 / 16] < 1e-12).all(), (seed, heads, trained, longer)
+        assert far.argmax() == heads - 1, (seed, heads, far)
+
+
 for claim_id, sentence, condition, check, over in [
     ("bare-reshape", "Shapes do not catch it;\ncomparing numbers does.",
      "a reshape of (n, heads * d_k) to (heads, n, d_k) without the transpose: the right shape, other numbers",
@@ -169,6 +215,16 @@ for claim_id, sentence, condition, check, over in [
      "a start token then one token repeated: identical rows without a mask; with the causal mask every two copies' "
      "rows differ by over 1e-4 and each head's weight on the start token falls with position",
      check_causal_carries_position, "3-10 copies, d_model 64-512 with 2-16 heads"),
+    ("rope-rescalings", "the pairs between\nstill overshoot, by less",
+     "RoPE base 10,000 run at L' = s L: the pairs that never complete a turn in L positions overshoot their trained "
+     "angles by (L' - 1) / (L - 1); positions x L / L' stay below L; the NTK-aware base keeps the fastest pair's "
+     "turn, slows the slowest by exactly s, and the others overshoot by more than 1 and less than base 10,000's",
+     check_rope_rescalings, "d_k 32-256, L 512-8,192, s 2-32"),
+    ("alibi-far-keys",
+     "with equal content scores its steep heads give\nkeys farther back than training reached almost no weight",
+     "ALiBi's slopes, every content score equal, the last query of a run longer than L: heads of slope 1/16 or "
+     "steeper give keys L or more back under 1e-12 of their weight; the gentlest head gives them the most",
+     check_alibi_far_keys, "8 or 16 heads, L 512-4,096, runs 2-8 times L"),
 ]:
     register(Claim(id=f"07-{claim_id}", notebook=NOTEBOOK, sentence=sentence, condition=condition, check=check,
                    over=over))

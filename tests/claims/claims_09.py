@@ -112,11 +112,30 @@ def check_unscaled_saturated(seeds):
     assert shares[0] < shares[1] < shares[2] and shares[2] > 0.5, shares
 
 
-def check_one_lr(seeds):
+def widened(seeds, count):
+    """(``seeds``, the ``count - len(seeds)`` seeds after the largest of them): for a share, which the held-out seeds
+    alone are too few to give. With the held-out seeds 11-22 and count 40 the extra seeds are 23-50; no notebook
+    uses them, nor 123-150 for the initial parameters. The runs of ``seeds`` are the ones other claims make (cached),
+    so a widened claim costs only the extra seeds' runs."""
     seeds = tuple(seeds)
-    for d_k in (8, 64):  # at lr 0.5: faster in every seed
-        assert np.all(reached(seeds, d_k, False, 0.5) < reached(seeds, d_k, True, 0.5)), d_k
-    assert np.any(reached(seeds, 512, False, 0.5) > reached(seeds, 512, True, 0.5))  # the lead gone at 512
+    return seeds, tuple(range(max(seeds) + 1, max(seeds) + 1 + count - len(seeds)))
+
+
+def check_one_lr(seeds):
+    """Shares over 40 seeds, not a count over five: one seed of 40 moves a share by 0.025, and the unscaled runs at
+    d_k = 512 are chaotic (another machine's last bits give other steps), so the bounds leave a few seeds' room."""
+    held, extra = widened(seeds, 40)
+
+    def steps(d_k, scaled):
+        return np.concatenate([reached(held, d_k, scaled, 0.5), reached(extra, d_k, scaled, 0.5)])
+
+    for d_k in (8, 64):  # at lr 0.5: faster "in nearly every seed"
+        unscaled, scaled = steps(d_k, False), steps(d_k, True)
+        assert np.all(unscaled >= 0) and np.all(scaled >= 0), d_k
+        assert np.mean(unscaled < scaled) >= 0.9, (d_k, np.sum(unscaled < scaled))
+    unscaled, scaled = steps(512, False), steps(512, True)
+    slower = np.mean(unscaled > scaled)  # "slower than the scaled head in most seeds, about three in four"
+    assert 0.62 <= slower <= 0.88, (np.sum(unscaled > scaled), np.sum(unscaled == scaled), np.sum(unscaled < scaled))
 
 
 def check_step_ratio(seeds):
@@ -254,6 +273,18 @@ def check_two_heads(seeds):
     assert np.all(on_key.max(axis=1) > 0.5) and np.all(on_first.max(axis=1) > 0.9)  # one head each pattern
 
 
+def check_two_heads_200(seeds):
+    """Over 20 seeds (the held-out ones, run to 1,000 steps for the other claims, and the next eight, run to step
+    200): both answers past 95 % by step 200 "in most seeds, about four in five"."""
+    held, extra = widened(seeds, 20)
+    two, _ = heads_runs(held)
+    more = train_seeds(TASK, start(extra, 16, heads=2, d_v=16, outputs=2, offset=0), extra, 201, 0.5, targets=BOTH,
+                       stop_at=0.95)  # the step index runs to 200, as the notebook's "by step 200" counts it
+    steps = np.concatenate([two.reached, more.reached])
+    share = np.mean((steps >= 0) & (steps <= 200))
+    assert 0.65 <= share <= 0.95, steps
+
+
 def check_one_head_200(seeds):
     seeds = tuple(seeds)
     _, one = heads_runs(seeds)
@@ -294,9 +325,10 @@ _claim("scaled-same-steps", "With the division, one learning rate gives about th
        check_scaled_same_steps, over="d_k in 8, 64, 512; lr in 0.25, 0.5, 1")
 _claim("unscaled-saturated", "the share of rows above 0.99 at step 0 grows with $d_k$, as 03\npredicts, past one half",
        "unscaled, the first batch of each seed", check_unscaled_saturated, over="d_k in 8, 64, 512")
-_claim("one-lr", "at this learning rate the unscaled head trains *faster* at $d_k = 8$ and 64, in every seed",
-       "plain GD lr 0.5; at d_k = 512 slower than the scaled head in at least one seed", check_one_lr,
-       over="d_k in 8, 64, 512")
+_claim("one-lr", "at this learning rate the unscaled head trains *faster* at $d_k = 8$ and 64, in nearly every seed",
+       "plain GD lr 0.5, steps to 90 %: faster than the scaled head in at least 0.9 of the seeds at d_k = 8 and 64; "
+       "slower in 0.62-0.88 of them at 512", check_one_lr,
+       over="d_k in 8, 64, 512; 40 seeds, the held-out ones and the next 28")
 _claim("step-ratio", "At $d_k = 64$ and 512 that is less\nthan $d_k$ times, and a smaller share of $d_k$ than at 8",
        "one plain GD step (lr 1e-4) from the same start on each seed's first batch; the gradient at W_q larger "
        "unscaled", check_step_ratio, over="d_k in 8, 64, 512")
@@ -318,6 +350,9 @@ _claim("adam-first-step", "Adam's first step moves the unscaled scores about $\\
        check_adam_first_step, over="d_k in 8, 64, 512")
 _claim("two-heads", "and in all of them by 1,000", "two heads of 16, plain GD lr 0.5, both answers past 95 %; one "
        "head's weight mostly on the key, the other's on position 0", check_two_heads)
+_claim("two-heads-200", "both answers are right within 200 steps in most seeds, about four in five",
+       "two heads of 16, plain GD lr 0.5: a batch with both answers past 95 % by step 200 in 0.65-0.95 of the seeds",
+       check_two_heads_200, over="20 seeds, the held-out ones and the next 8")
 _claim("one-head-200", "Within 200 steps it learns only the pattern that is the same for every query",
        "one head of 32, plain GD lr 0.5, step 200; weight on the key below 0.1, recall within 0.03 of the share of "
        "queries position 0's value answers", check_one_head_200)

@@ -153,7 +153,10 @@ def check_keys_alone_long(seeds):
         assert keys_alone[2] < 0.5, (text[:30], keys_alone)  # below half in layer 2
         assert keys_alone[5] > 0.5, (text[:30], keys_alone)  # above half in layer 5, in all
         above_in_3_or_4 += bool((keys_alone[3:5] > 0.5).any())
+        assert _shares(text)[1].argmax() == 2, (text[:30], _shares(text)[1])  # layer 1: shared directions largest
     assert above_in_3_or_4 > 0, "the mean should pass half in layer 3 or 4 in some long sentences"
+    for _, text in _sentences(seeds, ("short",)):  # "and the keys alone in all five short ones"
+        assert _shares(text)[1].argmax() == 0, (text[:30], _shares(text)[1])
 
 
 def check_shuffle_blind(seeds):
@@ -288,7 +291,9 @@ for claim_id, sentence, condition, check, over in [
      check_keys_alone_short, "held-out sentences of 9-12 tokens"),
     ("keys-alone-long", "What depends on length is when the mean takes over, not whether.",
      "sentences of about thirty tokens: keys alone below half in layer 2 in every one, above half in layer 5 in "
-     "every one, above half in layer 3 or 4 in some", check_keys_alone_long, "held-out sentences of 30-35 tokens"),
+     "every one, above half in layer 3 or 4 in some; in layer 1 shared directions the largest of the three parts in "
+     "every one (the keys alone in every short one)", check_keys_alone_long,
+     "held-out sentences of 30-35 tokens (and of 9-12 for layer 1)"),
     ("shuffle-blind", "Nothing moves. The split sees the cloud of queries and the cloud of keys",
      "keys dealt to other positions at random: the row's variance and its three parts unchanged (to 1e-9)",
      check_shuffle_blind, EVERY_LENGTH + ", one shuffle per seed"),

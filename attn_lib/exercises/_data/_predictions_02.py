@@ -31,7 +31,7 @@ def _score_macs(answer, p):
          "That halves the scores as if they were symmetric. Query i . key j is not query j . key i: queries and "
          "keys come from different projections, so every (query, key) pair is a dot product of its own."),
         (8 * n * n * d_k, "counted-base-heads",
-         "That counts the base model's 8 heads; the question asks what one head spends on its scores."),
+         "That counts every head of the base model; the question asks what one head spends on its scores."),
     ]))
 
 
