@@ -44,7 +44,8 @@ PROMPTS: tuple[Prompt, ...] = (
 
     # 01 Shapes
     Prompt("01-R1",
-           "With $n$ queries, $m$ keys and values $d_v$ wide, what are the shapes of the weights and of the output?",
+           "With $n$ queries, $m$ keys and values $d_v$ wide, what are the shapes of the attention weights (the "
+           "softmax's output) and of the output?",
            "Weights `(n, m)`; output `(n, d_v)`."),
     Prompt("01-R2",
            "In self-attention, where do $Q$, $K$ and $V$ come from?",
@@ -58,7 +59,8 @@ PROMPTS: tuple[Prompt, ...] = (
            "Queries from the decoder; keys and values from the encoder's output, so the scores are $n \\times m$ "
            "with $n$ and $m$ free."),
     Prompt("01-R5",
-           "$Q$ and $K$ stay, but the values grow wider ($d_v$ from 3 to 8). What happens to the weights?",
+           "$Q$ and $K$ stay, but the values grow wider ($d_v$ from 3 to 8). What happens to the attention weights "
+           "(the softmax's output)?",
            "Nothing: same shape, same numbers. They come from $Q$ and $K$ alone; only the output widens."),
 
     # 02 Scores
@@ -98,7 +100,8 @@ PROMPTS: tuple[Prompt, ...] = (
            "$d_k \\, a b$."),
     Prompt("03-R4",
            "In multi-head attention, which width goes under the square root, and from which axis is it read?",
-           "The per-head $d_k$, from the last axis of $Q$: not $d_{\\text{model}}$, and not $d_k$ without the root."),
+           "The per-head $d_k$, from the last axis of $Q$ or of $K$ (both $d_k$ wide): not $d_{\\text{model}}$, and "
+           "not $d_k$ without the root."),
     Prompt("03-R5",
            "Without the division, what happens to the rows of weights as $d_k$ grows, and to the gradient at the "
            "scores?",
@@ -135,9 +138,10 @@ PROMPTS: tuple[Prompt, ...] = (
            "A query's weights are all equal. What does one head output for it?",
            "The mean of the value rows."),
     Prompt("05-R4",
-           "After which steps of a Transformer layer may an output row leave its value rows' hull?",
-           "When heads with different weights are concatenated and mixed by $W^O$, or when the residual adds $x_i$ "
-           "($W^O$ on one head alone keeps it inside the hull of $VW^O$)."),
+           "Within the attention sublayer and its residual, which two steps can take an output row out of its value "
+           "rows' hull?",
+           "Concatenating heads whose weights differ, and adding the residual $x_i$ ($W^O$ is linear: it keeps one "
+           "head's output inside the hull of $VW^O$)."),
     Prompt("05-R5",
            "$d_k$ is the width of comparison. What is $d_v$, and how many rows must $V$ have?",
            "The width of what is handed over (it need not equal $d_k$); $V$ has $m$ rows, one per key."),
@@ -145,15 +149,16 @@ PROMPTS: tuple[Prompt, ...] = (
     # 06 Masking
     Prompt("06-R1",
            "Where does the mask go in the attention line, and what do blocked scores become?",
-           "On the scaled scores, before the softmax; blocked scores become $-\\infty$, so their weights are exactly "
-           "0 and each row still sums to one."),
+           "Before the softmax (the paper masks after the scaling; $-\\infty / \\sqrt{d_k} = -\\infty$, so either "
+           "side works); blocked scores become $-\\infty$, so their weights are exactly 0."),
     Prompt("06-R2",
            "Blocked weights are set to 0 after the softmax, with no renormalising. What two things break?",
            "The rows sum to less than one, and the blocked keys still changed the other weights (through the "
            "row's sum)."),
     Prompt("06-R3",
            "Every key of a row is blocked. What does a hand-written stable softmax (the row's maximum subtracted, "
-           "then exponentials over their sum) return with $-\\infty$ fills, and with `-1e9` fills?",
+           "then exponentials over their sum) return with $-\\infty$ fills, and with `-1e9` fills (in float32 or "
+           "float64)?",
            "NaN with $-\\infty$ ($-\\infty - (-\\infty)$); with `-1e9`, the weight silently spread evenly over the "
            "blocked keys."),
     Prompt("06-R4",
@@ -163,20 +168,25 @@ PROMPTS: tuple[Prompt, ...] = (
            "With $n \\neq m$, what must a causal mask say that it need not say when $n = m$?",
            "Where the queries sit: top-left (`causal_mask`, PyTorch's `is_causal`) or bottom-right."),
     Prompt("06-R6",
-           "Scores have shape `(batch, n, m)`. What shape is a padding mask, and why?",
-           "`(batch, 1, m)`: it blocks each sentence's padding keys and broadcasts over the queries."),
+           "Scores have shape `(batch, n, m)`. What shape does attn_lib's `padding_mask` return, and how does it "
+           "broadcast against the scores?",
+           "`(batch, 1, m)`: its axis of length 1 repeats over the $n$ queries, so one row of $m$ keys blocks a "
+           "sentence's padding for every query."),
 
     # 07 Heads and cross-attention
     Prompt("07-R1",
            "How does multi-head attention put its $h$ heads' outputs together?",
            "It concatenates them to width $h \\cdot d_v$ and maps them back with $W^O$."),
     Prompt("07-R2",
-           "How do you split a wide projection `(n, d_model)` into heads?",
-           "Reshape to `(n, heads, d_k)`, then transpose to `(heads, n, d_k)`."),
+           "A wide projection `(n, d_model)` is reshaped straight to `(heads, n, d_k)`. Why are its heads wrong, and "
+           "which step is missing?",
+           "It cuts row after row, so each \"head\" mixes pieces of several positions (right shape, wrong numbers); "
+           "missing: the transpose, after a reshape to `(n, heads, d_k)`."),
     Prompt("07-R3",
-           "$h$ heads of width $d_{\\text{model}}/h$ against one head of width $d_{\\text{model}}$: what do they "
-           "share, and what do the $h$ heads hold more of?",
-           "The same parameters and multiply-adds; the $h$ heads hold $h$ score matrices."),
+           "$h$ heads of width $d_{\\text{model}}/h$ against one head of width $d_{\\text{model}}$: which counts "
+           "are equal, and what do the $h$ heads hold more of?",
+           "The parameter counts and the multiply-adds (projections, scores, mixing); the $h$ heads hold $h$ score "
+           "matrices, $h$ times the scores."),
     Prompt("07-R4",
            "In a decoder's cross-attention sublayer, which sequence does each projection read, and why is it under no "
            "causal mask?",
@@ -187,15 +197,17 @@ PROMPTS: tuple[Prompt, ...] = (
            "happens to the output?",
            "Its rows are permuted the same way: attention is permutation-equivariant."),
     Prompt("07-R6",
-           "Attention without positions is permutation-equivariant. Which three ways can position get in, each enough "
-           "to let a head prefer \"the previous token\"?",
-           "Position vectors added to the input, distances put into the scores, or a causal mask alone."),
+           "Attention without positions is permutation-equivariant. A head that prefers \"the previous token\" needs "
+           "position information: which three ways can it get in?",
+           "Position vectors added to the input, distances put into the scores, or a causal mask (alone, a head needs "
+           "an earlier masked layer to turn it into position)."),
 
     # 08 Cost, memory, backward
     Prompt("08-R1",
-           "Per layer, how does the cost of self-attention grow with length $n$ and width $d$, and that of a "
-           "recurrent layer?",
-           "Self-attention $O(n^2 d)$; a recurrent layer $O(n d^2)$."),
+           "What complexity per layer does the paper's Table 1 give self-attention, and a recurrent layer, for "
+           "length $n$ and width $d$?",
+           "Self-attention $O(n^2 \\cdot d)$; a recurrent layer $O(n \\cdot d^2)$: leading terms only (self-attention's "
+           "projections add $4 n d^2$)."),
     Prompt("08-R2",
            "Sequential steps and longest path between two positions: what are they for self-attention, and for a "
            "recurrent layer?",
@@ -210,8 +222,8 @@ PROMPTS: tuple[Prompt, ...] = (
     Prompt("08-R5",
            "A fused attention kernel (FlashAttention) does the forward pass's multiply-adds all the same. What does "
            "it save, and how?",
-           "Memory traffic: it never writes the $n \\times m$ scores to main memory (the backward pass recomputes the "
-           "weights block by block)."),
+           "Memory traffic and memory held: it never writes the $n \\times m$ scores to main memory (the backward pass "
+           "recomputes the weights block by block)."),
     Prompt("08-R6",
            "A decoder's self-attention caches keys and values, each head its own ($d_v = d_k$). How many numbers does "
            "the cache hold for one sequence of $n$ positions?",
@@ -246,7 +258,8 @@ PROMPTS: tuple[Prompt, ...] = (
            "row (in longer sentences it takes over later)."),
     Prompt("10-R3",
            "Remove the $1/\\sqrt{d_k}$ from the trained model. What do its rows of weights do?",
-           "They turn nearly one-hot: $1/\\sqrt{d_k}$ stays as a constant of the model's units."),
+           "They sharpen in every layer: on the 12-token sentence the mean largest weight goes from 0.38-0.68 to "
+           "0.82-0.96, and 37-73 % of rows pass 0.99."),
     Prompt("10-R4",
            "A head puts a large weight on [CLS]. Why may [CLS] still add little to the output?",
            "Its value row is short: the output adds weight times value row, so a weight is not an importance."),
