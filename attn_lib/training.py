@@ -16,7 +16,8 @@ variance (footnote 4's assumption, once projected by parameters of variance 1/d_
 The model. ``heads`` heads, each with its own W_q, W_k (d_model, d_k) and W_v (d_model, d_v); queries come from
 the query positions, keys and values from the pair positions (so n = queries, m = pairs). The heads' outputs are
 concatenated to width heads * d_v and projected by W_o to one row of logits per target; the loss is the mean
-cross-entropy.
+cross-entropy. With ``qk_norm`` (QK-norm), every query and key is scaled to length 1 before their product, which is
+multiplied by a learned scale g per head instead of 1/sqrt(d_k).
 
 Shapes: X_q (B, n, d_model), X_kv (B, m, d_model); Q (B, h, n, d_k), K (B, h, m, d_k), V (B, h, m, d_v);
 attention weights (B, h, n, m); output (B, h, n, d_v). "Parameters" are W_q, W_k, W_v and W_o; "weights" are
@@ -166,15 +167,19 @@ class RecallTask:
         return RecallBatch(X_q, X_kv, keys, values, query_keys, match, targets)
 
 
-def init_parameters(rng, d_model=32, heads=1, d_k=16, d_v=16, outputs=1):
+def init_parameters(rng, d_model=32, heads=1, d_k=16, d_v=16, outputs=1, qk_norm=False):
     """Random parameters with variance 1/fan_in: W_q, W_k (heads, d_model, d_k), W_v (heads, d_model, d_v),
-    W_o (heads * d_v, outputs * 10).
+    W_o (heads * d_v, outputs * 10); with ``qk_norm``, also QK-norm's scale g (heads,), each sqrt(d_k) (the same
+    W's: g draws nothing from ``rng``).
 
     With unit-variance inputs, the components of q and k then have variance about 1 whatever d_k is.
     """
     for value, name in ((d_model, "d_model"), (heads, "heads"), (d_k, "d_k"), (d_v, "d_v"), (outputs, "outputs")):
         check_size(value, name, minimum=1)
-    return draw_parameters(rng, d_model, heads, d_k, d_v, outputs * len(VALUE_SYMBOLS))
+    params = draw_parameters(rng, d_model, heads, d_k, d_v, outputs * len(VALUE_SYMBOLS))
+    if qk_norm:
+        params["g"] = np.full(heads, np.sqrt(d_k))
+    return params
 
 
 def stack_parameters(models):
@@ -198,8 +203,9 @@ def stack_batches(batches):
     return RecallBatch(*arrays, targets)
 
 
-def _check_parameters(params):
-    """(leading axes, heads, d_v, outputs) of a dict of parameters, one model or one per seed."""
+def _check_parameters(params, qk_norm=False):
+    """(leading axes, heads, d_v, outputs) of a dict of parameters, one model or one per seed; with ``qk_norm``,
+    g must be there too, and only then."""
     missing = {"W_q", "W_k", "W_v", "W_o"} - set(params)
     if missing:
         raise InputValueError(f"params must hold W_q, W_k, W_v and W_o; missing {sorted(missing)}")
@@ -217,6 +223,11 @@ def _check_parameters(params):
     if shape_o[:-2] != lead or shape_o[-2] != heads * d_v or shape_o[-1] % len(VALUE_SYMBOLS):
         raise InputValueError(f"params W_o must be (heads * d_v, outputs * 10) = ({heads * d_v}, outputs * 10), after "
                               f"the leading axes {lead}; got {shape_o}")
+    if qk_norm and np.shape(params.get("g")) != (*lead, heads):
+        raise InputValueError(f"params must hold g, QK-norm's scale, of shape (heads,) = ({heads},) after the leading "
+                              f"axes {lead}; got {np.shape(params['g']) if 'g' in params else 'no g'}")
+    if not qk_norm and "g" in params:
+        raise InputValueError("params must not hold g, QK-norm's scale, without qk_norm=True; got g and qk_norm False")
     return lead, heads, d_v, shape_o[-1] // len(VALUE_SYMBOLS)
 
 
@@ -246,7 +257,7 @@ def _rows(X):
     return np.swapaxes(X.reshape(*lead, 1, B * rows, d_model), -1, -2)
 
 
-def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
+def loss_and_gradients(params, batch, scale=None, targets=("recall",), qk_norm=False):
     """Forward pass, mean cross-entropy loss, and the gradient of the loss with respect to every parameter.
 
     Parameters
@@ -260,6 +271,10 @@ def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
         The factor on Q K^T; default 1/sqrt(d_k). Pass 1.0 for unscaled attention.
     targets : tuple of str
         Which targets the logits answer, in order ("recall", "first"); one per 10 columns of W_o.
+    qk_norm : bool
+        QK-norm: every query and key scaled to length 1 before their product, which is multiplied by ``params["g"]``,
+        a learned scale per head ((heads,), or (S, heads)), instead of by ``scale`` (which must be None): no score
+        exceeds g in size. :func:`init_parameters` with ``qk_norm=True`` starts g at sqrt(d_k).
 
     Returns
     -------
@@ -270,9 +285,12 @@ def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
     attn : numpy.ndarray, shape (B, heads, n, m) or (S, B, heads, n, m)
         The attention weights.
     grads : dict
-        dL/dW for each of W_q, W_k, W_v, W_o, of their shapes (each seed's loss by its own parameters).
+        dL/dW for each of W_q, W_k, W_v, W_o (and g, with ``qk_norm``), of their shapes (each seed's loss by its own
+        parameters).
     """
-    lead, heads, d_v, outputs = _check_parameters(params)
+    lead, heads, d_v, outputs = _check_parameters(params, qk_norm)
+    if qk_norm and scale is not None:
+        raise InputValueError(f"scale must be None with qk_norm (params' g scales the scores); got {scale}")
     targets = tuple(targets)
     if len(targets) != outputs or not set(targets) <= set(TARGETS):
         raise InputValueError(f"targets must name {outputs} of {TARGETS} (one per 10 columns of W_o); got {targets}")
@@ -289,8 +307,16 @@ def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
     d_model = X_q.shape[-1]
     # A head as wide as d_model or wider: Q K^T = X_q (W_q W_k^T) X_kv^T, and W_q W_k^T is only (d_model, d_model),
     # so the scores are made without the (B, h, m, d_k) array K (the same numbers, far less work at d_k = 512).
-    through_product = d_k >= d_model
-    if through_product:
+    through_product = d_k >= d_model and not qk_norm
+    if qk_norm:  # each query and key of length 1: q^ = q / |q|, k^ = k / |k|, scores g (q^ . k^), within +-g
+        Q = project(X_q, params["W_q"])  # (B, n, d_model) x (h, d_model, d_k) -> (B, h, n, d_k)
+        K = project(X_kv, params["W_k"])  # (B, m, d_model) x (h, d_model, d_k) -> (B, h, m, d_k)
+        q_len, k_len = np.linalg.norm(Q, axis=-1, keepdims=True), np.linalg.norm(K, axis=-1, keepdims=True)
+        Q, K = Q / q_len, K / k_len
+        g = params["g"][..., None, :, None, None]  # (h,) -> (1, h, 1, 1), against (B, h, n, m)
+        cosines = Q @ np.swapaxes(K, -1, -2)  # (B, h, n, d_k) x (B, h, d_k, m) -> (B, h, n, m)
+        scores = g * cosines
+    elif through_product:
         M = params["W_q"] @ np.swapaxes(params["W_k"], -1, -2) * scale  # (h, d_model, d_k) x (h, d_k, d_model)
         Q, K = project(X_q, M), X_kv[..., None, :, :]  # (B, h, n, d_model) and (B, 1, m, d_model)
         scores = Q @ np.swapaxes(K, -1, -2)  # (B, h, n, d_model) x (B, 1, d_model, m) -> (B, h, n, m)
@@ -317,7 +343,15 @@ def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
     # Through the mix and the softmax, on the weights P kept from the forward pass (attention_backward's own lines):
     d_scores, dV = backward_from_weights(attn, V, d_output)  # (B, h, n, m), (B, h, m, d_v)
     grads = {"W_v": _rows(X_kv) @ fold(dV), "W_o": d_W_o}  # (1, d_model, B m) x (h, B m, d_v) -> (h, d_model, d_v)
-    if through_product:  # dM = scale X_q^T dS X_kv, then dW_q = dM W_k and dW_k = dM^T W_q
+    if qk_norm:  # dg = sum of dS * (q^ . k^); dq^ = g dS k^, and q = |q| q^ passes back dq^ less its part along q^
+        grads["g"] = np.sum(d_scores * cosines, axis=(-4, -2, -1))  # summed over B, n, m -> (h,)
+        dQ = g * d_scores @ K  # (B, h, n, m) x (B, h, m, d_k) -> (B, h, n, d_k): dL/dq^
+        dK = g * np.swapaxes(d_scores, -1, -2) @ Q  # (B, h, m, n) x (B, h, n, d_k) -> (B, h, m, d_k): dL/dk^
+        dQ = (dQ - Q * np.sum(Q * dQ, axis=-1, keepdims=True)) / q_len  # dL/dq
+        dK = (dK - K * np.sum(K * dK, axis=-1, keepdims=True)) / k_len  # dL/dk
+        grads["W_q"] = _rows(X_q) @ fold(dQ)  # (1, d_model, B n) x (h, B n, d_k) -> (h, d_model, d_k)
+        grads["W_k"] = _rows(X_kv) @ fold(dK)  # (1, d_model, B m) x (h, B m, d_k) -> (h, d_model, d_k)
+    elif through_product:  # dM = scale X_q^T dS X_kv, then dW_q = dM W_k and dW_k = dM^T W_q
         dS_X_kv = d_scores @ K  # (B, h, n, m) x (B, 1, m, d_model) -> (B, h, n, d_model)
         dM = _rows(X_q) @ fold(dS_X_kv) * scale  # (1, d_model, B n) x (h, B n, d_model) -> (h, d_model, d_model)
         grads["W_q"] = dM @ params["W_k"]  # (h, d_model, d_model) x (h, d_model, d_k) -> (h, d_model, d_k)
@@ -327,7 +361,7 @@ def loss_and_gradients(params, batch, scale=None, targets=("recall",)):
         dK = np.swapaxes(d_scores, -1, -2) @ (Q * scale)  # (B, h, m, n) x (B, h, n, d_k) -> (B, h, m, d_k), and dK
         grads["W_q"] = _rows(X_q) @ fold(dQ)  # (1, d_model, B n) x (h, B n, d_k) -> (h, d_model, d_k)
         grads["W_k"] = _rows(X_kv) @ fold(dK)  # (1, d_model, B m) x (h, B m, d_k) -> (h, d_model, d_k)
-    grads = {name: grads[name] for name in ("W_q", "W_k", "W_v", "W_o")}
+    grads = {name: grads[name] for name in ("W_q", "W_k", "W_v", "W_o", "g") if name in grads}
     return (float(loss) if not lead else loss), accuracy, attn, grads
 
 
@@ -394,7 +428,7 @@ class History:
 
 
 def train(task, params, steps, lr, *, scale=None, targets=("recall",), seed=0, batch_size=128, optimizer="sgd",
-          save_every=0, stop_at=None, example=None):
+          save_every=0, stop_at=None, example=None, qk_norm=False):
     """Train ``params`` (one model) in place on ``task`` by plain gradient descent (``W -= lr * dW``) or Adam.
 
     Parameters
@@ -420,6 +454,8 @@ def train(task, params, steps, lr, *, scale=None, targets=("recall",), seed=0, b
         Stop at the first step whose batch accuracy reaches this on every target.
     example : RecallBatch, optional
         The batch whose first sequence's weights are saved; default one sequence drawn with seed 10000 + seed.
+    qk_norm : bool
+        QK-norm, as in :func:`loss_and_gradients` (``params`` then hold g, trained with the others).
 
     Returns
     -------
@@ -436,8 +472,8 @@ def train(task, params, steps, lr, *, scale=None, targets=("recall",), seed=0, b
     for step in range(steps):
         if save_every and (step % save_every == 0):
             saved_steps.append(step)
-            saved.append(loss_and_gradients(params, example, scale, targets)[2][0])
-        loss, acc, _, grads = loss_and_gradients(params, task.batch(rng, batch_size), scale, targets)
+            saved.append(loss_and_gradients(params, example, scale, targets, qk_norm)[2][0])
+        loss, acc, _, grads = loss_and_gradients(params, task.batch(rng, batch_size), scale, targets, qk_norm)
         losses.append(loss)
         accuracy.append(acc)
         if stop_at is not None and np.all(acc >= stop_at):
@@ -477,7 +513,7 @@ class SeedsHistory:
 
 
 def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall",), batch_size=128,
-                optimizer="sgd", stop_at=None, keep_at=()):
+                optimizer="sgd", stop_at=None, keep_at=(), qk_norm=False):
     """Train S models together, each on the batches of its own seed: what :func:`train` does for each seed alone
     (the same losses, accuracies, reached steps and parameters), in one product per step instead of S.
 
@@ -488,7 +524,7 @@ def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall"
         One model per seed along a leading axis S, as from :func:`stack_parameters`; updated in place.
     seeds : sequence of int
         S seeds of the batches; model s sees the batches :func:`train` would with ``seed=seeds[s]``.
-    steps, lr, scale, targets, batch_size, optimizer :
+    steps, lr, scale, targets, batch_size, optimizer, qk_norm :
         As in :func:`train`.
     stop_at : float, optional
         A model whose batch accuracy reaches this on every target stops there (its parameters are no longer
@@ -503,7 +539,7 @@ def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall"
     """
     check_size(steps, "steps", minimum=1)
     seeds = [int(s) for s in np.atleast_1d(seeds)]
-    lead = _check_parameters(params)[0]
+    lead = _check_parameters(params, qk_norm)[0]
     if lead != (len(seeds),):
         raise InputValueError(f"params must carry one model per seed, a leading axis of {len(seeds)}; got leading axes "
                               f"{lead} (use stack_parameters)")
@@ -527,7 +563,7 @@ def train_seeds(task, params, seeds, steps, lr, *, scale=None, targets=("recall"
         drawn = [task.draw(rngs[s], batch_size) for s in active]  # each seed's own draws, encoded at once
         batch = task.encode(*(np.stack(symbols) for symbols in zip(*drawn)))
         with np.errstate(divide="ignore", over="ignore", invalid="ignore"):  # a diverging model: caught below
-            loss, acc, _, grads = loss_and_gradients(some, batch, scale, targets)
+            loss, acc, _, grads = loss_and_gradients(some, batch, scale, targets, qk_norm)
         losses[step, active], accuracy[step, active] = loss, acc
         blown = ~np.isfinite(loss)
         diverged[active[blown]] = True

@@ -11,15 +11,15 @@ from attn_lib.widgets.replay import _replayed_run
 TASK = RecallTask(d_model=8, pairs=5, queries=3)
 
 
-def numerical_gradient(weights, batch, name, scale, targets, eps=1e-6):
+def numerical_gradient(weights, batch, name, scale, targets, eps=1e-6, qk_norm=False):
     grad = np.zeros_like(weights[name])
     for index in np.ndindex(grad.shape):
         plus = {k: w.copy() for k, w in weights.items()}
         minus = {k: w.copy() for k, w in weights.items()}
         plus[name][index] += eps
         minus[name][index] -= eps
-        grad[index] = (loss_and_gradients(plus, batch, scale, targets)[0]
-                       - loss_and_gradients(minus, batch, scale, targets)[0]) / (2 * eps)
+        grad[index] = (loss_and_gradients(plus, batch, scale, targets, qk_norm)[0]
+                       - loss_and_gradients(minus, batch, scale, targets, qk_norm)[0]) / (2 * eps)
     return grad
 
 
@@ -34,6 +34,33 @@ def test_every_gradient_matches_finite_differences(heads, d_k, d_v, targets, sca
         assert grads[name].shape == W.shape, name
         np.testing.assert_allclose(grads[name], numerical_gradient(weights, batch, name, scale, targets),
                                    rtol=1e-5, atol=1e-8, err_msg=name)
+
+
+@pytest.mark.parametrize("heads, d_k, d_v, targets", [(1, 3, 2, ("recall",)), (2, 4, 3, ("recall", "first")),
+                                                    (1, 12, 3, ("recall",))])  # d_k >= d_model: Q and K made all the same
+def test_every_gradient_matches_finite_differences_under_qk_norm(heads, d_k, d_v, targets):
+    weights = init_parameters(np.random.default_rng(1), TASK.d_model, heads, d_k, d_v, len(targets), qk_norm=True)
+    weights["g"] *= np.linspace(0.7, 1.3, heads)  # heads with different scales
+    batch = TASK.batch(np.random.default_rng(2), size=3)
+    _, _, _, grads = loss_and_gradients(weights, batch, None, targets, qk_norm=True)
+    assert set(grads) == {"W_q", "W_k", "W_v", "W_o", "g"}
+    for name, W in weights.items():
+        assert grads[name].shape == W.shape, name
+        np.testing.assert_allclose(grads[name], numerical_gradient(weights, batch, name, None, targets, qk_norm=True),
+                                   rtol=1e-5, atol=1e-8, err_msg=name)
+
+
+def test_under_qk_norm_the_sizes_of_w_q_and_w_k_change_no_weight_and_g_bounds_them():
+    weights = init_parameters(np.random.default_rng(3), TASK.d_model, 2, 4, 4, qk_norm=True)
+    batch = TASK.batch(np.random.default_rng(4), size=64)
+    attn = loss_and_gradients(weights, batch, qk_norm=True)[2]  # (B, h, n, m)
+    larger = {**weights, "W_q": 1e3 * weights["W_q"], "W_k": 0.01 * weights["W_k"]}
+    np.testing.assert_allclose(loss_and_gradients(larger, batch, qk_norm=True)[2], attn, rtol=1e-10)
+    np.testing.assert_allclose(weights["g"], 2.0)  # sqrt(d_k)
+    # every score within +-g: no weight above e^g / (e^g + (m - 1) e^-g), none below the mirror of it
+    m, g = TASK.pairs, 2.0
+    assert attn.max() <= np.exp(g) / (np.exp(g) + (m - 1) * np.exp(-g))
+    assert attn.min() >= np.exp(-g) / (np.exp(-g) + (m - 1) * np.exp(g))
 
 
 def test_the_batch_holds_different_keys_and_the_right_targets():
@@ -110,6 +137,12 @@ def test_stop_at_stops_at_the_first_batch_that_reaches_it():
     (lambda: loss_and_gradients(stack_parameters([init_parameters(np.random.default_rng(0), 8)] * 2),
                                 TASK.batch(np.random.default_rng(0))), "batch"),
     (lambda: stack_parameters([]), "models"),
+    (lambda: loss_and_gradients(init_parameters(np.random.default_rng(0), 8, qk_norm=True),
+                                TASK.batch(np.random.default_rng(0))), "params"),  # g without qk_norm
+    (lambda: loss_and_gradients(init_parameters(np.random.default_rng(0), 8), TASK.batch(np.random.default_rng(0)),
+                                qk_norm=True), "params"),  # qk_norm without g
+    (lambda: loss_and_gradients(init_parameters(np.random.default_rng(0), 8, qk_norm=True),
+                                TASK.batch(np.random.default_rng(0)), 1.0, qk_norm=True), "scale"),
     (lambda: loss_and_gradients(init_parameters(np.random.default_rng(0), 8), TASK.batch(np.random.default_rng(0)),
                                 targets=("recall", "first")), "targets"),
 ])
@@ -159,6 +192,19 @@ def test_train_seeds_gives_what_train_gives_for_each_seed_alone(optimizer, lr, s
         np.testing.assert_array_equal(together.accuracy[:steps, s], history.accuracy)
         for name, W in history.parameters.items():
             np.testing.assert_allclose(together.parameters[name][s], W, rtol=1e-9, atol=1e-12, err_msg=name)
+
+
+def test_train_seeds_gives_what_train_gives_for_each_seed_alone_under_qk_norm():
+    seeds = (3, 0)
+    start = [init_parameters(np.random.default_rng(100 + s), LEARNABLE.d_model, 1, 8, 8, qk_norm=True) for s in seeds]
+    alone = [train(LEARNABLE, {k: w.copy() for k, w in m.items()}, 30, 0.5, seed=s, batch_size=16, qk_norm=True)
+             for s, m in zip(seeds, start)]
+    together = train_seeds(LEARNABLE, stack_parameters(start), seeds, 30, 0.5, batch_size=16, qk_norm=True)
+    for s, history in enumerate(alone):
+        np.testing.assert_allclose(together.losses[:, s], history.losses, rtol=1e-10)
+        for name, W in history.parameters.items():
+            np.testing.assert_allclose(together.parameters[name][s], W, rtol=1e-9, atol=1e-12, err_msg=name)
+    assert np.all(together.parameters["g"] != np.sqrt(8))  # g is trained with the others
 
 
 def test_train_seeds_keeps_the_parameters_after_the_asked_numbers_of_updates():

@@ -203,6 +203,64 @@ def check_qk_norm(seeds):
         assert np.mean(weights.max(axis=-1) > 0.99) == 0, d_k  # no row starts saturated at any d_k
 
 
+def largest_scores(params, batch, scale, qk_norm=False):
+    """Per seed, the largest score in size on its batch; under QK-norm the scale is each seed's g."""
+    Q, K = project(batch.X_q, params["W_q"]), project(batch.X_kv, params["W_k"])  # (S, B, 1, n | m, d_k)
+    if qk_norm:
+        Q = Q / np.linalg.norm(Q, axis=-1, keepdims=True)
+        K = K / np.linalg.norm(K, axis=-1, keepdims=True)
+        scale = params["g"][:, None, :, None, None]  # (S, 1) -> (S, 1, 1, 1, 1)
+    return np.abs(scale * (Q @ np.swapaxes(K, -1, -2))).max(axis=(1, 2, 3, 4))
+
+
+@functools.lru_cache(maxsize=None)
+def growth_runs(seeds):
+    """The notebook's three heads of d_k = 16 (150 steps of plain GD at lr 0.5: with the division, without it, and
+    under QK-norm with g learned from sqrt(d_k)), one per seed, each read on 256 sequences of its own (from
+    1000 + seed): per variant, the largest score at steps 0, 100 and 150 (S, 3), g at those steps (QK-norm), the
+    first batch at 90 % and the worst batch accuracy of steps 100-149."""
+    probe = stack_batches(TASK.batch(np.random.default_rng(1000 + s), size=256) for s in seeds)
+    runs = {}
+    for label, scale, qk_norm in (("scaled", 16**-0.5, False), ("unscaled", 1.0, False), ("qk-norm", None, True)):
+        params = stack_parameters([init_parameters(np.random.default_rng(100 + s), D_MODEL, 1, 16, D_V,
+                                                   qk_norm=qk_norm) for s in seeds])
+        at = [{name: W.copy() for name, W in params.items()}]
+        run = train_seeds(TASK, params, seeds, 150, 0.5, scale=None if qk_norm else scale, qk_norm=qk_norm,
+                          keep_at=(100, 150))
+        at += [run.kept[100], run.kept[150]]
+        accuracy = run.accuracy[:, :, 0]  # (steps, S)
+        assert np.all(np.any(accuracy >= 0.9, axis=0)), label
+        runs[label] = {"largest": np.stack([largest_scores(p, probe, scale, qk_norm) for p in at], axis=1),
+                       "g": np.stack([p["g"][:, 0] for p in at], axis=1) if qk_norm else None,
+                       "to_90": np.argmax(accuracy >= 0.9, axis=0), "least": accuracy[100:].min(axis=0)}
+    return runs
+
+
+def check_scores_grow(seeds):
+    scaled = growth_runs(tuple(seeds))["scaled"]
+    largest = scaled["largest"]
+    assert np.all(largest[:, 2] > 1.5 * largest[:, 0]), largest  # "more than one and a half times"
+    assert np.all(largest[:, 2] > largest[:, 1]), largest  # "still growing between steps 100 and 150"
+    assert np.all(scaled["least"] >= 0.98), scaled["least"]  # "when nearly every batch is already right"
+
+
+def check_unscaled_far_less(seeds):
+    runs = growth_runs(tuple(seeds))
+    scaled, unscaled = runs["scaled"]["largest"], runs["unscaled"]["largest"]
+    np.testing.assert_allclose(unscaled[:, 0], 4 * scaled[:, 0], rtol=1e-12)  # "four times larger" at step 0
+    change = np.abs(unscaled[:, 2] / unscaled[:, 0] - 1)
+    assert np.all(change < 0.5 * (scaled[:, 2] / scaled[:, 0] - 1)), (change, scaled)  # "far less"
+
+
+def check_qk_norm_growth(seeds):
+    runs = growth_runs(tuple(seeds))
+    normed = runs["qk-norm"]
+    assert np.all(normed["largest"] <= normed["g"] * (1 + 1e-12)), normed  # "every score stays within g"
+    grew = normed["g"][:, 2] / normed["g"][:, 0]
+    assert np.all((grew > 1.25) & (grew < 1.45)), grew  # "g grows by about a third"
+    assert np.all(normed["to_90"] <= runs["scaled"]["to_90"]), (normed["to_90"], runs["scaled"]["to_90"])
+
+
 def check_adam_512(seeds):
     seeds = tuple(seeds)
     assert np.all(reached(seeds, 512, False, 3e-3, "adam") > reached(seeds, 512, True, 3e-3, "adam"))
@@ -341,6 +399,18 @@ _claim("best-lr", "Each at its own best learning rate of the three, the scaled h
        over="d_k in 8, 64, 512; lr in 0.1, 0.25, 0.5, 1, 2")
 _claim("qk-norm", "no score can exceed $g$ in size", "queries and keys of the untrained heads scaled to length 1, "
        "g = sqrt(d_k); no row above 0.99 at step 0", check_qk_norm, over="d_k in 8, 64, 512")
+_claim("scores-grow", "With the division the largest score grows to\nmore than one and a half times its size at step 0, "
+       "and it is still growing between steps 100 and 150, when nearly\nevery batch is already right",
+       "one head of d_k = 16, plain GD lr 0.5, 150 steps; the largest score in size on 256 sequences at steps 0, 100 "
+       "and 150; every batch of steps 100-149 at least 98 % right", check_scores_grow)
+_claim("unscaled-far-less", "Without the division it\nstarts four times larger, the same parameters with the scores "
+       "times $\\sqrt{d_k}$, and training changes it far less.",
+       "the same runs; exactly 4 times at step 0; the unscaled head's change by step 150, as a share, less than half "
+       "the scaled head's", check_unscaled_far_less)
+_claim("qk-norm-growth", "every score stays within $g$, $g$ grows by about a third, and the head still reaches 90 % in "
+       "no more steps\nthan with the division", "the same head under QK-norm, g learned from sqrt(d_k) = 4: every "
+       "score within g at steps 0, 100, 150; g 1.25-1.45 times its start by step 150; its first batch at 90 % no later "
+       "than the scaled head's", check_qk_norm_growth)
 _claim("adam-512", "Under Adam the unscaled head at $d_k = 512$ takes far longer than the scaled one, in every seed",
        "Adam lr 3e-3, steps to 90 %", check_adam_512)
 _claim("adam-32", "it is slower in most seeds, by less", "Adam lr 3e-3, d_k = 32; slower in more than half the seeds, "
