@@ -78,6 +78,8 @@ class LayerRecord:
     """What one layer's attention saw and did, for a batch of b sentences padded to n tokens.
 
     Q, K, V and output are (b, heads, n, d_k); weights is (b, heads, n, n), queries on axis -2, keys on axis -1.
+    residual is the layer's input x (b, n, d_model): the residual stream that the heads' sum, projected by W^O, is
+    added to.
     """
 
     Q: np.ndarray
@@ -85,6 +87,7 @@ class LayerRecord:
     V: np.ndarray
     weights: np.ndarray
     output: np.ndarray
+    residual: np.ndarray
 
 
 @dataclass
@@ -199,6 +202,7 @@ class MiniLM:
     def layer(self, x, key_mask, index, scale=None):
         """One encoder layer on x (b, n, d_model); ``key_mask`` (b, 1, 1, n). Returns x and its LayerRecord."""
         p = f"encoder.layer.{index}"
+        x_in = x  # the residual stream entering the layer
         # Three projections of the same tokens (01 shapes), each cut into 12 heads of 32 columns (07 heads).
         Q = split_heads(self._dense(x, f"{p}.attention.self.query"))  # (b, n, d_model) -> (b, heads, n, d_k)
         K = split_heads(self._dense(x, f"{p}.attention.self.key"))  # (b, heads, n, d_k)
@@ -212,9 +216,9 @@ class MiniLM:
         x = self._layer_norm(x + attended, f"{p}.attention.output.LayerNorm")
         hidden = gelu(self._dense(x, f"{p}.intermediate.dense"))  # (b, n, d_model) -> (b, n, d_ff)
         x = self._layer_norm(x + self._dense(hidden, f"{p}.output.dense"), f"{p}.output.LayerNorm")  # (b, n, d_model)
-        return x, LayerRecord(Q, K, V, weights, output)
+        return x, LayerRecord(Q, K, V, weights, output, residual=x_in)
 
-    def run(self, sentences, scale=None, keep=True, max_tokens=MAX_TOKENS, positions=True):
+    def run(self, sentences, scale=None, keep=True, max_tokens=MAX_TOKENS, positions=True, keys=None):
         """The whole forward pass on a list of sentences.
 
         Parameters
@@ -228,6 +232,10 @@ class MiniLM:
             Longest sentence, in tokens with [CLS] and [SEP]; longer ones are cut.
         positions : bool
             Add the position embeddings (the default, as the model was trained); False leaves them out.
+        keys : bool array, optional
+            Broadcast to (b, n), n the padded length: False blocks that key from every query, in every head of every
+            layer, masked before the softmax as padding is (06); the default blocks none. A blocked token stays a
+            query and stays in the sentence vector. Every sentence must keep at least one key.
 
         Returns
         -------
@@ -235,6 +243,12 @@ class MiniLM:
         """
         ids, mask, tokens = self.tokenize(sentences, max_tokens)
         key_mask = padding_mask(mask.sum(axis=1), ids.shape[1])[:, None]  # (b, 1, 1, n): the same for every head
+        if keys is not None:
+            allowed = _allowed_keys(keys, mask.shape) & mask  # (b, n): real tokens not blocked
+            if not allowed.any(axis=1).all():
+                raise InputValueError(f"keys blocks every token of sentence {int(np.argmin(allowed.any(axis=1)))}: "
+                                      "each query needs at least one key to attend to")
+            key_mask = allowed[:, None, None, :]  # (b, 1, 1, n): a blocked key gets weight 0 from every query
         layers = []
         with one_blas_thread():  # one sentence's products are small
             x = self.embed(ids, positions)  # (b, n, d_model)
@@ -247,9 +261,24 @@ class MiniLM:
         embeddings = pooled / np.linalg.norm(pooled, axis=-1, keepdims=True)
         return Run(tokens, ids, mask, embeddings, layers)
 
-    def encode(self, sentences, scale=None):
-        """Sentence embeddings (b, d_model), each of length 1: cosine similarity is their dot product."""
-        return self.run(sentences, scale=scale, keep=False).embeddings
+    def encode(self, sentences, scale=None, keys=None):
+        """Sentence embeddings (b, d_model), each of length 1: cosine similarity is their dot product.
+
+        ``scale`` and ``keys`` as in :meth:`run`.
+        """
+        return self.run(sentences, scale=scale, keep=False, keys=keys).embeddings
+
+
+def _allowed_keys(keys, shape):
+    """``keys`` broadcast to ``shape`` (b, n), a bool array: True where a query may attend to the key."""
+    keys = np.asarray(keys)
+    if keys.dtype != bool:
+        raise InputTypeError(f"keys must be a bool array (True: the key may be attended to); got dtype {keys.dtype}")
+    try:
+        return np.broadcast_to(keys, shape)
+    except ValueError:
+        raise InputValueError(f"keys must broadcast to (sentences, tokens) = {shape}, the padded batch; got shape "
+                              f"{keys.shape}") from None
 
 
 _LOADED = {}  # (folder, download) -> MiniLM: a notebook and its explorer share one copy of the 90 MB of weights

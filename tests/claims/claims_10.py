@@ -271,6 +271,58 @@ def check_mean_query_share(seeds):
         assert 0.45 < min(held) and max(held) < 0.7, (text[:30], held)  # about half to two thirds
 
 
+def check_cls_sink(seeds):
+    for kind, text in _sentences(seeds):
+        run = _run(text)
+        n = len(run.tokens[0])
+        for layer, record in enumerate(run.layers):
+            w, V = record.weights[0].astype(float), record.V[0].astype(float)  # (heads, n, n), (heads, n, d_v)
+            on_cls, on_sep = w[..., 0].mean(), w[..., -1].mean()
+            lengths = np.linalg.norm(V, axis=-1)  # (heads, n)
+            ratio = lengths[:, 0].mean() / lengths[:, 1:-1].mean()  # [CLS]'s value rows against the words'
+            passed_on = (w[..., 0] * lengths[:, None, 0] / np.einsum("hij,hj->hi", w, lengths)).mean()
+            assert on_sep < 0.15, (kind, text[:30], layer, on_sep)  # [SEP] draws little weight
+            if 1 <= layer <= 4:
+                assert on_cls > max(1 / 3, 4 / n), (kind, text[:30], layer, on_cls)  # many times a uniform share
+                assert ratio < 0.15, (kind, text[:30], layer, ratio)  # value rows a tenth or so of the others'
+                assert passed_on < 0.4 * on_cls, (kind, text[:30], layer, on_cls, passed_on)  # passes on far less
+            sep_ratio = lengths[:, -1].mean() / lengths[:, 1:-1].mean()
+            assert sep_ratio > 0.25, (kind, text[:30], layer, sep_ratio)  # [SEP]'s value rows: not parking-short
+
+
+def check_cls_blocked(seeds):
+    for kind, text in _sentences(seeds, ("short",)) + _sentences(seeds[:3], ("long",)):  # a long one costs n^2 rows
+        original = _run(text).embeddings[0]
+        n = len(_run(text).tokens[0])
+        turned = _model().encode([text] * n, keys=~np.eye(n, dtype=bool)) @ original  # (n,): copy j blocks key j
+        assert turned[0] < 0.85, (kind, text[:30], turned[0])  # blocking [CLS] turns the vector
+        assert turned[0] < min(turned[1:]), (kind, text[:30], turned[0], min(turned[1:]))  # more than any other key
+        assert turned[-1] > 0.97, (kind, text[:30], turned[-1])  # blocking [SEP] barely moves it
+
+
+def check_head_residual(seeds):
+    layer = 4
+    dense = f"encoder.layer.{layer}.attention.output.dense"
+    W_o = _model().tensors[f"{dense}.weight"].astype(float)  # (d_model, heads * d_v), applied as o @ W_o.T
+    b_o = _model().tensors[f"{dense}.bias"].astype(float)
+    for kind, text in _sentences(seeds):
+        record = _run(text).layers[layer]
+        output = record.output[0].astype(float)  # (heads, n, d_v)
+        x = np.linalg.norm(record.residual[0].astype(float), axis=-1)  # (n,)
+        each = []
+        for h in range(minilm.HEADS):  # head h alone: the others' outputs set to zero, no bias
+            alone = np.zeros_like(output)
+            alone[h] = output[h]
+            each.append(np.linalg.norm(minilm.merge_heads(alone) @ W_o.T, axis=-1) / x)  # (n,)
+        each = np.array(each)  # (heads, n)
+        block = np.linalg.norm(minilm.merge_heads(output) @ W_o.T + b_o, axis=-1) / x  # (n,)
+        assert each.mean() < 0.15, (kind, text[:30], each.mean())  # "about a tenth" at the average token
+        assert each.mean(axis=-1).max() < 0.3, (kind, text[:30], each.mean(axis=-1).max())  # the largest head
+        assert each[5].mean() < 0.15, (kind, text[:30], each[5].mean())  # the [CLS] head
+        assert block.mean() < 0.45, (kind, text[:30], block.mean())  # the block: well under half of x
+        assert block.mean() < 0.6 * each.sum(axis=0).mean(), (kind, text[:30])  # far less than the summed lengths
+
+
 EVERY_LENGTH = "held-out sentences of 9-12 and 30-35 tokens (one of each per seed)"
 for claim_id, sentence, condition, check, over in [
     ("wider-than-predicted", "the scores are wider\nthan predicted in every layer of all five sentences",
@@ -320,6 +372,18 @@ for claim_id, sentence, condition, check, over in [
     ("unscaled-collapse", "Without the division the rows collapse towards one-hot in every layer",
      "scale = 1: mean largest weight and share of rows above 0.99 higher in every layer; sentence vector's cosine "
      "with the original below 0.95", check_unscaled_collapse, EVERY_LENGTH),
+    ("cls-sink", "the whole model, not only layer 4 head 5, parks on [CLS]",
+     "layers 1 to 4: [CLS] draws over a third of the weight and over 4 / n, its value rows under 0.15 of the other "
+     "tokens' mean length, its share of weight x |v| under 0.4 of its weight; [SEP] under 0.15 of the weight in every "
+     "layer, its value rows over 0.25 of the others'", check_cls_sink, EVERY_LENGTH),
+    ("cls-blocked", "Blocking [CLS]'s key turns each short sentence's vector",
+     "one key blocked in every head of every layer: with [CLS] the sentence vector's cosine with the original below "
+     "0.85 and below that of blocking any other single key; with [SEP] above 0.97", check_cls_blocked,
+     "held-out sentences of 9-12 tokens (one per seed) and 30-35 tokens (the first three seeds)"),
+    ("head-residual", "In this\nlayer the token's own vector is most of what leaves the attention block",
+     "layer 4: a head's |o_i W^O_h| under 0.15 of |x_i| averaged over heads and tokens, the largest head's mean under "
+     "0.3, head 5's under 0.15; the whole block (heads and bias) under 0.45 of |x_i| on average and under 0.6 of the "
+     "heads' summed lengths", check_head_residual, EVERY_LENGTH),
 ]:
     register(Claim(id=f"10-{claim_id}", notebook=NOTEBOOK, sentence=sentence, condition=condition, check=check,
                    over=over))

@@ -211,3 +211,47 @@ def test_the_previous_token_head_needs_the_position_embeddings(model):
     with_positions = np.diagonal(model.run(sentence).layers[0].weights[0, 2], offset=-1).mean()
     without = np.diagonal(model.run(sentence, positions=False).layers[0].weights[0, 2], offset=-1).mean()
     assert with_positions > 0.99 and without < 0.2, (with_positions, without)
+
+
+def test_each_layer_records_the_residual_stream_it_adds_its_heads_to(model):
+    # record.residual is the layer's input: the embeddings for layer 0, the previous layer's output after that. The
+    # heads' contributions, each head's output times its own rows of W^O, add up with the bias to what the layer adds.
+    ids, mask, _ = model.tokenize(["the cat sat on the mat because it was tired"])
+    run = model.run(["the cat sat on the mat because it was tired"])
+    x = model.embed(ids)
+    key_mask = mask[:, None, None, :]
+    for index, record in enumerate(run.layers):
+        np.testing.assert_allclose(record.residual, x, atol=1e-5)  # float32, another order of summation
+        x, _ = model.layer(x, key_mask, index)
+        W_o = model.tensors[f"encoder.layer.{index}.attention.output.dense.weight"]
+        b_o = model.tensors[f"encoder.layer.{index}.attention.output.dense.bias"]
+        heads = record.output[0] @ W_o.T.reshape(HEADS, D_K, -1)  # (heads, n, d_v) x (heads, d_v, d_model)
+        np.testing.assert_allclose(heads.sum(axis=0) + b_o, merge_heads(record.output)[0] @ W_o.T + b_o, atol=1e-4)
+
+
+def test_a_blocked_key_gets_no_weight_in_any_layer_and_the_rows_still_sum_to_one(model):
+    sentence = ["the cat sat on the mat because it was tired"]
+    n = len(model.run(sentence).tokens[0])
+    blocked = model.run(sentence, keys=np.arange(n) != 0)  # every key but [CLS]
+    for record in blocked.layers:
+        assert np.all(record.weights[..., 0] == 0.0)
+        np.testing.assert_allclose(record.weights.sum(axis=-1), 1.0, atol=1e-5)
+    np.testing.assert_allclose(model.encode(sentence, keys=np.ones(n, dtype=bool)), model.encode(sentence), atol=1e-6)
+    assert model.encode(sentence, keys=np.arange(n) != 0)[0] @ model.encode(sentence)[0] < 0.9
+
+
+def test_keys_blocks_each_copy_of_a_batch_on_its_own_row(model):
+    sentence = "a dog chased the ball"
+    n = len(model.run([sentence]).tokens[0])
+    together = model.encode([sentence] * n, keys=~np.eye(n, dtype=bool))  # copy j blocks key j
+    alone = np.concatenate([model.encode([sentence], keys=np.arange(n) != j) for j in range(n)])
+    np.testing.assert_allclose(together, alone, atol=2e-6)
+
+
+def test_keys_are_refused_with_the_shape_and_the_reason(model):
+    with pytest.raises(TypeError, match="keys must be a bool array"):
+        model.run(["a cat"], keys=np.array([1, 0, 1, 1]))
+    with pytest.raises(ValueError, match=r"keys must broadcast to \(sentences, tokens\) = \(1, 4\).*got shape \(3,\)"):
+        model.run(["a cat"], keys=np.ones(3, dtype=bool))
+    with pytest.raises(ValueError, match="keys blocks every token of sentence 1"):
+        model.run(["a cat sat", "a cat"], keys=np.array([[True] * 5, [False, False, False, False, True]]))
