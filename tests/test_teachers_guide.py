@@ -125,6 +125,21 @@ def test_the_rule_reads_long_code_cells_longer(tmp_path):
     assert long - short == pytest.approx(39 / 20)
 
 
+def test_the_rule_counts_a_function_problem_by_its_worked_answer_and_every_review_prompt():
+    """An expert's read-through came to 900-1,000 minutes where a rule giving every function problem 10 minutes and
+    the review prompts none gave 790: 08's chunked attention alone took about 25."""
+    from attn_lib.review._prompts import PROMPTS
+
+    path = next(p for p in NOTEBOOKS if p.name.startswith("08"))
+    lines = notebook_minutes.worked_lines(path)
+    chunked = next(n for heading, n in lines.items() if "chunks" in heading)
+    assert chunked >= 3 * min(lines.values()) and 6 + chunked >= 20
+    total, counts = notebook_minutes.minutes(path)
+    assert counts["review prompts"] == sum(p.id.startswith("08-") for p in PROMPTS) >= 4
+    assert counts["function problems"] == 4 and counts["lines of worked functions"] < sum(lines.values())  # Problem
+    # 9's worked answer defines a function, but the learner's notebook asks for a number there
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name[:2])
 def test_the_guide_marks_exactly_the_problems_with_variants(path):
     from attn_lib.exercises._problem_book import PREDICTIONS

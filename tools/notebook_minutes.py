@@ -7,12 +7,16 @@ Usage (from the repository's top folder)::
 The rule: prose at 120 words a minute (the words of every markdown cell but the navigation), half a minute per
 code cell to run it and read its output, plus a minute per 20 lines of code to read the code itself (lines that are
 neither blank nor only a comment; neither counts a problem's answer and checker cells, nor an explorer's cell), 3.5
-minutes per prediction problem (the guide says 3 to 4), 10 per problem that asks for a function (its answer cell
-defines one; what a problem is and when it asks for a function is tools/problems.py's), 5 per explorer. Each
-notebook's minutes are rounded to 5; sessions add the rounded minutes.
+minutes per prediction problem (the guide says 3 to 4), 6 minutes per problem that asks for a function plus a minute
+per line of code of its worked answer (the answer cell of the solutions notebook: a three-line softmax is 9 minutes,
+a seventeen-line chunked attention 23), 5 per explorer, and a minute and a half per review prompt of the notebook
+(recall, check, rate). Each notebook's minutes are rounded to 5; sessions add the rounded minutes.
 
 The lines of code were added when read-throughs of 09 took 70 to 90 minutes against the 55 the rule gave: a cell
-of thirty lines (a training loop, a backward pass) takes longer to read than a cell of one, and 09 has the most.
+of thirty lines (a training loop, a backward pass) takes longer to read than a cell of one, and 09 has the most. The
+function problems' lines and the review prompts were added when an expert's read-through of the course came to 900
+to 1,000 minutes against the 790 the rule gave (08's chunked attention alone about 25 minutes, against 10), the
+prompts left out altogether.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from pathlib import Path
 import nbformat
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import problems  # noqa: E402  (tools/problems.py)
+
+from attn_lib.review import _prompts  # noqa: E402  (the review prompts, by notebook)
 
 NOTEBOOKS = problems.NOTEBOOKS
 SESSIONS = (("00", "01", "02"), ("03", "04"), ("05", "06"), ("07",), ("08",), ("09",), ("10",))
@@ -39,11 +46,16 @@ def minutes(path: Path) -> tuple[float, dict]:
     nb = nbformat.read(path, as_version=4)
     nb.cells = [c for c in nb.cells if "nav" not in c.metadata.get("tags", [])]
     counts = {"words": 0, "code cells": 0, "lines of code": 0, "prediction problems": 0, "function problems": 0,
-              "explorers": 0}
+              "lines of worked functions": 0, "explorers": 0, "review prompts": 0}
     not_plain = set()  # indices of the answer and checker cells of problems, and of explorer cells
     for problem in problems.problems(nb, path.name):
         counts["function problems" if problem.asks_for_a_function else "prediction problems"] += 1
         not_plain |= {problem.index + 1, problem.index + 2}
+    asks = {problem.heading for problem in problems.problems(nb, path.name) if problem.asks_for_a_function}
+    if asks:
+        counts["lines of worked functions"] = sum(lines for heading, lines in worked_lines(path).items()
+                                                  if heading in asks)
+    counts["review prompts"] = sum(1 for prompt in _prompts.PROMPTS if prompt.id.startswith(f"{path.name[:2]}-"))
     for i, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
             counts["words"] += len(cell.source.split())
@@ -54,8 +66,19 @@ def minutes(path: Path) -> tuple[float, dict]:
     counts["code cells"] = len(plain)
     counts["lines of code"] = sum(lines_of_code(c.source) for c in plain)
     total = (counts["words"] / 120 + 0.5 * counts["code cells"] + counts["lines of code"] / 20
-             + 3.5 * counts["prediction problems"] + 10 * counts["function problems"] + 5 * counts["explorers"])
+             + 3.5 * counts["prediction problems"] + 6 * counts["function problems"]
+             + counts["lines of worked functions"] + 5 * counts["explorers"] + 1.5 * counts["review prompts"])
     return total, counts
+
+
+def worked_lines(path: Path) -> dict[str, int]:
+    """Each problem's heading -> the lines of code of its worked answer (the answer cell of the notebook's solutions
+    notebook, notebooks/solutions/<stem>-solutions.ipynb), for each problem whose worked answer defines a function (a
+    prediction's may too: the learner notebook says which problems ask for one)."""
+    solutions = path.parent / "solutions" / f"{path.stem}-solutions.ipynb"
+    nb = nbformat.read(solutions, as_version=4)
+    return {problem.heading: lines_of_code(nb.cells[problem.index + 1].source)
+            for problem in problems.problems(nb, solutions.name) if problem.asks_for_a_function}
 
 
 def paths(notebooks: Path = NOTEBOOKS) -> list[Path]:
