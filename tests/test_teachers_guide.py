@@ -112,7 +112,7 @@ def test_the_guides_count_of_predictions_measured_after_their_checker_is_the_not
 
 def test_the_rule_reads_long_code_cells_longer(tmp_path):
     """Read-throughs of 09 took 70-90 minutes where a rule blind to the length of code cells gave 55: the rule
-    counts lines of code (neither blank nor only a comment) at 20 a minute, beside half a minute per cell."""
+    counts lines of code (neither blank nor only a comment) at 14 a minute, beside half a minute per cell."""
     def notebook(source):
         path = tmp_path / f"{len(source)}.ipynb"
         nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)])
@@ -122,7 +122,7 @@ def test_the_rule_reads_long_code_cells_longer(tmp_path):
     short, counts_short = notebook("x = 1")
     long, counts_long = notebook("\n".join(["# a comment", ""] + [f"x{i} = {i}" for i in range(40)]))
     assert counts_short["lines of code"] == 1 and counts_long["lines of code"] == 40
-    assert long - short == pytest.approx(39 / 20)
+    assert long - short == pytest.approx(39 / notebook_minutes.LINES_A_MINUTE)
 
 
 def test_the_rule_counts_a_function_problem_by_its_worked_answer_and_every_review_prompt():

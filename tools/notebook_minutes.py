@@ -5,7 +5,7 @@ Usage (from the repository's top folder)::
     python tools/notebook_minutes.py
 
 The rule: prose at 120 words a minute (the words of every markdown cell but the navigation), half a minute per
-code cell to run it and read its output, plus a minute per 20 lines of code to read the code itself (lines that are
+code cell to run it and read its output, plus a minute per 14 lines of code to read the code itself (lines that are
 neither blank nor only a comment; neither counts a problem's answer and checker cells, nor an explorer's cell), 3.5
 minutes per prediction problem (the guide says 3 to 4), 6 minutes per problem that asks for a function plus a minute
 per line of code of its worked answer (the answer cell of the solutions notebook: a three-line softmax is 9 minutes,
@@ -13,7 +13,10 @@ a seventeen-line chunked attention 23), 5 per explorer, and a minute and a half 
 (recall, check, rate). Each notebook's minutes are rounded to 5; sessions add the rounded minutes.
 
 The lines of code were added when read-throughs of 09 took 70 to 90 minutes against the 55 the rule gave: a cell
-of thirty lines (a training loop, a backward pass) takes longer to read than a cell of one, and 09 has the most. The
+of thirty lines (a training loop, a backward pass) takes longer to read than a cell of one, and 09 has the most.
+They were read at 20 a minute until a learner's read-through of 03 and 09 (2026-12-07) spent about twice that on
+the code of both, checking printed tables against the prose: 14 a minute brings 03 and 09 within the expert's
+estimates (70 to 80, 105 to 120), short of that learner's 80 and 150. The
 function problems' lines and the review prompts were added when an expert's read-through of the course came to 900
 to 1,000 minutes against the 790 the rule gave (08's chunked attention alone about 25 minutes, against 10), the
 prompts left out altogether.
@@ -33,6 +36,7 @@ import problems  # noqa: E402  (tools/problems.py)
 from attn_lib.review import _prompts  # noqa: E402  (the review prompts, by notebook)
 
 NOTEBOOKS = problems.NOTEBOOKS
+LINES_A_MINUTE = 14  # lines of code a reader reads (and checks against the output) in a minute
 SESSIONS = (("00", "01", "02"), ("03", "04"), ("05", "06"), ("07",), ("08",), ("09",), ("10",))
 
 
@@ -65,7 +69,7 @@ def minutes(path: Path) -> tuple[float, dict]:
     plain = [c for i, c in enumerate(nb.cells) if c.cell_type == "code" and i not in not_plain]
     counts["code cells"] = len(plain)
     counts["lines of code"] = sum(lines_of_code(c.source) for c in plain)
-    total = (counts["words"] / 120 + 0.5 * counts["code cells"] + counts["lines of code"] / 20
+    total = (counts["words"] / 120 + 0.5 * counts["code cells"] + counts["lines of code"] / LINES_A_MINUTE
              + 3.5 * counts["prediction problems"] + 6 * counts["function problems"]
              + counts["lines of worked functions"] + 5 * counts["explorers"] + 1.5 * counts["review prompts"])
     return total, counts
