@@ -6,6 +6,7 @@ What the tests of this folder produce is held too: conftest.py records every Fee
 unfilled template field or an id that is neither in the catalogue nor a problem's own."""
 
 import ast
+import functools
 import re
 import string
 import sys
@@ -127,6 +128,7 @@ def _catalogue_words(mistake_id: str, reason: str) -> bool:
     return re.fullmatch(pattern, reason, re.S) is not None
 
 
+@functools.lru_cache(maxsize=1)  # a pure function of the problem book, asked by two tests and conftest.py
 def _local_ids() -> dict[str, set]:
     """The ids prediction problems define in their own tables (mistakes= of check_number / check_count), by
     problem, recorded from the calls their judges make on forty variants, for a far answer and for one just below
@@ -168,7 +170,8 @@ SAME_IDEA = {
     "std-not-variance": {"03-P2"}, "added-variances": {"03-P2", "03-P3"}, "sqrt-dk": {"03-P2"},  # scaling
     "dk-squared": {"03-P2", "02-P2"},  # counting
     "not-bytes": {"02-P6"},  # counting
-    "rounded-too-coarsely": {"04-P6", "06-P3", "08-P2"}, "more-for-times": {"08-P1"},  # generic: a variant's check names it for every problem
+    "rounded-too-coarsely": {"04-P6", "06-P3", "08-P2"},  # generic: a variant's check names it for every problem
+    "more-for-times": {"08-P1"},  # generic
 }
 
 
