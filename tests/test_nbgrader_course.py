@@ -498,6 +498,67 @@ def test_a_folder_that_holds_a_course_is_refused_unless_forced_and_forcing_keeps
     assert (tmp_path / "source" / GRADED / f"{GRADED}.ipynb").is_file()
 
 
+def test_a_gradebook_of_another_course_version_is_refused_by_the_writer_and_the_parallel_grader_and_nothing_changes(
+        tmp_path, tmp_path_factory, capsys):
+    """The released course's gradebook holds one submission of 02; this version's graded form matches it (no
+    false alarm), then the gradebook is made another version's (a checker worth other points, a locked cell edited):
+    writing the course over it and preparing a parallel grading are each refused with one sentence, and neither
+    the gradebook nor the course's source changes."""
+    import hashlib
+
+    import nbgrader_parallel
+
+    name = "02-scores"
+    root = copy_of(released_course(tmp_path_factory), tmp_path / "course")
+    url = f"sqlite:///{root / 'gradebook.db'}"
+    with Gradebook(url, course.COURSE_ID) as gradebook:
+        gradebook.update_or_create_student("ana")
+        gradebook.add_submission(name, "ana")
+        held = release.gradebook_form(gradebook.find_notebook(name, name))
+    assert held == release.graded_form(read(root, "source", name))  # the release's gradebook has this version's form
+    assert _main(capsys, root, "--only", "02", "--force")[0] == 0
+    assert nbgrader_parallel.prepare(root, [name], url, ["ana"]) == []
+
+    with Gradebook(url, course.COURSE_ID) as gradebook:  # last term's version: other points, another checker text
+        checker = gradebook.find_grade_cell("problem-2-check", name, name)
+        checker.max_score = 3.0
+        locked = next(c for c in gradebook.find_notebook(name, name).source_cells
+                      if c.locked and c.name != "problem-2-check")
+        locked.source += "\n# last term's words"
+        gradebook.db.commit()
+
+    def state():
+        return [hashlib.sha256(p.read_bytes()).hexdigest()
+                for p in (root / "gradebook.db", root / "source" / name / f"{name}.ipynb")]
+
+    before = state()
+    code, out, err = _main(capsys, root, "--only", "02", "--force")
+    assert code == 1 and out == "" and len(err.splitlines()) == 1, err
+    assert f"holds 1 submission of {name} from another version of the course" in err
+    assert "problem-2-check is worth 3 points in the gradebook's version and 1 in this one (and 1 more" in err
+    assert "new course folder" in err and "nothing was written" in err
+    assert state() == before
+
+    with pytest.raises(nbgrader_parallel.GradingError) as refused:
+        nbgrader_parallel.prepare(root, [name], url, ["ana"])
+    assert f"holds 1 submission of {name} from another version" in str(refused.value)
+    assert "Grade into a new database" in str(refused.value) and "nothing was graded" in str(refused.value)
+    assert state() == before
+
+
+@pytest.mark.parametrize("held, here, phrase", [
+    ({"a": 1.0}, {"a": 1.0, "b": 2.0}, "b is graded in this version and not in the gradebook's"),
+    ({"a": 1.0, "b": 2.0}, {"a": 1.0}, "b is graded in the gradebook's version and not in this one"),
+])
+def test_each_difference_of_versions_is_named(held, here, phrase):
+    locked = {"setup": "from attn_lib.exercises import check"}
+    assert release.version_differences({"points": held, "locked": locked}, {"points": held, "locked": locked}) == []
+    assert release.version_differences({"points": held, "locked": locked},
+                                       {"points": here, "locked": locked}) == [phrase]
+    assert release.version_differences({"points": held, "locked": locked}, {"points": held, "locked": {}}) == [
+        "the locked cell setup is in the gradebook's version only"]
+
+
 @pytest.mark.parametrize("argv, message", [
     (("{file}",), "{file}: it is a file, not a folder"),
     (("{dir}", "--audit"), "{dir}: no submitted/ folder"),

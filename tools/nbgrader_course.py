@@ -12,7 +12,10 @@ writes ``DIR/nbgrader_config.py`` and one assignment per learner notebook, ``DIR
 (00 to 10; contents.ipynb is a map, not an assignment), then prints the points per notebook. A DIR that already
 holds a course (its nbgrader_config.py) is refused unless ``--force``, which rewrites the config (keeping the old
 one as nbgrader_config.py.bak when it differs) and the course's notebooks under source/, keeps the gradebook and
-every submission, and names any assignment under source/ that is no longer a course notebook. ``--summary``
+every submission, and names any assignment under source/ that is no longer a course notebook. It writes nothing
+when the course's gradebook (DIR/gradebook.db) holds submissions of an assignment this version of the course grades
+otherwise (other graded cells, points or locked cells), and says so: those stay with the version that wrote them.
+``--summary``
 prints the points of the notebooks as they are and writes nothing. ``--audit`` lists the code cells a learner
 wrote in the collected submissions (DIR/submitted/: answer cells and inserted cells) that touch the grading
 machinery (tools/nbgrader_audit.py), and, in a course with per-student numbers, each answer right for a classmate's
@@ -85,8 +88,8 @@ from attn_lib.exercises._problem_book import PREDICTIONS, student_seed  # noqa: 
 import problems as course_problems  # noqa: E402  (tools/problems.py: what a problem is)
 from problems import Problem, ProblemShapeError  # noqa: E402
 from nbgrader_release import (  # noqa: E402  (tools/nbgrader_release.py: what each cell becomes in the release)
-    SOURCE_STUDENT_NUMBERS, STUDENT_NUMBERS, CourseError, checker_call, course_notebooks, nbgrader_meta, relink,
-    setup_cell, solution_source, test_source)
+    SOURCE_STUDENT_NUMBERS, STUDENT_NUMBERS, CourseError, checker_call, course_notebooks, held_by_another_version,
+    nbgrader_meta, relink, setup_cell, solution_source, test_source)
 
 COURSE_ID = "attention-course"
 PROBLEM_NUMBER = re.compile(r"^(?:problem|exercise)\s+(\d+)", re.IGNORECASE)
@@ -351,6 +354,32 @@ def check_folder(directory: Path, force: bool) -> None:
                           "source/, and keeps the gradebook and the submissions")
 
 
+def check_gradebook(directory: Path, built: dict) -> None:
+    """Refuse to write an assignment over the one the course's gradebook (DIR/gradebook.db) holds submissions of,
+    when this version of the course grades it otherwise (other graded cells, points or locked cells): nbgrader would
+    grade those submissions again on this version's checkers, or refuse with a traceback."""
+    gradebook_file = directory / "gradebook.db"
+    if not gradebook_file.is_file():
+        return
+    with gradebook_file.open("rb") as file:
+        if file.read(16) != b"SQLite format 3\0":
+            return  # a file that is no database: nbgrader itself refuses it
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(f"sqlite:///{gradebook_file}", COURSE_ID) as gradebook:
+        for name, (nb, _) in built.items():
+            try:
+                notebook = gradebook.find_notebook(name, name)
+            except MissingEntry:
+                continue
+            held = held_by_another_version(notebook, nb, name)
+            if held and notebook.submissions:
+                raise CourseError(
+                    f"{gradebook_file} {held}. Writing this version over it would grade them again on other checkers "
+                    "or points. Write this version into a new course folder (it gets its own gradebook), or keep "
+                    "grading these with the version that wrote this course; nothing was written")
+
+
 def stale_assignments(directory: Path, stems: set[str]) -> list[str]:
     """The folders under DIR/source/ that are not course notebooks (left in place: the teacher's, or a renamed
     notebook's)."""
@@ -365,12 +394,14 @@ def write_course(directory: Path, names: list[str] | None = None, force: bool = 
     Raises
     ------
     CourseError
-        When ``directory`` is a file, or already holds a course and ``force`` is false, or a notebook does not fit.
+        When ``directory`` is a file, or already holds a course and ``force`` is false, or a notebook does not fit,
+        or its gradebook holds submissions of an assignment that this version grades otherwise.
     """
     check_folder(directory, force)
     stems = set(course_notebooks())
     names = names or sorted(stems)
     built = {name: assignment(name, stems, student_numbers=student_numbers) for name in names}  # checked first
+    check_gradebook(directory, built)
     directory.mkdir(parents=True, exist_ok=True)
     tools = str(Path(__file__).resolve().parent)  # the config imports build_html and finds feedback_page/ here
     config, config_text = directory / CONFIG_FILE, CONFIG.format(course_id=COURSE_ID, tools=tools)

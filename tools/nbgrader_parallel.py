@@ -42,6 +42,8 @@ read from the gradebook: one whose worker died mid-grade (nbgrader writes the au
 it) has graded cells without a score, and is named, never counted as 0. A run of the one-machine form (and
 --prepare) holds a PostgreSQL advisory lock on the gradebook: a second run beside it is refused with a sentence. A
 --db-url the workers cannot share (an SQLite file, ``postgres://``, a server that does not answer) gets one line.
+A gradebook that holds submissions of an assignment as another version of the course released it (other graded
+cells, points or locked cells than DIR/source/) is refused with a sentence before anything is graded.
 """
 
 from __future__ import annotations
@@ -60,7 +62,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import nbformat
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from nbgrader_release import held_by_another_version  # noqa: E402  (tools/nbgrader_release.py: the graded form)
 from nbgrader_run import grading_env  # noqa: E402  (tools/nbgrader_run.py: the kernels' environment)
 
 CONFIG_FILE = "nbgrader_config.py"
@@ -193,10 +198,18 @@ def prepare(course: Path, assignments: list[str], db_url: str, students: list[st
     with Gradebook(db_url, api.coursedir.course_id) as gradebook:
         for assignment in assignments:
             try:
-                known = bool(gradebook.find_assignment(assignment).notebooks)
+                notebook = gradebook.find_notebook(assignment, assignment)
             except MissingEntry:
-                known = False
-            if not known:
+                generated.append(assignment)
+                continue
+            source = nbformat.read(course / "source" / assignment / f"{assignment}.ipynb", as_version=4)
+            held = held_by_another_version(notebook, source, assignment)
+            if held and notebook.submissions:
+                raise GradingError(
+                    f"--db-url: the gradebook {held} (not the version in {course / 'source'}). Grading now would mix "
+                    "the two versions' checkers and points. Grade into a new database, or with the course version that "
+                    "made this gradebook; nothing was graded")
+            if held:  # no submission yet: the gradebook takes this version's cells
                 generated.append(assignment)
         for student in students:
             gradebook.update_or_create_student(student)

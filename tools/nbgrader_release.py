@@ -147,3 +147,56 @@ def locked_ids(source_notebook: Path) -> set[str]:
         if meta.get("locked") and not meta.get("solution"):
             ids.add(meta["grade_id"])
     return ids
+
+
+def graded_form(nb) -> dict:
+    """What a gradebook keeps of a released notebook and grades by: each graded cell's points, and the source of
+    each cell nbgrader restores before grading (locked, not a solution), by grade_id."""
+    points, locked = {}, {}
+    for cell in nb.cells:
+        meta = grading(cell)
+        if meta.get("grade"):
+            points[meta["grade_id"]] = float(meta["points"])
+        if meta.get("locked") and not meta.get("solution"):
+            locked[meta["grade_id"]] = cell.source
+    return {"points": points, "locked": locked}
+
+
+def gradebook_form(notebook) -> dict:
+    """:func:`graded_form` of a notebook as a gradebook holds it (an ``nbgrader.api.Notebook`` row)."""
+    return {"points": {c.name: float(c.max_score) for c in notebook.grade_cells},
+            "locked": {c.name: c.source for c in notebook.source_cells if c.locked}}
+
+
+def version_differences(held: dict, course: dict) -> list[str]:
+    """How the graded form a gradebook holds differs from the course's (:func:`graded_form`), one phrase each: empty
+    when the gradebook was made from this version of the notebook."""
+    found = []
+    for grade_id in sorted(held["points"].keys() | course["points"].keys()):
+        there, here = held["points"].get(grade_id), course["points"].get(grade_id)
+        if there is None:
+            found.append(f"{grade_id} is graded in this version and not in the gradebook's")
+        elif here is None:
+            found.append(f"{grade_id} is graded in the gradebook's version and not in this one")
+        elif there != here:
+            found.append(f"{grade_id} is worth {there:g} points in the gradebook's version and {here:g} in this one")
+    for grade_id in sorted(held["locked"].keys() & course["locked"].keys()):
+        if held["locked"][grade_id] != course["locked"][grade_id]:
+            found.append(f"the locked cell {grade_id} reads differently")
+    for grade_id in sorted(held["locked"].keys() ^ course["locked"].keys()):
+        where = "the gradebook's" if grade_id in held["locked"] else "this"
+        found.append(f"the locked cell {grade_id} is in {where} version only")
+    return found
+
+
+def held_by_another_version(notebook, nb, name: str) -> str:
+    """'' when a gradebook's row of assignment ``name`` (an ``nbgrader.api.Notebook``) holds the graded form of
+    ``nb``, this version's source notebook; otherwise what it holds, in words ("holds 2 submissions of 02-scores
+    from another version of the course: problem-2-check is worth 3 points ... (and 1 more differences)")."""
+    found = version_differences(gradebook_form(notebook), graded_form(nb))
+    if not found:
+        return ""
+    held = len(notebook.submissions)
+    more = f" (and {len(found) - 1} more differences)" if len(found) > 1 else ""
+    return (f"holds {held} submission{'s' * (held != 1)} of {name} from another version of the course: "
+            f"{found[0]}{more}")
