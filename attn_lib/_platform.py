@@ -7,10 +7,14 @@
 - Threads: the browser's Python has none, so there is no BLAS pool to pin (``attn_lib._blas``).
 - Processes and signals: none in the browser (no subprocess, no ``signal.setitimer``). The checkers' time limit
   is kept there by a trace function instead (``attn_lib.exercises._running.signals_work``).
+
+And one place that is not a platform but a reader: ``autograding`` (nbgrader executing a submission to grade it),
+where no one looks at a figure or moves an explorer while it runs.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 import numpy as np
@@ -24,6 +28,12 @@ WHOLE = np.int64
 def in_browser() -> bool:
     """Whether this Python runs in the browser (Pyodide); read at call time, so tests can simulate it."""
     return IN_BROWSER
+
+
+def autograding() -> bool:
+    """Whether nbgrader is executing this notebook to grade it (``nbgrader autograde``, or the parallel grader's
+    workers): it sets ``NBGRADER_EXECUTION=autograde`` in the kernel's environment. Read at call time."""
+    return os.environ.get("NBGRADER_EXECUTION") == "autograde"
 
 
 def whole(values):

@@ -90,6 +90,33 @@ def test_show_figure_sends_the_png_once_inside_html_with_its_alt_text_and_closes
     assert not plt.fignum_exists(fig.number)
 
 
+@pytest.mark.parametrize("execution, drawn", [("autograde", False), ("validate", True), (None, True)])
+def test_while_nbgrader_autogrades_a_figure_is_its_alt_text_undrawn_and_closed(kernel_display, monkeypatch,
+                                                                                execution, drawn):
+    """nbgrader autograde (NBGRADER_EXECUTION=autograde) gets the alt text as the figure's output and nothing is
+    rendered; nbgrader validate and a learner's kernel get the figure."""
+    from attn_lib.plotting import show_figure
+
+    if execution:
+        monkeypatch.setenv("NBGRADER_EXECUTION", execution)
+    else:
+        monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+    fig, ax = plt.subplots(figsize=(2, 1))
+    ax.plot([0, 1])
+    draws = []
+    fig.canvas.mpl_connect("draw_event", draws.append)
+    show_figure(fig, alt="a rising line")
+    (bundle,), kwargs = kernel_display[0]
+    assert kwargs == {"raw": True} and not plt.fignum_exists(fig.number)
+    if drawn:
+        assert "text/html" in bundle and draws
+    else:
+        assert bundle == {"text/plain": "Figure, not drawn while grading: a rising line"} and draws == []
+    with pytest.raises(ValueError, match="alt must be a non-empty"):  # its arguments are checked all the same
+        show_figure(plt.figure(), alt=" ")
+    plt.close("all")
+
+
 def test_show_figure_outside_a_kernel_is_plt_show_and_prints_nothing(monkeypatch, capsys):
     from attn_lib import plotting
 

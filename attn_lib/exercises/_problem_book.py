@@ -24,6 +24,7 @@ import random
 import re
 from pathlib import Path
 
+from .._platform import autograding
 from ._data import (_predictions_00, _predictions_01, _predictions_02, _predictions_03, _predictions_04,
                     _predictions_05, _predictions_06, _predictions_07, _predictions_08, _predictions_09,
                     _predictions_10)
@@ -94,7 +95,7 @@ def current_student() -> tuple[str | None, str | None]:
     chosen = os.environ.get(STUDENT_VARIABLE, "")
     if not chosen:
         return None, None
-    if os.environ.get("NBGRADER_EXECUTION") == "autograde":
+    if autograding():
         here = Path.cwd()
         return here.parent.name, here.name
     student, _, assignment = chosen.partition("/")
@@ -149,7 +150,7 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
     if feedback.mistake == NOT_ANSWERED and prediction.kind == "number" and variant.precision:
         reason = f"{reason.rstrip('.')}: a number, judged {variant.precision}."  # what a right answer must meet
     feedback = Feedback(feedback.passed, reason, feedback.hint, feedback.mistake, again=_again(prediction))
-    if seed is None and chosen and os.environ.get("NBGRADER_EXECUTION") == "autograde":
+    if seed is None and chosen and autograding():
         _show_graded_statement(variant, current_student()[0])
     record_verdict(feedback, problem_id=problem_id, seed=chosen,  # the learner's record: reached, solved
                    has_variants=prediction.has_variants)

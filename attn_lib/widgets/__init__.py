@@ -26,6 +26,9 @@ Shown in a notebook, an explorer stores a still image of its figure before the l
 caption are the description, with a one-line prompt to run the cell): a notebook opened before its cells are run,
 with no kernel, or read as the static copy shows the still, and a running explorer shows only the live widget.
 
+While nbgrader autogrades a notebook, an explorer function builds nothing and shows one line instead
+(``_explorer.NotBuilt``): no graded cell reads an explorer, and building one is most of its notebook's grading cost.
+
 Layout: ``_explorer`` holds what every explorer shares; each explorer is a module named after its kind
 (``dk``, ``softmax``, ``mask``, ``cost``, ``replay``, ``trained``) that defines ``<kind>_explorer``.
 ``EXPLORERS`` lists them all, by kind: the tests and benchmarks go through it.

@@ -15,6 +15,7 @@ gone, the static reading copy). See :data:`STILL_STYLE`.
 from __future__ import annotations
 
 import base64
+import functools
 import html
 import io
 import struct
@@ -28,6 +29,7 @@ from matplotlib.backends.backend_agg import RendererAgg
 from matplotlib.figure import Figure
 from PIL import Image
 
+from .._platform import autograding
 from ..plotting import STYLE
 
 
@@ -176,6 +178,34 @@ def live_figure(figsize, ncols=1, width_ratios=None):
     canvas.resizable = False
     canvas.capture_scroll = False
     return fig, axes
+
+
+class NotBuilt:
+    """What an explorer function gives while nbgrader autogrades (``attn_lib._platform.autograding``): nothing is
+    computed or drawn, since no graded cell reads an explorer and no one moves it; shown as one line of text."""
+
+    def __init__(self, function_name):
+        self.function_name = function_name
+
+    def __repr__(self):
+        return f"{self.function_name}() is not built while grading: it runs when you open the notebook yourself."
+
+    def _ipython_display_(self):
+        from IPython.display import display
+
+        display({"text/plain": repr(self)}, raw=True)
+
+
+def not_while_grading(explorer_function):
+    """Decorate an explorer function: while nbgrader autogrades, it returns :class:`NotBuilt` and builds nothing."""
+
+    @functools.wraps(explorer_function)
+    def explorer(*args, **kwargs):
+        if autograding():
+            return NotBuilt(explorer_function.__name__)
+        return explorer_function(*args, **kwargs)
+
+    return explorer
 
 
 class Explorer(widgets.VBox):

@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..cost import attention_cost
-from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, readout_rows
+from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, not_while_grading, readout_rows
 from .._checks import InputValueError
 from .._platform import whole
 
@@ -31,6 +31,7 @@ def _count(count):
     return f"{count:.0f}"
 
 
+@not_while_grading
 def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
     """Move n, m, d_k, heads and layers; watch the scores alive, the multiply-adds and the memory.
 

@@ -14,11 +14,12 @@ import numpy as np
 from .._checks import InputValueError
 from ..attention import softmax
 from ._explorer import (BAR, THEORY, WIDE, Explorer, entropy_nats, largest_jacobian_entry, live_figure,
-                        readout_rows, significant, three_figures)
+                        not_while_grading, readout_rows, significant, three_figures)
 
 DK_VALUES = tuple(2**p for p in range(11))  # 1, 2, 4, ..., 1024
 
 
+@not_while_grading
 def dk_explorer(d_k=64, scaled=False, pairs=5000, keys=16, seed=0):
     """Move d_k and watch the spread of the scores q·k and the sharpness of one softmax row.
 

@@ -10,7 +10,7 @@ from .._checks import InputValueError
 from ..attention import attention, scaled_scores, softmax
 from ..masks import causal_mask, padding_mask
 from ..plotting import BLOCKED_MARK, MASKED_COLOR, WEIGHTS_CMAP
-from ._explorer import BAR, BROKEN, WIDE, Explorer, live_figure, readout_rows
+from ._explorer import BAR, BROKEN, WIDE, Explorer, live_figure, not_while_grading, readout_rows
 
 MASK_KINDS = (("no mask", "none"), ("causal: key j ≤ query i", "causal"), ("padding: last 2 keys are <pad>",
                                                                            "padding"))
@@ -36,6 +36,7 @@ def _masked_weights(Q, K, V, mask, placement):
     return np.asarray(weights, float).reshape(Q.shape[0], K.shape[0])
 
 
+@not_while_grading
 def mask_explorer(mask="causal", placement="before", seed=0):
     """Choose a mask and where it goes; watch the weights and each row's sum.
 

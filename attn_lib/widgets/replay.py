@@ -9,7 +9,7 @@ import numpy as np
 
 from .._checks import InputValueError
 from ..training import RecallTask, init_parameters, train
-from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, readout_rows
+from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, not_while_grading, readout_rows
 
 
 @functools.lru_cache(maxsize=4)
@@ -22,6 +22,7 @@ def _replayed_run(steps, save_every, lr, seed):
     return train(task, params, steps, lr, seed=seed, save_every=save_every, example=example)
 
 
+@not_while_grading
 def replay_explorer(steps=151, save_every=5, lr=0.5, seed=0):
     """Replay the training of one attention head: a slider over saved steps redraws the weights and marks the loss.
 

@@ -9,11 +9,12 @@ import numpy as np
 
 from .._checks import InputValueError
 from ..attention import softmax
-from ._explorer import BAR, WIDE, Explorer, entropy_nats, live_figure, readout_rows
+from ._explorer import BAR, WIDE, Explorer, entropy_nats, live_figure, not_while_grading, readout_rows
 
 SOFTMAX_SCORES = (2.0, 1.0, 0.5, -0.5, -1.5)
 
 
+@not_while_grading
 def softmax_explorer(scores=SOFTMAX_SCORES, temperature=1.0):
     """Move a temperature T and the scores of one row; watch ``softmax(scores / T)``.
 

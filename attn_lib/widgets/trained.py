@@ -10,7 +10,7 @@ import numpy as np
 
 from ..minilm import HEADS, LAYERS, load
 from ..plotting import WEIGHTS_CMAP
-from ._explorer import WIDE, Explorer, entropy_nats, live_figure, readout_rows
+from ._explorer import WIDE, Explorer, entropy_nats, live_figure, not_while_grading, readout_rows
 from .._checks import InputValueError
 
 SENTENCE = "the cat sat on the mat because it was tired"
@@ -35,6 +35,7 @@ def head_patterns(weights, tokens):
     }
 
 
+@not_while_grading
 def trained_explorer(sentence=SENTENCE, layer=0, head=2, model=None):
     """Type a sentence, choose a layer and a head of all-MiniLM-L6-v2, and watch that head's attention weights.
 

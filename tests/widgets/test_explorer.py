@@ -80,6 +80,42 @@ def test_text_form_is_the_description_and_is_deterministic(kind):
     assert html.escape(first.description, quote=False) in first.caption.value
 
 
+@pytest.mark.parametrize("kind", EXPLORERS)
+def test_while_nbgrader_autogrades_an_explorer_builds_nothing_and_says_so_in_one_line(kind, monkeypatch):
+    import matplotlib.pyplot as plt
+    from IPython.display import display
+
+    from attn_lib.widgets._explorer import NotBuilt
+
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    figures = plt.get_fignums()
+    stand_in = EXPLORERS[kind]()
+    assert isinstance(stand_in, NotBuilt) and plt.get_fignums() == figures
+    assert repr(stand_in) == (f"{stand_in.function_name}() is not built while grading: it runs when you open the "
+                              "notebook yourself.")
+    assert stand_in.function_name.endswith("_explorer")
+    with contextlib.redirect_stdout(io.StringIO()) as shown:
+        display(stand_in)
+    assert shown.getvalue().strip() == repr(stand_in)
+
+
+@pytest.mark.parametrize("execution", ["validate", None])
+def test_outside_autograde_an_explorer_function_is_called_through(execution, monkeypatch):
+    """nbgrader validate, like a learner's kernel, runs the notebook as a learner sees it."""
+    from attn_lib.widgets._explorer import not_while_grading
+
+    if execution:
+        monkeypatch.setenv("NBGRADER_EXECUTION", execution)
+    else:
+        monkeypatch.delenv("NBGRADER_EXECUTION", raising=False)
+
+    @not_while_grading
+    def toy_explorer(d_k=64, *, seed=0):
+        return ("built", d_k, seed)
+
+    assert toy_explorer(8, seed=3) == ("built", 8, 3) and toy_explorer.__name__ == "toy_explorer"
+
+
 def test_largest_jacobian_entry_matches_finite_differences():
     scores = np.array([1.0, -0.5, 2.0, 0.3])
     step = 1e-6
