@@ -5,7 +5,7 @@ its first three predictions, found by role) is also handed in by three learners,
 untouched, and a submission with a classic mistake, a call of attn_lib's own function, rebound checkers, a
 prediction's answer cell that raises and an emptied test cell; a fourth hands in the untouched copy with an inserted
 cell that patches attn_lib.exercises, and one right function that writes to stderr.
-The other notebooks' solutions are autograded by benchmarks/autograde_course.py.
+The other notebooks' solutions are autograded by benchmarks/grading_cost.py.
 """
 
 from __future__ import annotations

@@ -111,9 +111,9 @@ c.CourseDirectory.root = os.path.dirname(os.path.abspath(__file__))
 # released cell is the placeholder the course's own notebook shows (not nbgrader's `raise NotImplementedError()`).
 c.ClearSolutions.code_stub = {{"python": ""}}
 
-# Seconds per cell. The slowest cell of any notebook takes under 3 s (09's training sweep); 120 s leaves a wide margin
-# for a loaded machine and costs a learner's endless loop in a top-level cell 2 minutes, not 10. A learner's function
-# that loops is stopped by its checker after 10 s.
+# Seconds per cell. The slowest cell of any notebook takes about 14 s on an idle two-core machine (09's training of one
+# and two heads); 120 s leaves a wide margin for a loaded machine and costs a learner's endless loop in a top-level cell
+# 2 minutes, not 10. A learner's function that loops is stopped by its checker after 10 s.
 c.Execute.timeout = 120
 # A cell that runs past that is interrupted and fails; the notebook's other cells still run and are scored.
 c.Execute.interrupt_on_timeout = True
