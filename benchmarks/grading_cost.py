@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import io
 import os
-import resource
 import statistics
 import sys
 import tempfile
@@ -52,12 +51,6 @@ ENDLESS = "while True:\n    pass"
 
 def load() -> str:
     return ", ".join(f"{x:.1f}" for x in os.getloadavg())
-
-
-def cpu() -> float:
-    """CPU seconds of this process and of the processes it started that have ended."""
-    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
 def write_empty_assignment(root: Path) -> None:
@@ -105,11 +98,11 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="attn-grading-") as folder:
         root = Path(folder)
         names = course.selected(args.only, course.course_notebooks())
-        start = cpu()
+        start = parallel.cpu_seconds()
         course.write_course(root, names)
         write_empty_assignment(root)
         run_nbgrader(root, "generate_assignment", "*", "--force")
-        once_per_course = cpu() - start
+        once_per_course = parallel.cpu_seconds() - start
 
         learners = [f"learner-{k}" for k in range(1, args.learners + 1)]
         for name in names:
@@ -127,9 +120,9 @@ def main(argv: list[str] | None = None) -> int:
         url = f"sqlite:///{root / 'gradebook.db'}"
         assignments = [*names, EMPTY]
         pairs = parallel.submitted_students(root, assignments)
-        start = cpu()
+        start = parallel.cpu_seconds()
         parallel.prepare(root, assignments, url, sorted({s for _, s in pairs}))
-        once_per_run = cpu() - start
+        once_per_run = parallel.cpu_seconds() - start
         graded = parallel.grade_share(root, pairs, url, out=io.StringIO())
         scores = points(root, url, [(a, s) for a, s in pairs if a != EMPTY])
         timeout = timeout_seconds(root)
