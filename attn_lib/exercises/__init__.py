@@ -30,7 +30,8 @@ on them use; ``_weights_diagnosis.py``, ``_attention_mistakes.py``); then one mo
 nbgrader's test cells) and ``_prediction.py`` (a prediction problem as data: its numbers, its statement, its judge,
 its variants); then ``_data/_predictions_NN.py``, notebook NN's prediction problems (data); then
 ``_problem_book.py`` (the one module of the logic that imports them), every prediction problem by its id and the
-notebook's calls :func:`check`, :func:`another` and :func:`use_student_numbers`.
+notebook's calls :func:`check`, :func:`another`, :func:`statement`, :func:`use_student_numbers` and
+:func:`set_student_id`.
 
 Inputs are seeded, so the same answer always gets the same words (nbval compares them). Where a problem promises
 (..., n, m), the cases include leading batch axes and masks that broadcast; n != m and d_k != d_v throughout. A
@@ -201,12 +202,14 @@ from ._check_weight_times_value import check_weight_times_value
 from ._check_weighted_average import check_weighted_average
 from ._feedback import NOT_ANSWERED, Feedback
 from ._grading import CheckFailed, assert_correct
-from ._problem_book import another, check, use_student_numbers
+from ._problem_book import another, check, set_student_id, statement, use_student_numbers
 
 __all__ = [
     "check",
     "another",
     "use_student_numbers",
+    "set_student_id",
+    "statement",
     "Feedback",
     "NOT_ANSWERED",
     "assert_correct",

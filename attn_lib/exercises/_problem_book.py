@@ -13,6 +13,16 @@ calls ``use_student_numbers("<id>", "<assignment>")``; when nbgrader autogrades,
 ``use_student_numbers()``, and the id is read from the folder nbgrader runs the notebook in
 (``autograded/<student>/<assignment>``), so every student is graded on the numbers they saw. A course written
 without it calls nothing, and everyone is graded on the notebook's numbers.
+
+What a notebook shows follows the same learner: a problem's statement is a cell ``statement("02-P3")`` that writes
+the problem's text from its data with the numbers ``check`` judges here (:func:`current_student`), so the two never
+differ, and its output carries the problem, the seed and the student, so a notebook handed in says which numbers it
+showed. Outside nbgrader the learner is known from, in this order: a kernel's ``use_student_numbers(student,
+assignment)``; the course id the learner stated once on this machine with :func:`set_student_id` (kept beside the
+record, so every notebook and kernel uses it; in the browser edition, in the browser's storage); on a JupyterHub,
+the hub's user name, when the notebook is a per-student course's release (its setup cell calls
+``use_student_numbers()``). Nobody known: the notebook's own numbers, as in the reading copy, nbval and the
+solutions.
 """
 
 from __future__ import annotations
@@ -46,6 +56,16 @@ FRESH_SEEDS = (1, 99_999)
 # Where use_student_numbers keeps the student of this kernel ("<student>/<assignment>"): an environment variable, since
 # nbgrader's test cells reload this module (a module-level value would be lost).
 STUDENT_VARIABLE = "ATTN_COURSE_STUDENT"
+
+
+# The assignment of each notebook's problems (nbgrader's name for it: the notebook's file stem), from which a student's
+# seed is drawn when the kernel knows the student but not the assignment (a stated course id, a hub's user name).
+# tests/exercises/test_problem_book.py holds it equal to the course's notebooks (tools/course.toml).
+ASSIGNMENTS = {"00": "00-start-here", "01": "01-shapes", "02": "02-scores", "03": "03-scaling", "04": "04-softmax",
+               "05": "05-weighted-average", "06": "06-masking", "07": "07-heads-and-cross-attention",
+               "08": "08-cost-memory-backward", "09": "09-attention-that-learns", "10": "10-a-trained-model"}
+HUB_USER_VARIABLE = "JUPYTERHUB_USER"  # set by JupyterHub in every user's server
+STUDENT_ID = re.compile(r"[\w.@+-]+")  # what can name a student's folder in nbgrader's course
 
 
 def problem(problem_id: str) -> Prediction:
@@ -87,25 +107,78 @@ def use_student_numbers(student: str | None = None, assignment: str | None = Non
     return student
 
 
-def current_student() -> tuple[str | None, str | None]:
-    """(student, assignment) whose numbers ``check`` uses here, or (None, None): the notebook's own numbers.
-
-    Nobody unless use_student_numbers was called; while nbgrader autogrades, the folder it grades in; elsewhere the
-    student named."""
+def current_student(problem_id: str | None = None) -> tuple[str | None, str | None]:
+    """(student, assignment) whose numbers ``check`` and ``statement`` use here for ``problem_id``, or (None, None):
+    the notebook's own numbers. See the module's docstring for the order in which the learner is found; while
+    nbgrader autogrades, the folder it grades in when the course set student numbers, else nobody."""
     chosen = os.environ.get(STUDENT_VARIABLE, "")
-    if not chosen:
-        return None, None
     if autograding():
+        if not chosen:
+            return None, None
         here = Path.cwd()
         return here.parent.name, here.name
-    student, _, assignment = chosen.partition("/")
-    return (student, assignment) if chosen != FROM_FOLDER and student and assignment else (None, None)
+    if chosen and chosen != FROM_FOLDER:
+        student, _, assignment = chosen.partition("/")
+        return (student, assignment) if student and assignment else (None, None)
+    assignment = ASSIGNMENTS.get(problem_id[:2]) if isinstance(problem_id, str) else None
+    stated = stated_student_id()
+    if stated:
+        return stated, assignment
+    hub_user = os.environ.get(HUB_USER_VARIABLE, "")
+    if chosen == FROM_FOLDER and hub_user:
+        return hub_user, assignment
+    return None, None
+
+
+def student_id_path() -> Path:
+    """The file that keeps the course id a learner stated: ``<record's stem>.student-id.txt`` beside the record."""
+    from .._record.file import record_path  # loaded when asked, as the record is (a check loads it only to write)
+
+    record = record_path()
+    return record.with_name(f"{record.stem}.student-id.txt")
+
+
+def stated_student_id() -> str | None:
+    """The course id stated with :func:`set_student_id` on this machine (in this browser), or None."""
+    try:
+        text = student_id_path().read_text(encoding="utf-8").strip()
+    except (OSError, UnicodeDecodeError):
+        return None
+    return text if STUDENT_ID.fullmatch(text) else None
+
+
+def set_student_id(student: str | None) -> str | None:
+    """State your course id once (the one your teacher grades you under, such as your hub user name): from then on
+    every problem with numbers shows, and every check judges, your own numbers, in every notebook of the course on
+    this machine. ``set_student_id(None)`` goes back to the notebook's numbers. Returns the id now in use.
+
+    Examples
+    --------
+    >>> set_student_id("ada")  # doctest: +SKIP
+    'ada'
+    """
+    if student is not None and not (isinstance(student, str) and STUDENT_ID.fullmatch(student)):
+        raise TypeError("student must be your course id, letters, digits and . @ + - _ (such as 'ada' or "
+                        f"'a.lovelace@uni.example'), or None to use the notebook's numbers; got {student!r}")
+    from .._record.file import write_atomically, writing_allowed
+
+    path = student_id_path()
+    if not writing_allowed():
+        return stated_student_id()
+    if student is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_atomically(path, student + "\n")
+    where = "the notebook's numbers" if student is None else f"{student}'s numbers"
+    print(f"From now on the problems with numbers show, and their checks judge, {where}, in every notebook of this "
+          "course here. Run a problem's statement cell again to see them.")
+    return student
 
 
 def current_seed(prediction: Prediction) -> int:
     """The seed ``check`` uses for ``prediction`` in this kernel: the student's, or 0 (the notebook's numbers)."""
-    student, assignment = current_student()
-    if student is None or not prediction.has_variants:
+    student, assignment = current_student(prediction.id)
+    if student is None or assignment is None or not prediction.has_variants:
         return 0
     return student_seed(student, assignment)
 
@@ -157,14 +230,43 @@ def check(problem_id: str, answer, seed: int | None = None) -> Feedback:
     return feedback
 
 
+def _plain(text: str) -> str:
+    """Markdown with TeX, as plain text: ``\\text{model}`` and ``$d_k$`` lose their marks."""
+    return re.sub(r"\\(?:text|mathrm)\{([^}]*)\}|[{}$\\]", lambda m: m.group(1) or "", text)
+
+
 def _show_graded_statement(variant: Variant, student: str) -> None:
     """While nbgrader autogrades a student on their own numbers, show the statement judged above the verdict, so the
     feedback page says which numbers the answer was graded on (whatever the notebook handed in showed)."""
     from IPython.display import display
 
     text = f"Graded on {student}'s numbers (variant {variant.seed}): {variant.text}"
-    plain = re.sub(r"\\(?:text|mathrm)\{([^}]*)\}|[{}$\\]", lambda m: m.group(1) or "", text)
-    display({"text/markdown": text, "text/plain": plain}, raw=True)
+    display({"text/markdown": text, "text/plain": _plain(text)}, raw=True)
+
+
+# The mark a statement with a student's own numbers ends with (nbgrader_course's per-student release writes it too).
+YOUR_NUMBERS = "*Your numbers: variant {seed}.*"
+SHOWN_KEY = "attn_course"  # the output's metadata: {"statement_of": id, "seed": seed, "student": id or None}
+
+
+def statement(problem_id: str) -> None:
+    """Show the statement of prediction problem ``problem_id`` with the numbers ``check`` judges here: the
+    notebook's own, or the learner's (see the module's docstring), then a line naming the variant. The output's
+    metadata records the problem, the seed and the student, so a saved notebook carries the numbers it showed."""
+    prediction = problem(problem_id)
+    seed = current_seed(prediction)
+    data, metadata = statement_output(problem_id, seed, current_student(problem_id)[0] if seed else None)
+    from IPython.display import display
+
+    display(data, raw=True, metadata=metadata)
+
+
+def statement_output(problem_id: str, seed: int, student: str | None) -> tuple[dict, dict]:
+    """The data and metadata of the output ``statement(problem_id)`` shows for variant ``seed`` (0: the notebook's
+    numbers) set to ``student``: what a per-student release writes into its statement cells before they are run."""
+    text = problem(problem_id).variant(seed).text + (f"\n\n{YOUR_NUMBERS.format(seed=seed)}" if seed else "")
+    return ({"text/markdown": text, "text/plain": _plain(text)},
+            {SHOWN_KEY: {"statement_of": problem_id, "seed": seed, "student": student}})
 
 
 def another(problem_id: str, seed: int | None = None) -> Variant:

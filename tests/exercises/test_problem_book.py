@@ -12,9 +12,10 @@ import sys
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from attn_lib.exercises import another, check, use_student_numbers
+from attn_lib.exercises import another, check, set_student_id, use_student_numbers
 from attn_lib.exercises._prediction import Prediction, read_answer
-from attn_lib.exercises._problem_book import PREDICTIONS, STUDENT_VARIABLE, current_seed, student_seed
+from attn_lib.exercises._problem_book import (PREDICTIONS, STUDENT_VARIABLE, current_seed, statement_output,
+                                             student_seed)
 
 WITH_VARIANTS = sorted(pid for pid, p in PREDICTIONS.items() if p.has_variants)
 ONE_INSTANCE = sorted(pid for pid, p in PREDICTIONS.items() if not p.has_variants)
@@ -228,3 +229,77 @@ def test_a_number_rounded_coarser_than_it_is_judged_is_named_on_variants_and_no_
     assert "to within 1 %" in feedback.reason and not re.search(r"\d\.\d", feedback.reason + feedback.hint)
     assert variant.check(round(weight, 2)).passed and variant.check(round(weight, 3)).passed
     assert variant.check(1.0).mistake == "one-hot"  # a whole number is not taken for a rounding
+
+
+# --- who the learner is, and what a statement shows -------------------------------------------------------------
+
+@pytest.fixture
+def learner_here(monkeypatch, tmp_path):
+    """A learner's machine: a record of its own, no student chosen in this kernel, no hub, no nbgrader."""
+    monkeypatch.setenv("ATTN_COURSE_RECORD", str(tmp_path / "attn-course-record.json"))
+    monkeypatch.setenv(STUDENT_VARIABLE, "")
+    for name in ("JUPYTERHUB_USER", "NBGRADER_EXECUTION"):
+        monkeypatch.delenv(name, raising=False)
+    return tmp_path
+
+
+def right_for(pid: str, seed: int):
+    prediction = PREDICTIONS[pid]
+    return prediction.expected(prediction.numbers(seed))[0]
+
+
+def test_a_course_id_stated_once_sets_every_notebooks_numbers_and_check_judges_them(learner_here, capsys):
+    assert current_seed(PREDICTIONS["02-P3"]) == 0
+    assert set_student_id("ada") == "ada"
+    assert "ada's numbers" in capsys.readouterr().out
+    assert (learner_here / "attn-course-record.student-id.txt").read_text() == "ada\n"  # beside the record
+    ada_02, ada_05 = student_seed("ada", "02-scores"), student_seed("ada", "05-weighted-average")
+    assert ada_02 != ada_05
+    assert current_seed(PREDICTIONS["02-P3"]) == ada_02 and current_seed(PREDICTIONS["05-P2"]) == ada_05
+    assert check("02-P3", right_for("02-P3", ada_02)).passed
+    assert not check("02-P3", right_for("02-P3", 0)).passed  # the notebook's answer is not ada's
+    data, metadata = statement_output("02-P3", ada_02, "ada")
+    assert PREDICTIONS["02-P3"].variant(ada_02).text in data["text/markdown"]
+    assert data["text/markdown"].endswith(f"*Your numbers: variant {ada_02}.*")
+    assert metadata == {"attn_course": {"statement_of": "02-P3", "seed": ada_02, "student": "ada"}}
+    set_student_id(None)
+    assert current_seed(PREDICTIONS["02-P3"]) == 0 and not (learner_here / "attn-course-record.student-id.txt").exists()
+
+
+def test_the_notebooks_own_statement_is_the_problems_text_with_no_mark(learner_here):
+    data, metadata = statement_output("02-P3", 0, None)
+    assert data["text/markdown"] == PREDICTIONS["02-P3"].variant(0).text and "$" not in data["text/plain"]
+    assert metadata["attn_course"]["seed"] == 0 and metadata["attn_course"]["student"] is None
+
+
+def test_a_hub_user_is_the_student_only_in_a_per_student_release(learner_here, monkeypatch):
+    monkeypatch.setenv("JUPYTERHUB_USER", "bo")
+    assert current_seed(PREDICTIONS["02-P3"]) == 0  # the course's own notebook on a hub: the notebook's numbers
+    use_student_numbers()  # a per-student course's setup cell
+    assert current_seed(PREDICTIONS["02-P3"]) == student_seed("bo", "02-scores")
+    set_student_id("cy")  # an id stated by the learner comes before the hub's user name
+    assert current_seed(PREDICTIONS["02-P3"]) == student_seed("cy", "02-scores")
+    use_student_numbers("dee", "02-scores")  # and a kernel's own choice before both
+    assert current_seed(PREDICTIONS["02-P3"]) == student_seed("dee", "02-scores")
+
+
+def test_nbgrader_never_reads_or_writes_a_stated_id(learner_here, monkeypatch, tmp_path):
+    set_student_id("ada")
+    folder = tmp_path / "autograded" / "bo" / "02-scores"
+    folder.mkdir(parents=True)
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("NBGRADER_EXECUTION", "autograde")
+    assert current_seed(PREDICTIONS["02-P3"]) == 0  # a course without student numbers: the notebook's, for all
+    set_student_id("eve")
+    assert (learner_here / "attn-course-record.student-id.txt").read_text() == "ada\n"
+
+
+def test_an_id_file_that_holds_no_id_means_the_notebooks_numbers(learner_here):
+    (learner_here / "attn-course-record.student-id.txt").write_text("../../etc\n")
+    assert current_seed(PREDICTIONS["02-P3"]) == 0
+
+
+@pytest.mark.parametrize("bad", ["", "../eve", "ada lovelace", 3, b"ada"])
+def test_a_course_id_that_cannot_name_a_student_is_refused_with_what_was_expected(learner_here, bad):
+    with pytest.raises(TypeError, match=r"student must be your course id, letters, digits and \. @ \+ - _ .*; got"):
+        set_student_id(bad)
