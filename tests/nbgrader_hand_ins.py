@@ -154,7 +154,7 @@ def course_notebook(name: str, answers: dict[str, str], inserted: str | None, de
     nb = json.loads((course.NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8"))
     _, graded = course.assignment(name, set(NAMES))
     found = course.problems(as_notebook(nb), name)
-    at = {g.grade_id.replace("-check", "-answer"): p.index + 1 for g, p in zip(graded, found, strict=True)}
+    at = {g.grade_id.replace("-check", "-answer"): p.answer_index for g, p in zip(graded, found, strict=True)}
     for grade_id, text in answers.items():
         cell = nb["cells"][at[grade_id]]
         cell["source"], cell["outputs"], cell["execution_count"] = text.splitlines(keepends=True), [], None

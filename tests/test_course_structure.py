@@ -362,12 +362,16 @@ def test_no_notebook_checkpoints_are_tracked():
 CHECKER_CALL = re.compile(r"\s*check(_\w+)?\(")  # check_<name>(fn), or check("NN-PK", answer)
 
 
+STATEMENT_CELL = re.compile(r'^statement\("\d\d-P\d+"\)$')
+
+
 def problem_cells(nb):
-    """(heading, answer cell, checker cell) for every problem heading of ``nb``."""
+    """(heading, answer cell, checker cell) for every problem heading of ``nb`` (past its statement cell, if any)."""
     cells = nb.cells
     found = []
     for i, cell in enumerate(cells):
         if cell.cell_type == "markdown" and PROBLEM_HEADING.search(cell.source):
+            i += i + 1 < len(cells) and bool(STATEMENT_CELL.match(cells[i + 1].source))
             answer, checker = (cells[i + 1:i + 3] + [None, None])[:2]
             found.append((cell.source.splitlines()[0], answer, checker))
     return found

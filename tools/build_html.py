@@ -167,8 +167,16 @@ def formulas(markdown: str) -> list[str]:
 
 
 def notebook_formulas(nb) -> list[str]:
-    """Every formula of the notebook's markdown cells, in reading order."""
-    return [f for cell in nb.cells if cell.cell_type == "markdown" for f in formulas(cell.source)]
+    """Every formula of the notebook's markdown, in reading order: its markdown cells and the markdown its code cells
+    show (a problem's statement cell)."""
+    found = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            found += formulas(cell.source)
+        elif cell.cell_type == "code":
+            found += [f for out in cell.get("outputs", []) if "text/markdown" in out.get("data", {})
+                      for f in formulas(str(out["data"]["text/markdown"]))]
+    return found
 
 
 def mathml(tex: str, display: str = "inline") -> str:

@@ -84,7 +84,8 @@ NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
-from attn_lib.exercises._problem_book import PREDICTIONS, student_seed  # noqa: E402  (the prediction problems)
+from attn_lib.exercises._problem_book import (  # noqa: E402  (the prediction problems)
+    PREDICTIONS, statement_output, student_seed)
 import problems as course_problems  # noqa: E402  (tools/problems.py: what a problem is)
 from problems import Problem, ProblemShapeError  # noqa: E402
 from nbgrader_release import (  # noqa: E402  (tools/nbgrader_release.py: what each cell becomes in the release)
@@ -258,12 +259,12 @@ def assignment(name: str, stems: set[str], learner=None, solved=None, student_nu
         checker, call, problem_id = checker_call(problem.checker, f"{name}, {problem.heading!r}")
         function = problem.asks_for_a_function
         points = 2 if function else 1
-        roles[problem.index + 1] = Role(f"{label}-answer", solution_source(problem.answer.source,
+        roles[problem.answer_index] = Role(f"{label}-answer", solution_source(problem.answer.source,
                                                                            solution.answer.source))
-        roles[problem.index + 2] = Role(f"{label}-check", test_source(checker, call), points)
+        roles[problem.checker_index] = Role(f"{label}-check", test_source(checker, call), points)
         graded.append(Graded(problem.heading, f"{label}-check", checker, points, problem_id))
         if problem_id is not None:
-            statements[problem.index] = problem_id
+            statements[problem.index + (problem.statement is not None)] = problem_id
 
     setup = setup_cell(learner)
     for i, cell in enumerate(learner.cells):
@@ -294,12 +295,17 @@ def assignment(name: str, stems: set[str], learner=None, solved=None, student_nu
 
 def per_student(source, name: str, student: str):
     """A student's released notebook: the released notebook ``source`` (nbgrader's release/NAME/NAME.ipynb) with
-    the setup cell naming the student and each prediction with variants stated with the student's numbers, its
-    statement cell unlocked (nbgrader would otherwise put the source's numbers back into the graded copy)."""
+    the setup cell naming the student and each prediction with variants stated with the student's numbers. A
+    statement cell (``statement("NN-PK")``) stays locked and is given the output it shows when run; a statement
+    written in its heading cell is rewritten and unlocked (nbgrader would otherwise put the source's numbers back
+    into the graded copy)."""
     nb = copy.deepcopy(source)
     for cell in nb.cells:
         problem_id = cell.metadata.get("attn_course", {}).get("statement_of")
-        if cell.cell_type == "code" and SOURCE_STUDENT_NUMBERS in cell.source:
+        if cell.cell_type == "code" and problem_id:
+            data, metadata = statement_output(problem_id, student_seed(student, name), student)
+            cell.outputs = [nbformat.v4.new_output("display_data", data=data, metadata=metadata)]
+        elif cell.cell_type == "code" and SOURCE_STUDENT_NUMBERS in cell.source:
             named = STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}")
             cell.source = cell.source.replace(SOURCE_STUDENT_NUMBERS, named)
         elif problem_id and PREDICTIONS[problem_id].has_variants:

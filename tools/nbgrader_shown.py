@@ -37,13 +37,18 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def statements(nb) -> dict[str, str]:
-    """Problem id -> the text of its statement (its heading cell), for each prediction of ``nb`` with variants."""
+def statements(nb) -> dict[str, str | None]:
+    """Problem id -> the text of its statement as ``nb`` shows it, for each prediction of ``nb`` with variants: the
+    output of its statement cell (None when that cell shows nothing: never run), or its heading cell's text."""
     found = {}
     for problem in course_problems.problems(nb, "submission"):
         match = CHECKED.search(problem.checker.source)
         if match and match.group(1) in PREDICTIONS and PREDICTIONS[match.group(1)].has_variants:
-            found[match.group(1)] = problem.heading_cell.source
+            if problem.statement is None:
+                found[match.group(1)] = problem.heading_cell.source
+            else:
+                found[match.group(1)] = next((str(o["data"]["text/markdown"]) for o in problem.statement.get(
+                    "outputs", []) if "text/markdown" in o.get("data", {})), None)
     return found
 
 
@@ -75,7 +80,7 @@ def shown(nb, source, name: str, student: str, classmates: list[str]) -> str | N
                 "checker cells under it): read it before trusting its points")
     named = {m.group(2) for m in NAMED_STUDENT.finditer(code)}
     if not per_student(source):
-        set_own = sorted(pid for pid, text in theirs.items() if YOUR_NUMBERS.search(text))
+        set_own = sorted(pid for pid, text in theirs.items() if text and YOUR_NUMBERS.search(text))
         if set_own:
             return (f"{student} {name}: shows a student's own numbers ({', '.join(set_own)}), but this course grades "
                     "everyone on the course's numbers: its answers to those are judged on numbers it did not show")
@@ -84,13 +89,15 @@ def shown(nb, source, name: str, student: str, classmates: list[str]) -> str | N
     kinds: dict[str, list[str]] = {}
     source_text = statements(source)
     for pid in sorted(own_problems):
-        text = theirs.get(pid)
-        if text is None:
+        if pid not in theirs:
             continue
-        match = YOUR_NUMBERS.search(text)
-        if match is None:
-            kind = ("the course's numbers" if _flat(text) == _flat(source_text[pid])
-                    else "numbers edited by hand")
+        text = theirs[pid]
+        course_text = source_text[pid] if source_text[pid] is not None else PREDICTIONS[pid].variant(0).text
+        match = None if text is None else YOUR_NUMBERS.search(text)
+        if text is None:
+            kind = "no statement (its statement cell never ran)"
+        elif match is None:
+            kind = ("the course's numbers" if _flat(text) == _flat(course_text) else "numbers edited by hand")
         else:
             seed = int(match.group(1))
             variant_text = PREDICTIONS[pid].variant(seed).text
@@ -114,7 +121,11 @@ def shown(nb, source, name: str, student: str, classmates: list[str]) -> str | N
             f"{count} problem{'s' * (count != 1)} judged on numbers {student} was not shown"
             + (f"; {setup}" if setup else "")
             + f". Give {student} their own release to answer again (python tools/nbgrader_course.py DIR --only "
-              f"{name[:2]} --per-student {student} writes it), or grade those problems by hand")
+              f"{name[:2]} --per-student {student} writes it)"
+            + (f", or ask {student} to state their id once in the notebook they use (set_student_id(\"{student}\")), "
+               "run the statement cells again and answer again"
+               if {"the course's numbers", "no statement (its statement cell never ran)"} & set(kinds) else "")
+            + ", or grade those problems by hand")
 
 
 def shown_numbers(directory: Path, names: list[str] | None = None, students: list[str] | None = None) -> list[str]:

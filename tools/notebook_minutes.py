@@ -54,7 +54,11 @@ def minutes(path: Path) -> tuple[float, dict]:
     not_plain = set()  # indices of the answer and checker cells of problems, and of explorer cells
     for problem in problems.problems(nb, path.name):
         counts["function problems" if problem.asks_for_a_function else "prediction problems"] += 1
-        not_plain |= {problem.index + 1, problem.index + 2}
+        not_plain |= {problem.answer_index, problem.checker_index}
+        if problem.statement is not None:  # read as prose: the statement it shows
+            not_plain.add(problem.index + 1)
+            counts["words"] += sum(len(str(o.get("data", {}).get("text/markdown", "")).split())
+                                   for o in problem.statement.get("outputs", []))
     asks = {problem.heading for problem in problems.problems(nb, path.name) if problem.asks_for_a_function}
     if asks:
         counts["lines of worked functions"] = sum(lines for heading, lines in worked_lines(path).items()
@@ -81,7 +85,7 @@ def worked_lines(path: Path) -> dict[str, int]:
     prediction's may too: the learner notebook says which problems ask for one)."""
     solutions = path.parent / "solutions" / f"{path.stem}-solutions.ipynb"
     nb = nbformat.read(solutions, as_version=4)
-    return {problem.heading: lines_of_code(nb.cells[problem.index + 1].source)
+    return {problem.heading: lines_of_code(nb.cells[problem.answer_index].source)
             for problem in problems.problems(nb, solutions.name) if problem.asks_for_a_function}
 
 

@@ -1,7 +1,9 @@
 """What "a problem" is in a course notebook, defined once for the tools and the tests that read problems.
 
 A problem is a markdown cell whose heading names a problem ("### Problem 3: ...", in a learner notebook and in its
-solutions notebook alike: ``FORM``), then the answer cell, then the checker cell ``check_...(...)``. It asks for a
+solutions notebook alike: ``FORM``), then, for a prediction whose numbers change with the learner, its statement cell
+``statement("NN-PK")`` (attn_lib writes the statement from the problem's data with the numbers the check judges),
+then the answer cell, then the checker cell ``check_...(...)``. It asks for a
 function when its answer cell defines one (``def ...`` at the top of the cell); otherwise it asks for a prediction
 (a number, a shape, a choice). The numbered notebooks are the ones tools/nav.py lists from course.toml.
 
@@ -26,6 +28,7 @@ NOTEBOOKS = ROOT / "notebooks"
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nav  # noqa: E402  (tools/nav.py)
 
+STATEMENT = re.compile(r'^statement\(\s*"(\d\d-P\d+)"\s*\)\s*$')  # a problem's statement cell, whole
 HEADING = re.compile(r"^#+\s*.*\b(problem|exercise)s?\b", re.IGNORECASE | re.MULTILINE)
 # The one form of a problem's heading, the first line of its cell, in every notebook and solutions notebook
 # (tests/test_problems.py holds them to it; HEADING finds any heading that names a problem, so that none is missed).
@@ -37,7 +40,7 @@ KIND_TAG = "problem-{}"
 
 
 class ProblemShapeError(ValueError):
-    """A problem heading that is not followed by an answer cell and a checker cell."""
+    """A problem heading that is not followed by an answer cell and a checker cell (a statement cell before them)."""
 
 
 @dataclass
@@ -48,6 +51,20 @@ class Problem:
     checker: nbformat.NotebookNode
 
     heading_cell: nbformat.NotebookNode | None = None
+    statement: nbformat.NotebookNode | None = None  # the statement cell, for a problem that has one
+
+    @property
+    def answer_index(self) -> int:
+        return self.index + 1 + (self.statement is not None)
+
+    @property
+    def checker_index(self) -> int:
+        return self.answer_index + 1
+
+    @property
+    def statement_of(self) -> str | None:
+        """The problem id its statement cell states, or None."""
+        return statement_id(self.statement) if self.statement is not None else None
 
     @property
     def asks_for_a_function(self) -> bool:
@@ -62,6 +79,12 @@ class Problem:
 
 def is_problem_heading(cell) -> bool:
     return cell.cell_type == "markdown" and bool(HEADING.search(cell.source))
+
+
+def statement_id(cell) -> str | None:
+    """The problem id of a statement cell (``statement("NN-PK")``), or None for any other cell."""
+    match = STATEMENT.match(cell.source.strip()) if cell.cell_type == "code" else None
+    return match.group(1) if match else None
 
 
 def python_source(source: str) -> str:
@@ -90,11 +113,13 @@ def problems(nb, where: str) -> list[Problem]:
     for i, cell in enumerate(nb.cells):
         if is_problem_heading(cell):
             heading = cell.source.strip().splitlines()[0].lstrip("#").strip()
-            pair = nb.cells[i + 1:i + 3]
+            stated = i + 1 < len(nb.cells) and statement_id(nb.cells[i + 1]) is not None
+            pair = nb.cells[i + 1 + stated:i + 3 + stated]
             if len(pair) < 2 or any(c.cell_type != "code" for c in pair):
                 raise ProblemShapeError(f"{where}: {heading!r} should be followed by an answer cell and a checker "
                                         "cell")
-            found.append(Problem(heading, i, *pair, heading_cell=cell))
+            found.append(Problem(heading, i, *pair, heading_cell=cell,
+                                 statement=nb.cells[i + 1] if stated else None))
     return found
 
 
@@ -106,7 +131,7 @@ def numbered_notebooks(notebooks: Path = NOTEBOOKS) -> list[str]:
 def output_follows(nb, problem: Problem) -> bool:
     """Whether a code cell with output follows ``problem``'s checker before the next heading: usually the cell that
     measures a prediction's answer, which a learner who runs ahead can read before answering."""
-    for cell in nb.cells[problem.index + 3:]:
+    for cell in nb.cells[problem.checker_index + 1:]:
         if cell.cell_type == "markdown" and cell.source.lstrip().startswith("#"):
             return False
         if cell.cell_type == "code" and cell.get("outputs"):
