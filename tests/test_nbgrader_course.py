@@ -367,15 +367,18 @@ def test_feedback_writes_the_formulas_as_mathml_drawn_offline(graded_06):
     """nbgrader's feedback template leaves TeX for MathJax 2.7.7 from a CDN; the course's config renders each formula
     of the markdown to MathML instead (tools/build_html.py), which a browser draws with no network. The course's
     feedback template (tools/feedback_page/) shows each problem's heading twice more: in the table of problems and
-    over its check."""
+    over its check. A statement cell's output is markdown too: the statement graded, its formulas in MathML."""
     import build_html
 
     root, _, _ = graded_06
     page = (root / "feedback" / "solved" / GRADED / f"{GRADED}.html").read_text(encoding="utf-8")
-    released = read(root, "release", GRADED)
-    markdown = [c for c in released.cells if c.cell_type == "markdown"]
+    markdown = [c for c in read(root, "release", GRADED).cells if c.cell_type == "markdown"]
     headings = [c.source.split("\n")[0] for c in markdown if c.source.startswith("### Problem")]
+    stated = [str(o.data["text/markdown"]) for c in read(root, "autograded/solved", GRADED).cells
+              if c.cell_type == "code" for o in c.get("outputs", []) if "text/markdown" in o.get("data", {})]
+    assert stated  # 06's problems with variants, each stated by its cell
     expected = (sum(len(build_html.formulas(c.source)) for c in markdown)
+                + sum(len(build_html.formulas(text)) for text in stated)
                 + 2 * sum(len(build_html.formulas(h)) for h in headings))
     assert expected and len(build_html.MATH_ELEMENT.findall(page)) == expected
     assert not re.search(r"\$[^$<>]*\\(?:neq|infty|le)\b", page)  # no formula left as TeX

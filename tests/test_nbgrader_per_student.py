@@ -80,13 +80,41 @@ def test_each_student_is_released_their_own_numbers(per_student):
     released, problems = per_student["released"], per_student["problems"]
     assert len(problems) == len(PREDICTIONS_02) and f"for {len(STUDENTS)} student(s)" in per_student["printed"]
     assert len(set(per_student["seeds"].values())) == len(STUDENTS)
+    statements = {}
     for student, nb in released.items():
         text = "\n".join(c.source for c in nb.cells)
         assert f"use_student_numbers({student!r}, {NAME!r})" in text
+        shown = shown_statements(nb)  # each statement cell shows the student's numbers before it is run
+        seed = per_student["seeds"][student]
         for pid in problems.values():
-            assert PREDICTIONS[pid].variant(per_student["seeds"][student]).text in text, (student, pid)
-    statements = {s: [c.source for c in nb.cells if c.metadata.get("attn_course")] for s, nb in released.items()}
+            assert PREDICTIONS[pid].variant(seed).text in shown[pid]["text"], (student, pid)
+            assert shown[pid]["about"] == {"statement_of": pid, "seed": seed, "student": student}
+        statements[student] = [shown[pid]["text"] for pid in sorted(shown)]
     assert statements["ada"] != statements["bo"] != statements["cy"]
+
+
+def shown_statements(nb) -> dict[str, dict]:
+    """Problem id -> {"text": the markdown its statement cell shows, "about": the output's attn_course metadata}."""
+    return {o.metadata["attn_course"]["statement_of"]: {"text": o.data["text/markdown"],
+                                                         "about": dict(o.metadata["attn_course"])}
+            for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+            if "attn_course" in o.get("metadata", {})}
+
+
+def run_statements(path: Path, seed: int = 0, student: str | None = None) -> Path:
+    """The notebook at ``path`` as a learner's kernel leaves it after running its statement cells: each shows
+    variant ``seed`` (0: the notebook's numbers, what a laptop shows a learner who never stated an id)."""
+    from attn_lib.exercises._problem_book import statement_output
+
+    nb = nbformat.read(path, as_version=4)
+    for cell in nb.cells:
+        match = re.fullmatch(r'statement\("(\d\d-P\d+)"\)', cell.source.strip()) if cell.cell_type == "code" else None
+        if match:
+            data, metadata = statement_output(match.group(1), seed, student)
+            cell.outputs = [nbformat.v4.new_output("display_data", data=data, metadata=metadata)]
+    out = path.with_name(f"run-{path.name}")
+    nbformat.write(nb, out)
+    return out
 
 
 def test_autograde_grades_each_student_on_the_numbers_they_saw(per_student):
@@ -194,15 +222,19 @@ def test_every_submission_that_shows_other_numbers_than_it_is_graded_on_is_named
     own = {s: copy / course.PER_STUDENT_FOLDER / s / NAME / f"{NAME}.ipynb" for s in STUDENTS}
     edited = nbformat.read(own["cy"], as_version=4)
     statement = next(c for c in edited.cells if c.metadata.get("attn_course", {}).get("statement_of") == "02-P2")
-    statement.source = re.sub(r"d_k = (\d+)", lambda m: f"d_k = {int(m.group(1)) * 2}", statement.source, count=1)
+    shown = statement.outputs[0].data  # what the statement cell shows, edited in the file
+    shown["text/markdown"] = re.sub(r"d_k = (\d+)", lambda m: f"d_k = {int(m.group(1)) * 2}", shown["text/markdown"],
+                                    count=1)
     nbformat.write(edited, tmp_path / "edited.ipynb")
-    hand_in(copy, "dee", NAME, {})  # the common release, on a per-student course
+    common = copy / "release" / NAME / f"{NAME}.ipynb"
+    hand_in(copy, "dee", NAME, {}, released=run_statements(common))  # the common release run on a laptop, no id
+    hand_in(copy, "ian", NAME, {})  # the common release handed in with its statement cells never run
     hand_in(copy, "eve", NAME, {}, released=own["ada"])  # a classmate's release
     hand_in(copy, "fay", NAME, {}, released=tmp_path / "edited.ipynb")  # cy's release with 02-P2's d_k edited
     hand_in(copy, "gus", NAME, {}, released=ROOT / "notebooks" / f"{NAME}.ipynb")  # the browser edition's download
     hand_in(copy, "hal", NAME, {}, released=ROOT / "notebooks" / "03-scaling.ipynb")  # another notebook
     found = {line.split()[0]: line for line in nbgrader_shown.shown_numbers(copy)}
-    assert sorted(found) == ["bo", "dee", "eve", "fay", "gus", "hal"]
+    assert sorted(found) == ["bo", "dee", "eve", "fay", "gus", "hal", "ian"]
     count = len(PREDICTIONS_02)
     assert f"shows the course's numbers: {count} problems judged on numbers dee was not shown" in found["dee"]
     assert "--only 02 --per-student dee" in found["dee"] and found["gus"].replace("gus", "dee") == found["dee"]
@@ -210,5 +242,6 @@ def test_every_submission_that_shows_other_numbers_than_it_is_graded_on_is_named
     # fay was given cy's release and edited one statement: cy's numbers in all but 02-P2, edited numbers there
     others = ", ".join(sorted(set(PREDICTIONS_02) - {"02-P2"}))
     assert f"shows numbers edited by hand (02-P2) and cy's numbers ({others}): {count} problems" in found["fay"]
+    assert f"shows no statement (its statement cell never ran): {count} problems judged" in found["ian"]
     assert "the notebook handed in is notebook 03's" in found["hal"] and "hand in 02-scores.ipynb" in found["hal"]
     assert all(line.count("02-scores") >= 1 and "Traceback" not in line for line in found.values())

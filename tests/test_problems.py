@@ -103,6 +103,40 @@ def _course_problems(folder=""):
 
 
 @pytest.mark.parametrize("folder", ["", "solutions"])
+def test_every_prediction_with_variants_is_stated_by_its_own_statement_cell_and_no_other_problem_is(folder):
+    """A statement whose numbers change with the learner is written from the problem's data, in the cell
+    ``statement("NN-PK")`` under its heading, naming the problem its checker checks; its output, stored, is the
+    notebook's own statement (seed 0). A problem with one meaningful instance keeps its statement in its heading."""
+    from attn_lib.exercises._problem_book import PREDICTIONS
+
+    wrong = []
+    for rel, p in _course_problems(folder):
+        match = re.search(r'check\("(\d\d-P\d+)"', p.checker.source)
+        varies = bool(match) and PREDICTIONS[match.group(1)].has_variants
+        if not varies:
+            if p.statement is not None:
+                wrong.append(f"{rel} {p.heading!r}: a statement cell for a problem whose numbers never change")
+            continue
+        if p.statement_of != match.group(1):
+            wrong.append(f"{rel} {p.heading!r}: states {p.statement_of}, checks {match.group(1)}")
+            continue
+        shown = [o for o in p.statement.get("outputs", []) if "attn_course" in o.get("metadata", {})]
+        if ["problem-statement"] != p.statement.metadata.get("tags") or len(shown) != 1 or \
+                shown[0]["metadata"]["attn_course"] != {"statement_of": p.statement_of, "seed": 0, "student": None} \
+                or shown[0]["data"]["text/markdown"] != PREDICTIONS[p.statement_of].variant(0).text:
+            wrong.append(f"{rel} {p.heading!r}: its statement cell is not tagged problem-statement or does not show "
+                         "the notebook's own statement")
+    assert not wrong, "\n".join(wrong)
+
+
+def test_each_notebooks_assignment_is_its_file_stem():
+    """A stated course id draws a student's seed from the assignment, which attn_lib names by notebook number."""
+    from attn_lib.exercises._problem_book import ASSIGNMENTS
+
+    assert ASSIGNMENTS == {stem[:2]: stem for stem in problems.numbered_notebooks()}
+
+
+@pytest.mark.parametrize("folder", ["", "solutions"])
 def test_every_problem_names_exactly_one_kind(folder):
     wrong = [f"{rel}: {p.heading!r} has kinds {p.kinds}" for rel, p in _course_problems(folder) if len(p.kinds) != 1]
     assert not wrong, "tag each problem's heading cell with one of " + ", ".join(
@@ -239,7 +273,7 @@ def test_the_first_variant_is_the_numbers_the_notebook_states():
             prediction = PREDICTIONS["-P".join(match.groups())]
             text = "\n".join([c.source for c in nb.cells[:p.index + 1]] + [
                 str(o.get("text", "")) + str(o.get("data", {}).get("text/plain", ""))
-                for c in nb.cells[:p.index] if c.cell_type == "code" for o in c.get("outputs", [])])
+                for c in nb.cells[:p.answer_index] if c.cell_type == "code" for o in c.get("outputs", [])])
             for key, value in prediction.first.items():
                 parts = value if isinstance(value, (tuple, list)) else (value,)
                 missing += [f"{prediction.id} {key} = {value!r}" for part in parts

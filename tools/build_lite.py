@@ -675,7 +675,11 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None,
     (stage / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
     # JupyterLab 4.4's command-mode arrow shortcuts (move between cells) fire on a focused widget too, so an arrow
     # key on an explorer's slider moved the notebook's selection instead of the slider: the same four shortcuts,
-    # not on a widget (JupyterLab 4.6, the course's other front end, leaves the arrows to the widget).
+    # not on a widget (JupyterLab 4.6, the course's other front end, leaves the arrows to the widget). And JupyterLab
+    # 4.4's table of contents, reading headings from outputs, indexed its stale list of headings when a code cell
+    # with markdown output (a problem's statement cell) scrolled into view: an uncaught TypeError ("reading 'type'")
+    # on opening every notebook with one. The course's outputs hold no headings, so the table of contents reads
+    # none from outputs (4.6 keeps its index and list together, and is left as it is).
     shutil.copy2(LITE / "overrides.json", stage / "overrides.json")
     lite_config = {"LiteBuildConfig": {
         "apps": ["lab"],

@@ -260,7 +260,21 @@ json.dumps({"platform": sys.platform, "signals": _running.SIGNALS, "mistake": st
             "tracer_left": sys.gettrace() is not None})
 """
 
-PROGRAMS = {"compiled": COMPILED_AT_IMPORT, "variants": VARIANTS, "time limit": TIME_LIMIT}
+# A course id stated once in the browser's Python (set_student_id, kept beside the record) gives that student's
+# numbers to the statements and checks of every notebook, as in CPython.
+STATED_ID = """
+import json, os
+os.environ["ATTN_COURSE_RECORD"] = "/home/pyodide/course/attn-course-record.json"
+from attn_lib.exercises import set_student_id
+from attn_lib.exercises._problem_book import PREDICTIONS, current_seed, statement_output
+before = current_seed(PREDICTIONS["02-P3"])
+set_student_id("ada")
+after = {pid: current_seed(PREDICTIONS[pid]) for pid in ("02-P3", "05-P2")}
+shown = statement_output("02-P3", after["02-P3"], "ada")[0]["text/markdown"]
+json.dumps({"before": before, "after": after, "kept": os.listdir("/home/pyodide/course"), "shown": shown})
+"""
+
+PROGRAMS = {"compiled": COMPILED_AT_IMPORT, "variants": VARIANTS, "time limit": TIME_LIMIT, "stated id": STATED_ID}
 
 
 @pytest.fixture(scope="module")
@@ -304,3 +318,14 @@ def test_the_checkers_stop_an_endless_loop_in_the_browsers_python(in_browsers_py
     assert result.get("platform") == "emscripten" and result["signals"] is False, result
     assert result["mistake"] == "too-slow" and result["seconds"] < 30, result
     assert result["right"] and not result["tracer_left"], result
+
+
+def test_a_stated_course_id_sets_the_numbers_in_the_browsers_python(in_browsers_python):
+    from attn_lib.exercises._problem_book import PREDICTIONS, student_seed
+
+    result = in_browsers_python["stated id"]
+    assert "error" not in result, result
+    ada = {pid: student_seed("ada", name) for pid, name in (("02-P3", "02-scores"), ("05-P2", "05-weighted-average"))}
+    assert result["before"] == 0 and result["after"] == ada
+    assert "attn-course-record.student-id.txt" in result["kept"]
+    assert PREDICTIONS["02-P3"].variant(ada["02-P3"]).text in result["shown"]
