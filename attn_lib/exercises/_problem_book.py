@@ -60,7 +60,7 @@ STUDENT_VARIABLE = "ATTN_COURSE_STUDENT"
 
 # The assignment of each notebook's problems (nbgrader's name for it: the notebook's file stem), from which a student's
 # seed is drawn when the kernel knows the student but not the assignment (a stated course id, a hub's user name).
-# tests/exercises/test_problem_book.py holds it equal to the course's notebooks (tools/course.toml).
+# tests/test_problems.py holds it equal to the course's notebooks (tools/course.toml).
 ASSIGNMENTS = {"00": "00-start-here", "01": "01-shapes", "02": "02-scores", "03": "03-scaling", "04": "04-softmax",
                "05": "05-weighted-average", "06": "06-masking", "07": "07-heads-and-cross-attention",
                "08": "08-cost-memory-backward", "09": "09-attention-that-learns", "10": "10-a-trained-model"}
