@@ -62,12 +62,16 @@ def test_check_site_accepts_a_self_contained_site_and_names_each_outside_depende
     assert any("outside URL" in p for p in problems)
     assert any("PyPI fallback is not off" in p for p in problems)
     assert any("not the site's own Pyodide" in p for p in problems)
+    unknown = {**good, "loadPyodideOptions": {"packages": ["x", "pyodide_kernel"]}}
+    assert build_lite.check_site(site(tmp_path / "unknown", unknown)) == [
+        "the kernel loads pyodide_kernel when it starts, and the site's lock has no such package"]
 
 
 def test_the_site_config_points_at_its_own_pyodide_with_the_fallback_off():
     config = build_lite.site_config()["jupyter-config-data"]
     settings = config["litePluginSettings"][build_lite.KERNEL_PLUGIN]
-    assert settings == {"pyodideUrl": "./static/pyodide/pyodide.js", "disablePyPIFallback": True}
+    assert settings == {"pyodideUrl": "./static/pyodide/pyodide.js", "disablePyPIFallback": True,
+                        "loadPyodideOptions": {"packages": build_lite.KERNEL_START}}
     assert config["exposeAppInBrowser"] is True
     assert "http" not in json.dumps(config)
 

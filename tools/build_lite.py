@@ -70,6 +70,14 @@ OUT = ROOT / "build" / "lite"
 CACHE = ROOT / "build" / "lite-cache"
 STAGE = ROOT / "build" / "stage-lite"  # not under a name starting build/lite: jupyterlite skips such inputs
 KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
+# What the kernel installs when it starts, as its worker names them. Without loadPyodideOptions the worker installs
+# each through micropip and piplite in turn (a round trip and a resolution in the browser's Python for each); named
+# in loadPyodideOptions.packages, Pyodide loads them all at once from the site's lock before the kernel starts, and
+# the worker skips its own installs (measured by benchmarks/lite_speed.py: a kernel ready in 17 s instead of 22).
+KERNEL_START = ["micropip", "piplite", "ssl", "sqlite3", "ipykernel", "comm", "pyodide_kernel", "jedi", "ipython"]
+# The kernel's own pure-Python wheels (shipped in its extension's static/pypi/, under these names) that the site's
+# lock must hold for KERNEL_START to load them.
+KERNEL_WHEELS = ["piplite", "ipykernel", "pyodide-kernel"]
 
 
 class BuildError(RuntimeError):
@@ -351,8 +359,8 @@ def font_list_wheel(dest: Path, lock: dict) -> Path:
 
 # What a kernel of the site imports when it starts (pyodide-kernel imports IPython, which imports jedi) and what the
 # notebooks' first cells import: the modules :func:`bytecode_wheels` compiles ahead.
-WARM_IMPORTS = ["IPython", "jedi", "numpy", "matplotlib.pyplot", "matplotlib_inline.backend_inline", "ipywidgets",
-                "ipympl.backend_nbagg", "attn_lib", "attn_lib.exercises", "attn_lib.plotting", "attn_lib.review",
+WARM_IMPORTS = ["pyodide_kernel", "piplite.piplite", "IPython", "jedi", "numpy", "matplotlib.pyplot",
+                "matplotlib_inline.backend_inline", "ipywidgets", "ipympl.backend_nbagg", "attn_lib", "attn_lib.exercises", "attn_lib.plotting", "attn_lib.review",
                 "attn_lib.training", "attn_lib.widgets"]
 
 # Run by run_in_pyodide with /out: import WARM_IMPORTS, then compile the source of every module those imports
@@ -462,9 +470,32 @@ def lock_entry(path: Path, name: str, version: str, imports, depends) -> dict:
             "depends": list(depends), "unvendored_tests": False, "shared_library": False}
 
 
-def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: Path | None) -> tuple[dict, dict]:
-    """static/pyodide/ of the site: core, the needed official wheels, the course's wheels, and their lock.
-    Returns the lock and the extra wheels (name -> path)."""
+def kernel_wheels(kernel: Path) -> dict:
+    """name -> path of each of KERNEL_WHEELS in the unpacked ``kernel`` package, each checked against the sha256 of
+    the kernel's own package index (all.json, from the pinned wheel checked by :func:`kernel_package`)."""
+    found = list(kernel.glob("*.data/data/share/jupyter/labextensions/@jupyterlite/pyodide-kernel-extension/"
+                             "static/pypi/all.json"))
+    if not found:
+        raise BuildError(f"the unpacked kernel package in {kernel} has no package index (static/pypi/all.json): "
+                         "delete that folder and run this again")
+    index = json.loads(found[0].read_text())
+    wheels = {}
+    for name in KERNEL_WHEELS:
+        releases = index.get(name, {}).get("releases", {})
+        files = [f for release in releases.values() for f in release]
+        if len(files) != 1:
+            raise BuildError(f"the kernel's package index lists {len(files)} wheels of {name}, not one")
+        path = found[0].parent / files[0]["url"].split("/")[-1]
+        check_sha256(path, files[0]["digests"]["sha256"], f"the kernel's wheel {path.name}",
+                     "delete the unpacked kernel package in build/lite-cache/ and run this again")
+        wheels[name] = path
+    return wheels
+
+
+def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: Path | None,
+                         kernel: Path) -> tuple[dict, dict]:
+    """static/pyodide/ of the site: core, the needed official wheels, the kernel's and the course's wheels, and their
+    lock. Returns the lock and the extra wheels (name -> path)."""
     if dest.exists():
         shutil.rmtree(dest)
     official = pyodide_core(versions, cache, dest)
@@ -475,6 +506,10 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
         shutil.copy2(path, dest / path.name)
         lock["packages"][name] = lock_entry(dest / path.name, name, spec["version"], spec["imports"],
                                             spec["depends"])
+    for name, path in kernel_wheels(kernel).items():  # no dependencies: the kernel's index lists none
+        shutil.copy2(path, dest / path.name)
+        lock["packages"][name] = lock_entry(dest / path.name, name, path.name.split("-")[1],
+                                            [name.replace("-", "_")], [])
     ours = attn_lib_wheel(dest)
     version = ours.name.split("-")[1]
     lock["packages"]["attn-lib"] = lock_entry(ours, "attn-lib", version, ["attn_lib"],
@@ -534,11 +569,13 @@ def labextension_sources(versions: dict, wheels: dict, kernel: Path) -> list[Pat
 
 
 def site_config() -> dict:
-    """jupyter-lite.json of the site: the local Pyodide, no PyPI fallback, the app exposed for the tests."""
+    """jupyter-lite.json of the site: the local Pyodide, no PyPI fallback, the kernel's packages loaded with Pyodide,
+    the app exposed for the tests."""
     config = json.loads((LITE / "jupyter-lite.json").read_text())
     settings = config["jupyter-config-data"]["litePluginSettings"][KERNEL_PLUGIN]
     settings["pyodideUrl"] = "./static/pyodide/pyodide.js"
     settings["disablePyPIFallback"] = True
+    settings["loadPyodideOptions"] = {"packages": KERNEL_START}
     return config
 
 
@@ -669,8 +706,8 @@ def build(out: Path = OUT, cache: Path = CACHE, wheels_from: Path | None = None,
     if stage.exists():
         shutil.rmtree(stage)
     stage.mkdir(parents=True)
-    lock, extras = pyodide_distribution(versions, stage / "static" / "pyodide", cache, wheels_from)
     kernel = kernel_package(versions, cache)
+    lock, extras = pyodide_distribution(versions, stage / "static" / "pyodide", cache, wheels_from, kernel)
     stage_contents(stage, course, notebooks, version)
     (stage / "jupyter-lite.json").write_text(json.dumps(site_config(), indent=2) + "\n")
     # JupyterLab 4.4's command-mode arrow shortcuts (move between cells) fire on a focused widget too, so an arrow
@@ -722,6 +759,9 @@ def check_site(out: Path) -> list[str]:
     if settings.get("disablePyPIFallback") is not True:
         problems.append("the PyPI fallback is not off (disablePyPIFallback)")
     lock = json.loads((out / "static" / "pyodide" / "pyodide-lock.json").read_text())
+    for name in settings.get("loadPyodideOptions", {}).get("packages", []):
+        if name.lower().replace("_", "-") not in lock["packages"]:  # as Pyodide's loadPackage spells it
+            problems.append(f"the kernel loads {name} when it starts, and the site's lock has no such package")
     for name, record in lock["packages"].items():
         path = out / "static" / "pyodide" / record["file_name"]
         if not path.exists() or sha256(path) != record["sha256"]:

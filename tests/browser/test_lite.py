@@ -128,6 +128,15 @@ def test_site_serves_everything_itself(site):
     assert (root / "favicon.ico").read_bytes()[:4] == b"\x00\x00\x01\x00"  # an icon where a browser asks for one
     names = sorted(p.name for p in (root / "files").glob("*.ipynb"))
     assert names == sorted([*IN_BROWSER, *AWAY, "contents.ipynb", nav.REVIEW])
+    # What the kernel's worker installs one by one when it starts (its initKernel's list, and micropip and piplite
+    # before it), the site has Pyodide load at once: each is in the kernel's loadPyodideOptions and in the lock.
+    worker = "".join(p.read_text() for p in (root / "extensions").rglob("*.js") if "async initKernel" in p.read_text())
+    listed = re.search(r"async initKernel\(\w+\)\{[^}]*?=(\[[^\]]*\])", worker)
+    assert listed, "the kernel's worker has no initKernel list of the packages it installs (a new kernel version?)"
+    installs = {"micropip", "piplite", *json.loads(listed.group(1))}
+    config = json.loads((root / "jupyter-lite.json").read_text())["jupyter-config-data"]
+    preloaded = config["litePluginSettings"][build_lite.KERNEL_PLUGIN]["loadPyodideOptions"]["packages"]
+    assert installs <= set(preloaded), f"the kernel installs {sorted(installs - set(preloaded))} itself"
     for name in AWAY:  # a page saying where it runs, with no code to fail
         cells = json.loads((root / "files" / name).read_text())["cells"]
         assert all(c["cell_type"] == "markdown" for c in cells)
