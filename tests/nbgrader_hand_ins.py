@@ -187,6 +187,15 @@ def scores(root: Path, name: str, students) -> dict[str, dict[str, tuple[float, 
 
 
 
+def shown_statements(nb) -> dict[str, dict]:
+    """Problem id -> {"text": the markdown its statement cell shows, "about": the output's attn_course metadata (the
+    problem, the seed, the student)}; no entry for a statement cell never run."""
+    return {o.metadata["attn_course"]["statement_of"]: {"text": o.data["text/markdown"],
+                                                         "about": dict(o.metadata["attn_course"])}
+            for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
+            if "attn_course" in o.get("metadata", {})}
+
+
 def released_course(folder: Path, name: str, student_numbers: bool = False) -> Path:
     """Assignment ``name`` written as a course at ``folder`` and released by nbgrader."""
     course.write_course(folder, [name], student_numbers=student_numbers)

@@ -35,6 +35,7 @@ from nbgrader_run import hand_in, run_nbgrader, solutions  # noqa: E402  (tools/
 from tests.artefacts import copy_of, released_course  # noqa: E402
 
 from attn_lib.exercises import CheckFailed, check_causal_mask, check_masked_softmax  # noqa: E402
+from attn_lib.exercises._problem_book import PREDICTIONS  # noqa: E402
 
 NAMES = course.course_notebooks()
 GRADED = "06-masking"
@@ -208,7 +209,7 @@ def test_predictions_are_checked_by_id_and_functions_by_their_checker(released):
     everything = [g for name in NAMES for g in graded[name]]
     assert all((g.checker == "check") == (g.points == 1) == (g.problem_id is not None) for g in everything)
     assert {g.problem_id for g in everything if g.problem_id} == {
-        pid for pid in course.PREDICTIONS if any(name.startswith(pid[:2]) for name in NAMES)}
+        pid for pid in PREDICTIONS if any(name.startswith(pid[:2]) for name in NAMES)}
 
 
 # --- notebook 06 handed in, autograded, given feedback ---------------------------------------------------------------

@@ -22,6 +22,9 @@ sys.path.insert(0, str(ROOT / "tools"))
 import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
 from nbgrader_run import hand_in, run_nbgrader  # noqa: E402  (tools/nbgrader_run.py)
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from nbgrader_hand_ins import shown_statements  # noqa: E402  (tests/nbgrader_hand_ins.py)
+
 NAME = "02-scores"
 STUDENTS = ("ada", "bo", "cy")
 PREDICTIONS_02 = [pid for pid in PREDICTIONS if pid.startswith(f"{NAME[:2]}-")]  # the problem book's, not a count
@@ -91,14 +94,6 @@ def test_each_student_is_released_their_own_numbers(per_student):
             assert shown[pid]["about"] == {"statement_of": pid, "seed": seed, "student": student}
         statements[student] = [shown[pid]["text"] for pid in sorted(shown)]
     assert statements["ada"] != statements["bo"] != statements["cy"]
-
-
-def shown_statements(nb) -> dict[str, dict]:
-    """Problem id -> {"text": the markdown its statement cell shows, "about": the output's attn_course metadata}."""
-    return {o.metadata["attn_course"]["statement_of"]: {"text": o.data["text/markdown"],
-                                                         "about": dict(o.metadata["attn_course"])}
-            for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-            if "attn_course" in o.get("metadata", {})}
 
 
 def run_statements(path: Path, seed: int = 0, student: str | None = None) -> Path:

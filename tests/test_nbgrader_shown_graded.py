@@ -37,7 +37,7 @@ import nbgrader_course as course  # noqa: E402  (tools/nbgrader_course.py)
 import nbgrader_release as release  # noqa: E402  (tools/nbgrader_release.py)
 import nbgrader_shown  # noqa: E402  (tools/nbgrader_shown.py)
 from nbgrader_hand_ins import (answer_names, answer_value, course_notebook, released_course,  # noqa: E402
-                               saved_by_laptop, saved_by_lite, submit)
+                               saved_by_laptop, saved_by_lite, shown_statements, submit)
 from nbgrader_run import grading_env, run_nbgrader, solutions  # noqa: E402  (tools/nbgrader_run.py)
 from problems import statement_id  # noqa: E402  (tools/problems.py)
 
@@ -55,9 +55,7 @@ NO_ID = "oli"
 
 def statements_shown(nb) -> dict[str, int]:
     """Problem id -> the seed its statement cell shows (read off the output's metadata); none for a cell not run."""
-    return {o.metadata["attn_course"]["statement_of"]: o.metadata["attn_course"]["seed"]
-            for c in nb.cells if c.cell_type == "code" for o in c.get("outputs", [])
-            if "attn_course" in o.get("metadata", {})}
+    return {pid: shown["about"]["seed"] for pid, shown in shown_statements(nb).items()}
 
 
 def run_learners(nb, students, set_up, folder: Path, env: dict) -> dict[str, dict]:

@@ -84,8 +84,7 @@ NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
-from attn_lib.exercises._problem_book import (  # noqa: E402  (the prediction problems)
-    PREDICTIONS, statement_output, student_seed)
+from attn_lib.exercises._problem_book import statement_output, student_seed  # noqa: E402
 import problems as course_problems  # noqa: E402  (tools/problems.py: what a problem is)
 from problems import Problem, ProblemShapeError  # noqa: E402
 from nbgrader_release import (  # noqa: E402  (tools/nbgrader_release.py: what each cell becomes in the release)
@@ -295,10 +294,10 @@ def assignment(name: str, stems: set[str], learner=None, solved=None, student_nu
 
 def per_student(source, name: str, student: str):
     """A student's released notebook: the released notebook ``source`` (nbgrader's release/NAME/NAME.ipynb) with
-    the setup cell naming the student and each prediction with variants stated with the student's numbers. A
-    statement cell (``statement("NN-PK")``) stays locked and is given the output it shows when run; a statement
-    written in its heading cell is rewritten and unlocked (nbgrader would otherwise put the source's numbers back
-    into the graded copy)."""
+    the setup cell naming the student and each prediction with variants stated with the student's numbers: its
+    statement cell (``statement("NN-PK")``, which every prediction with variants has: tests/test_problems.py) stays
+    locked and is given the output it shows when run (nbgrader's checksum of a locked cell covers its source, not
+    its outputs)."""
     nb = copy.deepcopy(source)
     for cell in nb.cells:
         problem_id = cell.metadata.get("attn_course", {}).get("statement_of")
@@ -308,11 +307,6 @@ def per_student(source, name: str, student: str):
         elif cell.cell_type == "code" and SOURCE_STUDENT_NUMBERS in cell.source:
             named = STUDENT_NUMBERS.format(args=f"{student!r}, {name!r}")
             cell.source = cell.source.replace(SOURCE_STUDENT_NUMBERS, named)
-        elif problem_id and PREDICTIONS[problem_id].has_variants:
-            heading = cell.source.strip().splitlines()[0]
-            variant = PREDICTIONS[problem_id].variant(student_seed(student, name))
-            cell.source = f"{heading}\n\n{variant.text}\n\n*Your numbers: variant {variant.seed}.*"
-            cell.metadata.pop("nbgrader", None)
     return nb
 
 
