@@ -52,6 +52,11 @@ def _coarse(weight: float) -> list:
     return found
 
 
+def _draw_blocked_row(rng):
+    m = rng.choice([3, 4, 5, 8, 10])  # never 6, the notebook's: so the statement says how this row differs
+    return dict(m=m, unlike=f" (which has 6 keys; this row has {m})")
+
+
 def _filled_row(answer, p):
     weight = 1 / p.m
     # 1 %: a weight truncated to two decimals is not it
@@ -125,10 +130,10 @@ PROBLEMS = [
     ),
     Prediction(
         "06-P3", "a `-1e9` fill on a row with nothing to attend to",
-        first=dict(m=6),
-        draw=lambda rng: dict(m=rng.choice([3, 4, 5, 8, 10])),
-        statement="A row of scores has all of its $m = {m}$ keys blocked, like row \"the\" of the notebook's `empty` "
-                  "(which has 6 keys; this row has {m}). Fill its blocked scores with `-1e9` instead of $-\\infty$, "
+        first=dict(m=6, unlike=""),
+        draw=_draw_blocked_row,
+        statement="A row of scores has all of its $m = {m}$ keys blocked, like row \"the\" of the notebook's `empty`"
+                  "{unlike}. Fill its blocked scores with `-1e9` instead of $-\\infty$, "
                   "and take the stable softmax, attn_lib's `softmax` (it subtracts the row's maximum before the "
                   "exponential, as notebook 04's does). What weight does each of the $m = {m}$ keys get?",
         judge=_filled_row,
