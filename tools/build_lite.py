@@ -357,11 +357,11 @@ def font_list_wheel(dest: Path, lock: dict) -> Path:
                        [("matplotlib/fontlist.json", text.encode())])
 
 
-# What a kernel of the site imports when it starts (pyodide-kernel imports IPython, which imports jedi) and what the
-# notebooks' first cells import: the modules :func:`bytecode_wheels` compiles ahead.
+# What a kernel of the site imports when it starts (piplite, and pyodide_kernel, which imports IPython, which imports
+# jedi) and what the notebooks' first cells import: the modules :func:`bytecode_wheels` compiles ahead.
 WARM_IMPORTS = ["pyodide_kernel", "piplite.piplite", "IPython", "jedi", "numpy", "matplotlib.pyplot",
-                "matplotlib_inline.backend_inline", "ipywidgets", "ipympl.backend_nbagg", "attn_lib", "attn_lib.exercises", "attn_lib.plotting", "attn_lib.review",
-                "attn_lib.training", "attn_lib.widgets"]
+                "matplotlib_inline.backend_inline", "ipywidgets", "ipympl.backend_nbagg", "attn_lib",
+                "attn_lib.exercises", "attn_lib.plotting", "attn_lib.review", "attn_lib.training", "attn_lib.widgets"]
 
 # Run by run_in_pyodide with /out: import WARM_IMPORTS, then compile the source of every module those imports
 # compiled from the site's wheels to a pyc file in /out (the path it takes in site-packages); print {source: pyc}
