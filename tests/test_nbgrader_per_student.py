@@ -197,6 +197,23 @@ def test_a_course_written_without_student_numbers_grades_everyone_on_the_noteboo
         course.write_per_student(tmp_path, [NAME], ["ada"])
 
 
+def test_a_release_that_states_its_problems_in_their_headings_is_refused(tmp_path):
+    """A release generated before statement cells (a prediction's statement in its heading cell, which carried the
+    problem's id) would show every student the notebook's numbers: the per-student step names its problems."""
+    course.write_course(tmp_path, [NAME], student_numbers=True)
+    release = tmp_path / "release" / NAME
+    release.mkdir(parents=True)
+    nb = nbformat.read(tmp_path / "source" / NAME / f"{NAME}.ipynb", as_version=4)
+    statement = next(i for i, c in enumerate(nb.cells) if c.metadata.get("attn_course", {}).get("statement_of"))
+    pid = nb.cells[statement].metadata.attn_course.statement_of
+    nb.cells[statement - 1].metadata["attn_course"] = {"statement_of": pid}  # its heading, in the old shape
+    nb.cells[statement - 1].source += "\n\n" + PREDICTIONS[pid].variant(0).text
+    del nb.cells[statement]
+    nbformat.write(nb, release / f"{NAME}.ipynb")
+    with pytest.raises(course.CourseError, match=rf"states {pid} in their headings.*generate the assignment again"):
+        course.write_per_student(tmp_path, [NAME], ["ada"])
+
+
 def test_a_student_id_that_cannot_name_a_folder_is_refused(tmp_path):
     with pytest.raises(course.CourseError, match="cannot name a folder"):
         course.write_per_student(tmp_path, [NAME], ["../eve"])

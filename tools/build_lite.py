@@ -73,7 +73,8 @@ KERNEL_PLUGIN = "@jupyterlite/pyodide-kernel-extension:kernel"
 # What the kernel installs when it starts, as its worker names them. Without loadPyodideOptions the worker installs
 # each through micropip and piplite in turn (a round trip and a resolution in the browser's Python for each); named
 # in loadPyodideOptions.packages, Pyodide loads them all at once from the site's lock before the kernel starts, and
-# the worker skips its own installs (measured by benchmarks/lite_speed.py: a kernel ready in 17 s instead of 22).
+# the worker skips its own installs (benchmarks/lite_kernel_start.py, 00 on two idle cores: a kernel ready in 19.5
+# to 21 s instead of 22.9 to 23.5 s, and about 8 % less of the browser's CPU).
 KERNEL_START = ["micropip", "piplite", "ssl", "sqlite3", "ipykernel", "comm", "pyodide_kernel", "jedi", "ipython"]
 # The kernel's own pure-Python wheels (shipped in its extension's static/pypi/, under these names) that the site's
 # lock must hold for KERNEL_START to load them.

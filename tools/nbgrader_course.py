@@ -84,7 +84,7 @@ NOTEBOOKS = ROOT / "notebooks"
 SOLUTIONS = NOTEBOOKS / "solutions"
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools"))
-from attn_lib.exercises._problem_book import statement_output, student_seed  # noqa: E402
+from attn_lib.exercises._problem_book import PREDICTIONS, statement_output, student_seed  # noqa: E402
 import problems as course_problems  # noqa: E402  (tools/problems.py: what a problem is)
 from problems import Problem, ProblemShapeError  # noqa: E402
 from nbgrader_release import (  # noqa: E402  (tools/nbgrader_release.py: what each cell becomes in the release)
@@ -326,6 +326,13 @@ def write_per_student(directory: Path, names: list[str], students: list[str]) ->
         if not any(SOURCE_STUDENT_NUMBERS in c.source for c in source.cells if c.cell_type == "code"):
             raise CourseError(f"{released} sets everyone the notebook's numbers: write the course with "
                               "--student-numbers (and --force), generate the assignment again, then --per-student")
+        in_headings = sorted(pid for c in source.cells if c.cell_type == "markdown"
+                             for pid in [c.metadata.get("attn_course", {}).get("statement_of")]
+                             if pid in PREDICTIONS and PREDICTIONS[pid].has_variants)
+        if in_headings:  # a release generated before statement cells: its headings would show the notebook's numbers
+            raise CourseError(f"{released} states {', '.join(in_headings)} in their headings, as a release generated "
+                              "before statement cells does, so it cannot show a student their own numbers: generate "
+                              "the assignment again (nbgrader generate_assignment NAME --force), then --per-student")
         for student in students:
             folder = directory / PER_STUDENT_FOLDER / student / name
             folder.mkdir(parents=True, exist_ok=True)

@@ -27,7 +27,7 @@ from nbgrader_release import SOURCE_STUDENT_NUMBERS  # noqa: E402  (tools/nbgrad
 import problems as course_problems  # noqa: E402  (tools/problems.py: a problem's heading, answer and checker cells)
 
 from attn_lib.exercises._problem_book import PREDICTIONS, student_seed  # noqa: E402
-from attn_lib.exercises._problem_book import YOUR_NUMBERS as YOUR_NUMBERS_TEXT  # noqa: E402
+from attn_lib.exercises._problem_book import YOUR_NUMBERS as YOUR_NUMBERS_TEXT  # noqa: E402  (its own name here)
 
 # The end of a statement shown with a student's numbers, as the problem book writes it, its seed read back.
 YOUR_NUMBERS = re.compile(re.escape(YOUR_NUMBERS_TEXT).replace(re.escape("{seed}"), r"(\d+)"))
