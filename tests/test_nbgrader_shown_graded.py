@@ -97,6 +97,16 @@ def answers_for(shown: dict[str, int], answer_ids: dict[str, str], right: dict[s
                         for grade_id, pid in answer_ids.items()}}
 
 
+def answer(nb, answered: dict[str, int], answer_ids: dict[str, str], right: dict[str, str]):
+    """``nb`` with each answer cell written as :func:`answers_for` gives it."""
+    sources = answers_for(answered, answer_ids, right)
+    for cell in nb.cells:
+        grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
+        if grade_id in answer_ids:
+            cell.source = sources[grade_id]
+    return nb
+
+
 def judged_right(pid: str, answered_seed: int, graded_seed: int) -> bool:
     return PREDICTIONS[pid].variant(graded_seed).check(answer_value(pid, answered_seed)).passed
 
@@ -132,11 +142,7 @@ def round_(tmp_path_factory):
         nb = with_outputs(nbformat.read(path, as_version=4), outputs[student])
         shown[student] = statements_shown(nb)
         answered[student] = shown[COPIED if student == COPIER else student]
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if grade_id in answer_ids:
-                cell.source = answers_for(answered[student], answer_ids, right)[grade_id]
-        nbformat.write(nb, path)
+        nbformat.write(answer(nb, answered[student], answer_ids, right), path)
         run_nbgrader(tmp / "home" / student, "submit", NAME, *exchange, f"--Exchange.cache={tmp / 'cache'}",
                      f"--student={student}")
     run_nbgrader(root, "collect", NAME, *exchange)
@@ -147,13 +153,9 @@ def round_(tmp_path_factory):
     for student in group:
         nb = nbformat.read(root / course.PER_STUDENT_FOLDER / student / NAME / f"{NAME}.ipynb", as_version=4)
         shown[student] = answered[student] = statements_shown(nb)
-        for cell in nb.cells:
-            grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
-            if grade_id in answer_ids:
-                cell.source = answers_for(answered[student], answer_ids, right)[grade_id]
         folder = root / "submitted" / student / NAME
         folder.mkdir(parents=True)
-        nbformat.write(nb, folder / f"{NAME}.ipynb")
+        nbformat.write(answer(nb, answered[student], answer_ids, right), folder / f"{NAME}.ipynb")
         (folder / "timestamp.txt").write_text("2026-01-01 12:00:00.000000 UTC", encoding="utf-8")
 
     # 3 and 4. The course's own notebook, in the browser edition and on a laptop: the learner states their id once.
