@@ -106,18 +106,18 @@ moved = [f"{pin} became {version(pin.split('==')[0])}" for pin in sys.argv[1].sp
 if moved:
     sys.exit("binder-env: binder/requirements.txt moved Binder's own pins: " + "; ".join(moved))
 print("Binder's pins unchanged after binder/requirements.txt:", sys.argv[1])
-for name in ("attn-lib", "ipympl", "numpy", "matplotlib"):
+for name in ("attn-lib", "ipympl", "anywidget", "numpy", "matplotlib"):
     print(f"  {name} {version(name)}")
 PY
 step "binder/postBuild (notebook 10's model files, verified by sha256)"
 bash binder/postBuild
 extensions="$(jupyter labextension list 2>&1)"
-for ext in "jupyter-matplotlib" "@jupyter-widgets/jupyterlab-manager"; do
+for ext in "jupyter-matplotlib" "anywidget" "@jupyter-widgets/jupyterlab-manager"; do
   grep -q "$ext .*enabled.*OK" <<<"$extensions" || {
     echo "$extensions"; echo "binder-env: JupyterLab extension $ext missing or broken: widgets would show as text" >&2
     exit 1; }
 done
-echo "JupyterLab extensions enabled and OK: jupyter-matplotlib, @jupyter-widgets/jupyterlab-manager"
+echo "JupyterLab extensions enabled and OK: jupyter-matplotlib, anywidget, @jupyter-widgets/jupyterlab-manager"
 
 # --- 3. every notebook, executed there ---------------------------------------------------------------------------
 step "nbval --nbval-lax on notebooks/"

@@ -97,6 +97,80 @@ def test_requirements_pin_what_lite_versions_pins():
     assert f"{carrier['carrier']}=={carrier['carrier-version']}" in requirements
 
 
+def requirement_ranges(lines) -> dict:
+    """name -> specifier of each requirement among ``lines`` (comments, options and ``-e .`` left out)."""
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    found = {}
+    for line in lines:
+        line = line.split("#")[0].strip()
+        if line and not line.startswith("-"):
+            requirement = Requirement(line)
+            found[canonicalize_name(requirement.name)] = requirement.specifier
+    return found
+
+
+def test_the_learners_requirements_allow_the_versions_the_browser_edition_loads():
+    """A package the site adds to its lock (lite/versions.toml's extra wheels) at a version inside the range that
+    requirements.txt, pyproject.toml's widgets extra and binder/requirements.txt give it: laptop, Binder and
+    browser run one line of anywidget, ipywidgets, ipympl, fsrs."""
+    pyproject = build_lite.tomllib.loads((ROOT / "pyproject.toml").read_text())
+    sources = {"requirements.txt": (ROOT / "requirements.txt").read_text().splitlines(),
+               "widgets extra": pyproject["project"]["optional-dependencies"]["widgets"],
+               "binder/requirements.txt": (ROOT / "binder" / "requirements.txt").read_text().splitlines()}
+    for source, lines in sources.items():
+        ranges = requirement_ranges(lines)
+        assert "anywidget" in ranges, source
+        for name, spec in VERSIONS["extra-wheels"].items():
+            if name in ranges:
+                assert ranges[name].contains(spec["version"]), f"{source}: {name}{ranges[name]} vs {spec['version']}"
+
+
+def test_anywidget_comes_with_its_dependencies_and_its_extension_from_the_wheel_the_kernel_loads(tmp_path):
+    """The site's lock holds every package anywidget's wheel requires, at a version it accepts (an extra wheel,
+    or one of Pyodide's), each wheel pure Python; the site's front end has anywidget's extension, taken out of that
+    very wheel at the version lite/versions.toml pins, and a wrong pin stops the build."""
+    import copy
+    import email.parser
+    import zipfile
+
+    from packaging.requirements import Requirement
+    from packaging.utils import canonicalize_name
+
+    cache = ROOT / "build" / "lite-cache"  # where the build keeps its downloads (fetched with pip when missing)
+    wheels = build_lite.extra_wheels(VERSIONS, cache)  # each checked against its sha256
+    spec = VERSIONS["extra-wheels"]["anywidget"]
+    with zipfile.ZipFile(wheels["anywidget"]) as wheel:
+        metadata = email.parser.Parser().parsestr(
+            wheel.read(f"anywidget-{spec['version']}.dist-info/METADATA").decode())
+    requires = [Requirement(r) for r in metadata.get_all("Requires-Dist")]
+    requires = [r for r in requires if r.marker is None or r.marker.evaluate({"extra": ""})]
+    assert sorted(canonicalize_name(r.name) for r in requires) == sorted(spec["depends"])
+    official = build_lite.pyodide_core(VERSIONS, cache, tmp_path / "pyodide")
+    pyodides = {name: official["packages"][name]["version"]
+                for name in build_lite.closure(official, VERSIONS["pyodide"]["wheels"]["needs"])}
+    in_lock = {**pyodides, **{name: s["version"] for name, s in VERSIONS["extra-wheels"].items()}}
+    for requirement in requires:
+        name = canonicalize_name(requirement.name)
+        assert name in in_lock and requirement.specifier.contains(in_lock[name]), (requirement, in_lock.get(name))
+    for name in ["anywidget", *spec["depends"]]:
+        if name in wheels:  # pure Python, as Pyodide can load it (psygnal's index has compiled wheels too)
+            with zipfile.ZipFile(wheels[name]) as wheel:
+                assert not [n for n in wheel.namelist() if n.endswith((".so", ".pyd"))], name
+                assert "Tag: py3-none-any" in wheel.read(f"{wheels[name].name.split('-py3')[0]}.dist-info/WHEEL"
+                                                         ).decode(), name
+    assert VERSIONS["labextensions"]["anywidget"] == {"wheel": "anywidget", "version": spec["version"]}
+    kernel = build_lite.kernel_package(VERSIONS, cache)
+    assert wheels["anywidget"] in build_lite.labextension_sources(VERSIONS, wheels, kernel)
+    wrong = copy.deepcopy(VERSIONS)
+    wrong["labextensions"]["anywidget"]["version"] = "0.10.0"
+    with pytest.raises(build_lite.BuildError, match=r"anywidget-0\.11\.0-py3-none-any\.whl ships anywidget 0\.11\.0, "
+                                                    r"lite/versions\.toml pins 0\.10\.0"):
+        build_lite.labextension_sources(wrong, wheels, kernel)
+    assert "anywidget" in build_lite.WARM_IMPORTS  # its bytecode made at build time, as ipywidgets' is
+
+
 def test_the_course_jupyterlab_gets_no_extension_that_works_only_in_jupyterlite():
     """jupyterlite-pyodide-kernel's front-end extension fails to load in a JupyterLab server ("Shared module
     @jupyterlite/server doesn't exist in shared scope"), an error on every page: the build unpacks that package for

@@ -13,17 +13,18 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
 - Pyodide's package wheels (numpy, matplotlib, ipython and their dependencies): from the PyPI package named in
   lite/versions.toml that carries Pyodide's official wheels (in requirements-dev.txt), or ``--wheels-from DIR`` (an
   unpacked Pyodide release); each against the sha256 of the official pyodide-lock.json above.
-- Pure-Python wheels added to the site's lock (ipywidgets, jupyterlab_widgets, comm, ipympl): ``pip download
-  --no-deps`` into build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel written
-  from this tree by :func:`attn_lib_wheel`, the same bytes from the same tree.
+- Pure-Python wheels added to the site's lock (ipywidgets, jupyterlab_widgets, comm, ipympl, anywidget, psygnal,
+  ...): ``pip download --no-deps --platform any`` (the pure wheel, where the index also has compiled ones) into
+  build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel written from this tree by
+  :func:`attn_lib_wheel`, the same bytes from the same tree.
 - Bytecode: for each of those wheels a kernel or a notebook's first cell imports from, a wheel ``<name>-bytecode``
   of the modules' compiled pyc files, made by the site's own Pyodide under Node (:func:`bytecode_wheels`).
 - The front end: jupyterlite-core (installed, version checked), jupyterlite-pyodide-kernel (its wheel fetched with
   ``pip download`` and checked against its sha256, then unpacked into build/lite-cache/ and put on the build's
   path: installed, it would add to the course's JupyterLab an extension that works only inside JupyterLite and
   fails to load on every JupyterLab page), the federated
-  extensions of ipywidgets and ipympl taken out of the very wheels the kernel loads (jupyterlab_widgets' and
-  ipympl's, versions checked), lite/run-all-past-raises/ (Run All goes on past a cell tagged
+  extensions of ipywidgets, ipympl and anywidget taken out of the very wheels the kernel loads (jupyterlab_widgets',
+  ipympl's and anywidget's, versions checked), lite/run-all-past-raises/ (Run All goes on past a cell tagged
   raises-exception, as in JupyterLab), and lite/learner-copies/ (a learner's saved copy of a notebook the course
   has since changed is flagged when it opens; Download All My Work; Reset Notebook), staged with npm's fflate (the
   zip library: ``npm pack``, npm's integrity, then its browser module's sha256, all from lite/versions.toml).
@@ -229,10 +230,11 @@ def extra_wheels(versions: dict, cache: Path) -> dict:
         path = folder / file_name
         if not path.exists():
             print(f"fetching {name}=={spec['version']} with pip download")
+            # --platform any: the pure wheel, which Pyodide can load, where the index also has compiled ones (psygnal)
             subprocess.run([sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--only-binary=:all:",
-                            "-d", str(folder), f"{name}=={spec['version']}"], check=True)
+                            "--platform", "any", "-d", str(folder), f"{name}=={spec['version']}"], check=True)
         check_sha256(path, spec["sha256"], f"wheel {name}", f"delete it and run this again (pip download "
-                     f"--no-deps {name}=={spec['version']}), or fix lite/versions.toml")
+                     f"--no-deps --platform any {name}=={spec['version']}), or fix lite/versions.toml")
         found[name] = path
     return found
 
@@ -361,7 +363,7 @@ def font_list_wheel(dest: Path, lock: dict) -> Path:
 # What a kernel of the site imports when it starts (piplite, and pyodide_kernel, which imports IPython, which imports
 # jedi) and what the notebooks' first cells import: the modules :func:`bytecode_wheels` compiles ahead.
 WARM_IMPORTS = ["pyodide_kernel", "piplite.piplite", "IPython", "jedi", "numpy", "matplotlib.pyplot",
-                "matplotlib_inline.backend_inline", "ipywidgets", "ipympl.backend_nbagg", "attn_lib",
+                "matplotlib_inline.backend_inline", "ipywidgets", "ipympl.backend_nbagg", "anywidget", "attn_lib",
                 "attn_lib.exercises", "attn_lib.plotting", "attn_lib.review", "attn_lib.training", "attn_lib.widgets"]
 
 # Run by run_in_pyodide with /out: import WARM_IMPORTS, then compile the source of every module those imports
@@ -514,7 +516,7 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
     ours = attn_lib_wheel(dest)
     version = ours.name.split("-")[1]
     lock["packages"]["attn-lib"] = lock_entry(ours, "attn-lib", version, ["attn_lib"],
-                                              ["numpy", "matplotlib", "ipywidgets", "ipympl", "fsrs"])
+                                              ["numpy", "matplotlib", "ipywidgets", "ipympl", "anywidget", "fsrs"])
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
     fonts = font_list_wheel(dest, lock)
     lock["packages"]["matplotlib-font-list"] = lock_entry(fonts, "matplotlib-font-list",

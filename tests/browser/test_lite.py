@@ -28,6 +28,7 @@ ENTRIES = nav.course_entries(lab_driver.REPO / "notebooks", COURSE)
 IN_BROWSER = [e.name for e in ENTRIES if nav.runs_in_browser(COURSE, e)]
 AWAY = [e.name for e in ENTRIES if not nav.runs_in_browser(COURSE, e)]
 EXPLORER_OF = {name: kind for kind, name in lab_driver.EXPLORER_NOTEBOOKS.items() if name in IN_BROWSER}
+ANYWIDGET_AFTER = IN_BROWSER[0]  # the notebook whose kernel, after its Run All, also shows a minimal anywidget
 
 
 @pytest.fixture(scope="session")
@@ -155,8 +156,8 @@ def test_site_serves_everything_itself(site):
 def test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_answers(site, offline, name):
     """Opening it marks nothing modified; Run All goes to the end (past the deliberate errors), no error output
     elsewhere, the nbval-checked text outputs equal the stored ones (normalised), no request leaves 127.0.0.1; the
-    notebook's explorer, if it has one, answers a key press with new pixels and a new readout. (One Run All per
-    notebook: 09's takes minutes.)"""
+    notebook's explorer, if it has one, answers a key press with new pixels and a new readout; after the first
+    notebook, a minimal anywidget renders in a cell added to it. (One Run All per notebook: 09's takes minutes.)"""
     page = offline.page
     lite_driver.open_notebook(page, site.url, name)
     assert not page.evaluate("() => window.jupyterapp.shell.currentWidget.context.model.dirty"), \
@@ -173,6 +174,8 @@ def test_notebook_runs_whole_offline_with_its_stored_outputs_and_its_explorer_an
             assert compared(outputs) == compared(stored_cell), f"{name}, code cell {index}"
     if name in EXPLORER_OF:
         explorer_answers_a_key_press(page, EXPLORER_OF[name])
+    if name == ANYWIDGET_AFTER:  # in this kernel rather than a kernel of its own (a start costs about 30 CPU s)
+        an_anywidget_renders(page)
     assert lab_driver.error_outputs(page) == []
     assert offline.refused == [], f"requests outside 127.0.0.1: {offline.refused}"
     assert page.errors == []
@@ -196,6 +199,50 @@ def explorer_answers_a_key_press(page, kind):
             "([sel, sum, text]) => window.attnFigureSum(sel) !== sum && window.attnReadout(sel) !== text",
             arg=[selector, figure, readout], timeout=30_000, polling=50)
         assert lab_driver.main_control_value(page, kind) != value, f"{keys} did not move the {kind} explorer"
+
+
+# A minimal anywidget: its front end one ES module, inline in `_esm`, that writes the model's text into its element.
+# It renders only if the site's lock has anywidget (the kernel) and the site has anywidget's extension (the front
+# end), of one version: without the extension, the view says "No version of module anywidget is registered".
+ANYWIDGET_CELL = """import anywidget, traitlets
+
+class Hello(anywidget.AnyWidget):
+    _esm = '''export default { render({ model, el }) {
+        el.className = "attn-anywidget-probe";
+        el.textContent = model.get("text");
+    } };'''
+    text = traitlets.Unicode("written by an ES module").tag(sync=True)
+
+Hello()"""
+
+
+def an_anywidget_renders(page, timeout_ms=60_000):
+    """Add ANYWIDGET_CELL at the end of the open notebook, run it, and wait for its view: the module's text in the
+    cell's output, and no error there."""
+    page.evaluate(
+        """async source => {
+            const app = window.jupyterapp, notebook = app.shell.currentWidget.content;
+            notebook.deselectAll();
+            notebook.activeCellIndex = notebook.widgets.length - 1;
+            await app.commands.execute('notebook:insert-cell-below');
+            notebook.activeCell.model.sharedModel.setSource(source);
+            await app.commands.execute('notebook:run-cell');
+        }""", ANYWIDGET_CELL)
+    shown = page.wait_for_function(
+        """() => {
+            const cell = window.jupyterapp.shell.currentWidget.content.activeCell;
+            const probe = cell.node.querySelector('.jp-OutputArea .attn-anywidget-probe');
+            if (probe) return probe.textContent;
+            const failed = cell.node.querySelector('.jp-OutputArea .jupyter-widgets-error-widget');
+            if (failed && failed.classList.contains('icon-error')) failed.parentElement.click();  // shows why
+            if (failed && failed.classList.contains('text-error')) return failed.textContent;
+            for (let i = 0; i < cell.model.outputs.length; i++) {
+                const output = cell.model.outputs.get(i).toJSON();
+                if (output.output_type === 'error') return `${output.ename}: ${output.evalue}`;
+            }
+            return false;
+        }""", timeout=timeout_ms, polling=200).json_value()
+    assert shown == "written by an ES module", f"the anywidget did not render: {shown!r}"
 
 
 # Python run under Node in the site's own Pyodide, with the site's attn_lib wheel: one start of Pyodide for every
