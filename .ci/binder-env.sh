@@ -83,7 +83,7 @@ for expected in "jupyterlab==$EXPECTED_JUPYTERLAB" "ipywidgets==$EXPECTED_IPYWID
   case " $pins " in
     *" $expected "*) ;;
     *) echo "binder-env: repo2docker's lock no longer pins $expected (it has: $pins); update EXPECTED_* here and" \
-            "the comment in binder/requirements.txt after checking ipympl still fits" >&2; exit 1 ;;
+            "the comment in binder/requirements.txt after checking anywidget still fits" >&2; exit 1 ;;
   esac
 done
 
@@ -106,18 +106,27 @@ moved = [f"{pin} became {version(pin.split('==')[0])}" for pin in sys.argv[1].sp
 if moved:
     sys.exit("binder-env: binder/requirements.txt moved Binder's own pins: " + "; ".join(moved))
 print("Binder's pins unchanged after binder/requirements.txt:", sys.argv[1])
-for name in ("attn-lib", "ipympl", "anywidget", "numpy", "matplotlib"):
+for name in ("attn-lib", "anywidget", "numpy", "matplotlib"):
     print(f"  {name} {version(name)}")
 PY
-step "binder/postBuild (notebook 10's model files, verified by sha256)"
-bash binder/postBuild
+step "binder/postBuild (notebook 10's model files, verified by sha256; widget state kept; notebooks trusted)"
+# Binder's notebook user has its own data folder: the notebooks' trust goes there, not into this machine's.
+JUPYTER_DATA_DIR="$work/binder-data" bash binder/postBuild
+python - <<'PY'
+import json, sys
+from pathlib import Path
+settings = Path(sys.prefix) / "share/jupyter/lab/settings/overrides.d/attn-course.json"
+if json.loads(settings.read_text()) != {"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True}}:
+    sys.exit(f"binder-env: {settings} does not keep the widgets' state")
+print("JupyterLab keeps the widgets' state:", settings)
+PY
 extensions="$(jupyter labextension list 2>&1)"
-for ext in "jupyter-matplotlib" "anywidget" "@jupyter-widgets/jupyterlab-manager"; do
+for ext in "anywidget" "@jupyter-widgets/jupyterlab-manager"; do
   grep -q "$ext .*enabled.*OK" <<<"$extensions" || {
     echo "$extensions"; echo "binder-env: JupyterLab extension $ext missing or broken: widgets would show as text" >&2
     exit 1; }
 done
-echo "JupyterLab extensions enabled and OK: jupyter-matplotlib, anywidget, @jupyter-widgets/jupyterlab-manager"
+echo "JupyterLab extensions enabled and OK: anywidget, @jupyter-widgets/jupyterlab-manager"
 
 # --- 3. every notebook, executed there ---------------------------------------------------------------------------
 step "nbval --nbval-lax on notebooks/"

@@ -108,9 +108,9 @@ assert model["type"] == "notebook" and model["content"]["cells"], "00-start-here
 print(f"00-start-here.ipynb opens through the contents API ({len(model['content']['cells'])} cells);"
       f" the file browser shows {', '.join(names)}")
 
-missing = [ext for ext in ("jupyter-matplotlib", "@jupyter-widgets/jupyterlab-manager") if f'"{ext}"' not in lab]
+missing = [ext for ext in ("anywidget", "@jupyter-widgets/jupyterlab-manager") if f'"{ext}"' not in lab]
 assert not missing, f"JupyterLab page does not load {missing}: widgets would show as plain text"
-print("the page loads the widget extensions: jupyter-matplotlib, @jupyter-widgets/jupyterlab-manager")
+print("the page loads the widget extensions: anywidget, @jupyter-widgets/jupyterlab-manager")
 status, body = get("/api/kernelspecs")
 assert "python3" in json.loads(body)["kernelspecs"], "no python3 kernel"
 print("a python3 kernel is available")

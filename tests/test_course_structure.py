@@ -298,8 +298,9 @@ def figures_without_alt(outputs) -> list[str]:
     for out in outputs:
         data = out.get("data", {})
         if WIDGET_VIEW in data:
-            # An explorer: a widget view (ipywidgets, and ipympl's canvas inside it), not a stored image. Its
-            # text/plain describes it; the live canvas is checked in JupyterLab by tests/browser/test_explorers.py.
+            # An explorer: a widget view drawn in the page from its saved state, not a stored image. Its text/plain
+            # describes it; its canvas is checked in JupyterLab by tests/browser/test_explorers.py and in the reading
+            # copy by tests/browser/test_reading_copy.py.
             continue
         parser = _Images()
         parser.feed(data.get("text/html", ""))
@@ -404,3 +405,26 @@ def test_learners_see_not_answered_yet_and_the_solutions_answer_every_problem_co
     assert len(solved) == len(learner), f"{name}: {len(learner)} problems, but {len(solved)} solved"
     for heading, _, checker in solved:
         assert verdict(checker) == "Correct", f"{name}-solutions: {heading!r} printed {verdict(checker)!r}"
+
+
+@pytest.mark.parametrize("rel", EXECUTED)
+def test_every_stored_explorer_moves_without_a_kernel_from_its_saved_state(rel):
+    """An explorer's output names a widget whose saved state holds today's module, its spec, its frames and where
+    its controls stand, with the frame of that position: JupyterLab (a notebook opened before it is run) and the
+    reading copy draw it from that state alone. A state saved with an older module means: rebuild the notebook."""
+    from attn_lib.widgets._explorer import MODULE, position_key
+
+    nb = load(rel)
+    states = nb.metadata.get("widgets", {}).get(build_html.WIDGET_STATE, {}).get("state", {})
+    module = MODULE.read_text()
+    for i, cell in enumerate(code_cells(nb)):
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            if not view or "_explorer: " not in out["data"].get("text/plain", ""):
+                continue
+            state = states.get(view["model_id"], {}).get("state", {})
+            assert state.get("_esm") == module, f"{rel}, cell {i}: its explorer was saved with another module"
+            spec, frames, values = state["spec"], __import__("json").loads(state["frames_json"]), state["values"]
+            key = position_key(values[control["name"]] for control in spec["controls"])
+            assert key in frames, f"{rel}, cell {i}: no saved frame where its controls stand"
+            assert out["data"]["text/plain"].endswith(frames[key]["description"])

@@ -18,13 +18,13 @@ def modules_after(statement):
 def test_import_attn_lib_loads_numpy_but_not_matplotlib_or_ipywidgets():
     loaded = modules_after("import attn_lib")
     assert "attn_lib" in loaded and "numpy" in loaded
-    heavy = {name for name in loaded if name.split(".")[0] in {"matplotlib", "ipywidgets", "IPython", "ipympl"}}
+    heavy = {name for name in loaded if name.split(".")[0] in {"matplotlib", "ipywidgets", "IPython", "anywidget"}}
     assert heavy == set()
 
 
 def test_the_checkers_need_numpy_only():
     loaded = modules_after("import attn_lib.exercises")
-    heavy = {name for name in loaded if name.split(".")[0] in {"matplotlib", "ipywidgets", "IPython", "ipympl"}}
+    heavy = {name for name in loaded if name.split(".")[0] in {"matplotlib", "ipywidgets", "IPython", "anywidget"}}
     assert "attn_lib.exercises" in loaded and heavy == set()
 
 

@@ -114,7 +114,7 @@ def requirement_ranges(lines) -> dict:
 def test_the_learners_requirements_allow_the_versions_the_browser_edition_loads():
     """A package the site adds to its lock (lite/versions.toml's extra wheels) at a version inside the range that
     requirements.txt, pyproject.toml's widgets extra and binder/requirements.txt give it: laptop, Binder and
-    browser run one line of anywidget, ipywidgets, ipympl, fsrs."""
+    browser run one line of anywidget, ipywidgets, fsrs."""
     pyproject = build_lite.tomllib.loads((ROOT / "pyproject.toml").read_text())
     sources = {"requirements.txt": (ROOT / "requirements.txt").read_text().splitlines(),
                "widgets extra": pyproject["project"]["optional-dependencies"]["widgets"],
@@ -187,6 +187,19 @@ def test_the_widget_extensions_come_from_the_kernels_wheels():
     for name, spec in VERSIONS["labextensions"].items():
         if "wheel" in spec:
             assert spec["wheel"] in VERSIONS["extra-wheels"], name
+
+
+def test_every_extra_wheel_is_one_that_attn_lib_loads():
+    """The site ships no wheel, and so no widget extension, for nothing: each extra wheel of lite/versions.toml is
+    one attn-lib depends on in the site's lock (build_lite.ATTN_LIB_DEPENDS) or a dependency of one."""
+    extras = VERSIONS["extra-wheels"]
+    reached, todo = set(), list(build_lite.ATTN_LIB_DEPENDS)
+    while todo:
+        name = todo.pop()
+        if name in extras and name not in reached:
+            reached.add(name)
+            todo.extend(extras[name]["depends"])
+    assert sorted(extras) == sorted(reached)
 
 
 def test_the_contents_page_says_where_each_notebook_runs_and_what_happens_to_edits():

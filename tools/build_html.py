@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import html
+import json
 import re
 import shutil
 import sys
@@ -69,10 +70,17 @@ def notebook_pages(notebooks_dir: Path) -> list[tuple[Path, Path]]:
 
 def figure_outputs(nb) -> list[tuple[int, dict]]:
     """(cell index, output) of every output that carries an image, in reading order: an ``image/*`` output, or a
-    ``text/html`` output holding an embedded image (how attn_lib.plotting.show_figure sends a figure with alt text)."""
+    ``text/html`` output holding an embedded image (how attn_lib.plotting.show_figure sends a figure with alt text).
+    An explorer's still is left out: the page shows the explorer itself (:func:`static_explorers`)."""
     return [(i, out) for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            for out in cell.get("outputs", []) if any(t in out.get("data", {}) for t in IMAGE_TYPES)
-            or DATA_IMG.search(out.get("data", {}).get("text/html", ""))]
+            for out in cell.get("outputs", []) if not is_still(out)
+            and (any(t in out.get("data", {}) for t in IMAGE_TYPES)
+                 or DATA_IMG.search(out.get("data", {}).get("text/html", "")))]
+
+
+def is_still(out) -> bool:
+    """Is ``out`` an explorer's still (attn_lib/widgets/_still.py), the image shown where its widget is not drawn?"""
+    return '<figure class="attn-still' in out.get("data", {}).get("text/html", "")
 
 
 def raster_images(out) -> int:
@@ -311,10 +319,75 @@ def notebook_title(nb, fallback: str) -> str:
     return fallback
 
 
+# --- explorers, alive without a kernel -----------------------------------------------------------------------------
+
+WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
+WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+EXPORT = re.compile(r"^export (default |(?=function |const |let ))", re.MULTILINE)
+
+# In the page, each explorer's saved state drives its module through a model with the calls the module makes of
+# anywidget's (get, set, save_changes, on, off): a move draws the saved frame of its position.
+STATIC_RUNNER = """
+for (const holder of document.querySelectorAll(".attn-static-explorer")) {
+  const state = JSON.parse(holder.querySelector("script[type='application/json']").textContent);
+  const listeners = {};
+  const model = {
+    get: (name) => state[name],
+    set: (name, value) => { state[name] = value; (listeners["change:" + name] || []).forEach((f) => f()); },
+    save_changes: () => {},
+    on: (event, f) => { (listeners[event] = listeners[event] || []).push(f); },
+    off: (event, f) => { listeners[event] = (listeners[event] || []).filter((g) => g !== f); },
+    send: () => {},
+  };
+  attnExplorer.render({ model, el: holder.querySelector(".attn-static-explorer-view") });
+}
+"""
+
+
+def explorer_module(esm: str) -> str:
+    """The explorer's ES module as a classic block inside a module script: its exports made local, its default
+    export named ``attnExplorer``."""
+    return EXPORT.sub(lambda m: "const attnExplorer = " if m.group(1) == "default " else "", esm)
+
+
+def static_explorers(nb) -> int:
+    """Replace, in place, each explorer's widget output by the explorer itself: its saved state in the page and one
+    module script per page that draws it, nothing loaded from outside; its still is left out. Returns how many were
+    replaced.
+
+    An explorer is a widget whose saved state holds the module (``_esm``) and a ``spec``; its text form stays in
+    the output for a reader without scripts (it is the figure's description)."""
+    states = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
+    replaced, module = 0, None
+    for cell in nb.cells:
+        if "outputs" in cell:
+            cell.outputs = [out for out in cell.outputs if not is_still(out)]
+        for out in cell.get("outputs", []):
+            view = out.get("data", {}).get(WIDGET_VIEW)
+            state = states.get(view["model_id"], {}).get("state", {}) if view else {}
+            if "_esm" not in state or "spec" not in state:
+                continue
+            saved = {key: state[key] for key in ("spec", "frames_json", "values")}
+            data = json.dumps(saved, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+            text = html.escape(out["data"].get("text/plain", ""), quote=False)
+            block = (f'<div class="attn-static-explorer"><script type="application/json">{data}</script>'
+                     f'<div class="attn-static-explorer-view"></div>'
+                     f'<noscript><p>{text}</p></noscript></div>')
+            if module is None:  # the first explorer of the page carries the module: it runs once the page is parsed
+                module = state["_esm"]
+                block += f'<script type="module">{explorer_module(module)}\n{STATIC_RUNNER}</script>'
+            elif state["_esm"] != module:
+                raise ValueError("two explorers in one notebook were saved with different modules: rebuild it")
+            out["data"] = {"text/html": block}
+            replaced += 1
+    return replaced
+
+
 def render(nb_path: Path, exporter: HTMLExporter) -> str:
     """One notebook as a standalone HTML page: figures embedded, .ipynb links turned into .html links."""
     nb = nbformat.read(nb_path, as_version=4)
     hide_collapsed_sources(nb)
+    static_explorers(nb)
     nb.metadata["title"] = plain_text(notebook_title(nb, nb_path.stem))
     page, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": nb_path.stem}})
     page = LOCAL_IPYNB_LINK.sub(lambda m: f'href="{m.group(1)}.html{m.group(2)}"', page)

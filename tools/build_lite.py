@@ -4,7 +4,7 @@
     python -m http.server -d build/lite 8000        # then open http://127.0.0.1:8000/
 
 Nothing on the site is fetched from a CDN or a package index when a learner opens it: Pyodide, its wheels, the
-course's wheels (attn_lib built from this tree, ipywidgets, ipympl, ...) and the front end are files of the site.
+course's wheels (attn_lib built from this tree, ipywidgets, anywidget, ...) and the front end are files of the site.
 Every version and sha256 comes from lite/versions.toml. Where each file comes from, and how it is checked:
 
 - Pyodide's core (pyodide.asm.wasm, pyodide.asm.js, pyodide.js, pyodide.mjs, python_stdlib.zip, pyodide-lock.json):
@@ -13,7 +13,7 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
 - Pyodide's package wheels (numpy, matplotlib, ipython and their dependencies): from the PyPI package named in
   lite/versions.toml that carries Pyodide's official wheels (in requirements-dev.txt), or ``--wheels-from DIR`` (an
   unpacked Pyodide release); each against the sha256 of the official pyodide-lock.json above.
-- Pure-Python wheels added to the site's lock (ipywidgets, jupyterlab_widgets, comm, ipympl, anywidget, psygnal,
+- Pure-Python wheels added to the site's lock (ipywidgets, jupyterlab_widgets, comm, anywidget, psygnal, fsrs,
   ...): ``pip download --no-deps --platform any`` (the pure wheel, where the index also has compiled ones) into
   build/lite-cache/, each against its sha256 in lite/versions.toml; attn_lib: a wheel written from this tree by
   :func:`attn_lib_wheel`, the same bytes from the same tree.
@@ -22,12 +22,12 @@ Every version and sha256 comes from lite/versions.toml. Where each file comes fr
 - The front end: jupyterlite-core (installed, version checked), jupyterlite-pyodide-kernel (its wheel fetched with
   ``pip download`` and checked against its sha256, then unpacked into build/lite-cache/ and put on the build's
   path: installed, it would add to the course's JupyterLab an extension that works only inside JupyterLite and
-  fails to load on every JupyterLab page), the federated
-  extensions of ipywidgets, ipympl and anywidget taken out of the very wheels the kernel loads (jupyterlab_widgets',
-  ipympl's and anywidget's, versions checked), lite/run-all-past-raises/ (Run All goes on past a cell tagged
-  raises-exception, as in JupyterLab), and lite/learner-copies/ (a learner's saved copy of a notebook the course
-  has since changed is flagged when it opens; Download All My Work; Reset Notebook), staged with npm's fflate (the
-  zip library: ``npm pack``, npm's integrity, then its browser module's sha256, all from lite/versions.toml).
+  fails to load on every JupyterLab page), the federated extensions of ipywidgets and anywidget (which draws the
+  explorers) taken out of the very wheels the kernel loads (jupyterlab_widgets' and anywidget's, versions checked),
+  lite/run-all-past-raises/ (Run All goes on past a cell tagged raises-exception, as in JupyterLab), and
+  lite/learner-copies/ (a learner's saved copy of a notebook the course has since changed is flagged when it opens;
+  Download All My Work; Reset Notebook), staged with npm's fflate (the zip library: ``npm pack``, npm's integrity,
+  then its browser module's sha256, all from lite/versions.toml).
 - The notebooks: each records the course version it was built from, ``metadata.attn_course = {"version": the
   commit's date and short id, "fingerprint": of its cells' types and sources}`` (:func:`stamped`); the
   committed notebooks do not carry it (a commit cannot name itself), the site's always do.
@@ -80,6 +80,9 @@ KERNEL_START = ["micropip", "piplite", "ssl", "sqlite3", "ipykernel", "comm", "p
 # The kernel's own pure-Python wheels (shipped in its extension's static/pypi/, under these names) that the site's
 # lock must hold for KERNEL_START to load them.
 KERNEL_WHEELS = ["piplite", "ipykernel", "pyodide-kernel"]
+# What attn-lib depends on in the site's lock, so that a notebook's first cell loads them with it: every extra wheel
+# of lite/versions.toml is one of these or a dependency of one (tests/test_lite_build.py).
+ATTN_LIB_DEPENDS = ["numpy", "matplotlib", "ipywidgets", "anywidget", "fsrs"]
 
 
 class BuildError(RuntimeError):
@@ -363,8 +366,8 @@ def font_list_wheel(dest: Path, lock: dict) -> Path:
 # What a kernel of the site imports when it starts (piplite, and pyodide_kernel, which imports IPython, which imports
 # jedi) and what the notebooks' first cells import: the modules :func:`bytecode_wheels` compiles ahead.
 WARM_IMPORTS = ["pyodide_kernel", "piplite.piplite", "IPython", "jedi", "numpy", "matplotlib.pyplot",
-                "matplotlib_inline.backend_inline", "ipywidgets", "ipympl.backend_nbagg", "anywidget", "attn_lib",
-                "attn_lib.exercises", "attn_lib.plotting", "attn_lib.review", "attn_lib.training", "attn_lib.widgets"]
+                "matplotlib_inline.backend_inline", "ipywidgets", "anywidget", "attn_lib", "attn_lib.exercises",
+                "attn_lib.plotting", "attn_lib.review", "attn_lib.training", "attn_lib.widgets"]
 
 # Run by run_in_pyodide with /out: import WARM_IMPORTS, then compile the source of every module those imports
 # compiled from the site's wheels to a pyc file in /out (the path it takes in site-packages); print {source: pyc}
@@ -515,8 +518,7 @@ def pyodide_distribution(versions: dict, dest: Path, cache: Path, wheels_from: P
                                             [name.replace("-", "_")], [])
     ours = attn_lib_wheel(dest)
     version = ours.name.split("-")[1]
-    lock["packages"]["attn-lib"] = lock_entry(ours, "attn-lib", version, ["attn_lib"],
-                                              ["numpy", "matplotlib", "ipywidgets", "ipympl", "anywidget", "fsrs"])
+    lock["packages"]["attn-lib"] = lock_entry(ours, "attn-lib", version, ["attn_lib"], ATTN_LIB_DEPENDS)
     (dest / "pyodide-lock.json").write_text(json.dumps(lock, indent=1, sort_keys=True) + "\n")
     fonts = font_list_wheel(dest, lock)
     lock["packages"]["matplotlib-font-list"] = lock_entry(fonts, "matplotlib-font-list",

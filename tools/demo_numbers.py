@@ -12,8 +12,6 @@ all-MiniLM-L6-v2 (``python -m attn_lib.minilm`` fetches it once).
 
 from __future__ import annotations
 
-import html
-import re
 
 import numpy as np
 
@@ -24,7 +22,7 @@ from attn_lib.widgets import (cost_explorer, dk_explorer, mask_explorer, replay_
 
 def readout(explorer):
     """The readout beside the figure, as plain text on one line."""
-    return html.unescape(re.sub(r"<[^>]+>", "", explorer.readout.value.replace("<br>", " | ")))
+    return explorer.readout.replace("\n", " | ")
 
 
 def show(explorer, label, **values):

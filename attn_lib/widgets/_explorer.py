@@ -1,183 +1,235 @@
-"""What every explorer shares: a figure on its own ipympl canvas, the :class:`Explorer` container that updates
-it by blitting, and the formatting of readouts.
+"""What every explorer shares: the :class:`Explorer` widget, drawn in the browser from numbers the kernel computes.
 
-An explorer module (one per explorer, beside this one) computes what does not depend on a control once, builds
-its figure with :func:`live_figure`, and hands :class:`Explorer` its controls and an ``update`` function that moves
-the artists and returns the readout, the description and the measured numbers.
+An explorer is an anywidget: its front end is one ES module, ``explorer.js`` beside this file (no imports, nothing
+fetched), which draws on a canvas in the page. The kernel computes with attn_lib in numpy and sends numbers, never
+images:
 
-Shown in a notebook, an explorer is two outputs: a still image of its figure as first shown (an HTML ``<img>`` with
-the description as alt text and under it, and a one-line prompt to run the cell), then the live widget. A style
-rule that travels with the still shows one of the two: the live widget while its kernel is connected, the still
-wherever the widget cannot run (the notebook opened before its cells are run, no kernel, a widget whose model is
-gone, the static reading copy). See :data:`STILL_STYLE`.
+- ``spec`` (once): the controls (name, label, the text of each position), the figure's size, its panels (where,
+  titles, axis labels, limits, ticks, legend) and its artists (stairs, bars, lines, markers, cells) with what does
+  not move;
+- ``frames_json`` (once): for each position of the controls computed when the explorer is made, what moves (the
+  artists' numbers, axes that change), the readout and the one-line description, by the position's key
+  (:func:`position_key`), as one line of JSON (:attr:`Explorer.frames` in Python); frames computed later go to the
+  page as messages (``{"frames": {key: frame}}``), and :attr:`Explorer.sent` holds every frame the page has been
+  given;
+- ``values``: where the controls are, by position (an index into a control's options, or the text of a text
+  field), written by the page when a learner moves a control and by Python when code sets one.
+
+Every control moves over a finite set of positions, except a text field. When there are at most
+:data:`ALL_POSITIONS` positions in all, every frame is sent when the explorer is made, and a move never needs the
+kernel. Otherwise the kernel sends the frames of every position one control's move away from where the controls are
+(the cross through the current position), and after each move the frames of the cross through the new one that the
+page lacks: a single move is drawn from the page, and a move of a second control waits for the kernel only if it
+comes before those frames (the kernel then sends the frame of where the controls are first, alone).
+
+A text field's positions are the texts it is given: when the other controls have at most :data:`ALL_POSITIONS`
+positions, all of them are sent for the starting text, and for each text given since. A text field made with
+``when`` counts only while another control is at one value (a choice's "your own sentence"), and a text given to it
+moves that control there; elsewhere a frame's key holds "" for the field, so that the frames of the other values are
+computed once and drawn whatever it holds.
+
+A notebook saved with its widgets' state keeps ``spec`` and ``frames_json``: opened before it is run, and in the
+reading copy (``tools/build_html.py`` inlines the module and the state), the explorer moves without a kernel.
+
+Readouts are text beside the figure; the description, a one-line text account of the figure, is the canvas's
+accessible name, the caption under it and the explorer's ``text/plain`` form.
+
+While nbgrader autogrades a notebook, an explorer function builds nothing and shows one line instead
+(:class:`NotBuilt`): no graded cell reads an explorer, and building one is most of its notebook's grading cost.
 """
 
 from __future__ import annotations
 
-import base64
 import functools
 import html
-import io
-import struct
-import warnings
-import zlib
+import itertools
+import json
+import math
+from dataclasses import dataclass
+from pathlib import Path
 
-import ipywidgets as widgets
-import matplotlib as mpl
+import anywidget
 import numpy as np
-from matplotlib.backends.backend_agg import RendererAgg
-from matplotlib.figure import Figure
-from PIL import Image
+import traitlets
 
+from .._checks import InputValueError
 from .._platform import autograding
-from ..plotting import STYLE
 
-
-def _import_ipympl_keeping_backend():
-    """Import ipympl's canvas without letting it switch matplotlib's global backend.
-
-    ``import ipympl`` calls ``matplotlib.use("module://ipympl.backend_nbagg")`` when matplotlib is already
-    imported. In a notebook that switch also makes IPython drop the inline backend's PNG display of figures, so
-    the notebook's other figures would show as text. That one call is turned into nothing while ipympl loads.
-    """
-    real_use = mpl.use
-    mpl.use = lambda *args, **kwargs: None
-    try:
-        from ipympl.backend_nbagg import Canvas, FigureManager
-    finally:
-        mpl.use = real_use
-    return Canvas, FigureManager
-
-
-Canvas, FigureManager = _import_ipympl_keeping_backend()
-
-
-class DiffCanvas(Canvas):
-    """ipympl's canvas, sending the changed pixels of an update as a PNG made for speed.
-
-    After an update the browser receives an image the size of the figure in which only the changed pixels are
-    opaque, and lays it over what it shows. ipympl compresses every row of that image with PIL's default
-    settings; here only the rows that changed are compressed, at zlib's fastest level, and the rows that did not
-    change (all zeros) are copied from data compressed once. At a device pixel ratio of 2 this was most of the
-    time the kernel spent on a key press.
-    """
-
-    def get_diff_image(self):
-        if not self._png_is_old:
-            return None
-        pixels = np.asarray(self.get_renderer().buffer_rgba())  # (height, width, 4)
-        buff = pixels.view(np.uint32).squeeze(2)  # one number per pixel, compared in one step
-        if self._force_full or buff.shape != self._last_buff.shape or (pixels[:, :, 3] != 255).any():
-            return super().get_diff_image()  # a whole image: the first, after a resize, or with transparency
-        self.set_image_mode("diff")
-        changed = buff != self._last_buff  # (height, width)
-        self._last_buff = buff.copy()
-        self._png_is_old = False
-        return diff_png(buff, changed)
-
-
-def diff_png(buff, changed):
-    """An RGBA PNG of ``buff`` (height, width) of uint32 pixels, transparent wherever ``changed`` is False.
-
-    The image data of a PNG is zlib-compressed rows, each a filter byte then the pixels. Raw deflate data made
-    apart can be joined when each part ends on a byte boundary (a sync flush), so a run of unchanged rows is
-    joined in from cached parts, and only the runs of changed rows are compressed.
-    """
-    height, width = buff.shape
-    row_bytes = 1 + 4 * width
-    rows = changed.any(axis=1)  # (height,): does the row hold a changed pixel?
-    starts = np.flatnonzero(np.diff(rows, prepend=~rows[:1]))  # the first row of each run of equal rows
-    stops = np.append(starts[1:], height)
-    parts, a, b = [b"\x78\x01"], 1, 0  # zlib header (fastest level); a, b: the Adler-32 checksum's two sums
-    for start, stop in zip(starts.tolist(), stops.tolist()):
-        count = stop - start
-        if rows[start]:
-            scanlines = np.zeros((count, row_bytes), np.uint8)  # filter byte 0: the pixels as they are
-            pixels = np.where(changed[start:stop], buff[start:stop], 0)  # (count, width)
-            scanlines[:, 1:] = pixels.view(np.uint8).reshape(count, 4 * width)
-            data = scanlines.tobytes()
-            compressor = zlib.compressobj(1, zlib.DEFLATED, -15)
-            parts.append(compressor.compress(data) + compressor.flush(zlib.Z_SYNC_FLUSH))
-            checksum = zlib.adler32(data, (b << 16) | a)
-            a, b = checksum & 0xFFFF, checksum >> 16
-        else:
-            parts.append(_zero_rows(row_bytes, count))
-            b = (b + count * row_bytes * a) % 65521  # zeros leave the first sum alone and add it to the second
-    parts.append(zlib.compressobj(1, zlib.DEFLATED, -15).flush())  # an empty last block ends the stream
-    parts.append(struct.pack(">I", (b << 16) | a))
-
-    def chunk(kind, data):
-        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
-
-    header = struct.pack(">IIBBBBB", width, height, 8, 6, 0, 0, 0)  # 8 bits per channel, RGBA, no interlace
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", b"".join(parts)) + chunk(b"IEND", b"")
-
-
-_ZERO_ROWS = {}  # (bytes per row, 2**k) -> raw deflate data of 2**k rows of zeros, ending on a byte boundary
-
-
-def _zero_rows(row_bytes, count):
-    """Raw deflate data of ``count`` rows of zeros, joined from cached runs of 1, 2, 4, ... rows."""
-    parts, power = [], 0
-    while count:
-        if count & 1:
-            key = (row_bytes, 1 << power)
-            if key not in _ZERO_ROWS:
-                compressor = zlib.compressobj(1, zlib.DEFLATED, -15)
-                _ZERO_ROWS[key] = compressor.compress(bytes(row_bytes << power)) + compressor.flush(zlib.Z_SYNC_FLUSH)
-            parts.append(_ZERO_ROWS[key])
-        count >>= 1
-        power += 1
-    return b"".join(parts)
-
-
-WIDE = {"description_width": "initial"}  # show each control's full label
 # Lines, bars and markers reach WCAG 2's 3:1 for graphics against the white figure (1.4.11), BROKEN also against the
-# grey of a blocked cell it outlines; tests/widgets/test_still.py measures every artist of every explorer.
+# grey of a blocked cell it outlines; tests/widgets/test_contrast_of_explorers.py measures every artist's colour.
 BAR = "#3b528b"  # viridis, a third of the way up: the colour of measured quantities (7.6:1; 4.1:1 at alpha 0.75)
 THEORY = "#cf7000"  # orange, distinct from viridis blues in both themes: the colour of theory (3.5:1)
 BROKEN = "#a93226"  # red: the line a row sum must reach, the outline of a blocked cell that took weight (3.3:1 on grey)
 
-
-# Which of an explorer's two outputs shows, in JupyterLab and Notebook 7 (and nbconvert's lab template, which uses
-# the same classes): an output area child holds one output. A live view of a widget model has no
-# "jupyter-widgets-disconnected" class (ipywidgets adds it while the model has no connection to a kernel, as a
-# model restored from a notebook's saved state has none). While the cell's outputs hold a connected explorer, the
-# still is hidden; otherwise the output after the still is hidden ("Loading widget...", "Error displaying widget:
-# model not found", an explorer restored without a kernel whose controls would do nothing, or its text form) and
-# the still shows. Browsers without :has() (before 2023) show both.
-_LIVE = ".attn-explorer:not(.jupyter-widgets-disconnected)"
-STILL_STYLE = (
-    "<style>"
-    f".jp-OutputArea:has({_LIVE}) > .jp-OutputArea-child:has(.attn-still) {{ display: none; }} "
-    f".jp-OutputArea-child:has(.attn-still) + .jp-OutputArea-child:not(:has({_LIVE})) {{ display: none; }}"
-    "</style>"
-)
+ALL_POSITIONS = 600  # at most this many positions in all: every frame is sent when the explorer is made
+MODULE = Path(__file__).with_name("explorer.js")  # the front end, shared by every explorer
 
 
-def live_figure(figsize, ncols=1, width_ratios=None):
-    """A matplotlib figure on its own ipympl canvas (no pyplot, no global backend switch).
+@dataclass
+class Control:
+    """One control of an explorer: a slider or a choice over ``options`` (shown as ``labels``), or a text field.
 
-    Returns
-    -------
-    fig : matplotlib.figure.Figure
-        ``fig.canvas`` is an ipympl ``Canvas`` widget, without toolbar, header or footer.
-    axes : numpy.ndarray of Axes, shape (ncols,)
+    ``value`` reads and sets the control in Python (the page follows); the page's moves set it too.
     """
-    with mpl.rc_context(STYLE):
-        fig = Figure(figsize=figsize, dpi=100, layout="constrained")
-        axes = np.atleast_1d(fig.subplots(1, ncols, width_ratios=width_ratios, squeeze=False)[0])
-    canvas = DiffCanvas(fig)
-    with warnings.catch_warnings():
-        # ipympl 0.10's own Toolbar passes its canvas on to traitlets, which warns; nothing here can fix that.
-        warnings.filterwarnings("ignore", "Passing unrecognized arguments", DeprecationWarning)
-        FigureManager(canvas, num=id(fig))  # the manager answers the browser's draw requests; Gcf never sees it
-    canvas.header_visible = False
-    canvas.footer_visible = False
-    canvas.toolbar_visible = False
-    canvas.resizable = False
-    canvas.capture_scroll = False
-    return fig, axes
+
+    name: str
+    label: str
+    options: tuple = ()
+    labels: tuple = ()
+    kind: str = "slider"  # "slider", "choice" or "text"
+    tooltips: tuple = ()
+    when: tuple = ()  # (name, value): the control counts only while control `name` is at `value` (Explorer._key)
+    explorer: Explorer | None = None
+
+    def position(self, value):
+        """The position of ``value`` (an index into ``options``; a text field's position is its text)."""
+        if self.kind == "text":
+            if not isinstance(value, str):
+                raise InputValueError(f"{self.name} must be a str; got {value!r}")
+            return value
+        for k, option in enumerate(self.options):
+            if option == value and type(option) is type(value):
+                return k
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and all(
+                isinstance(option, float) for option in self.options):
+            # A slider over real numbers: the nearest position, as a slider snaps to its steps.
+            k = int(np.argmin([abs(option - value) for option in self.options]))
+            gaps = np.diff(self.options)
+            if abs(self.options[k] - value) <= 0.5 * float(np.abs(gaps).max()) * (1 + 1e-9):
+                return k
+        raise InputValueError(f"{self.name} must be one of {list(self.labels)}; got {value!r}")
+
+    def value_at(self, position):
+        return position if self.kind == "text" else self.options[position]
+
+    @property
+    def value(self):
+        return self.value_at(self.explorer.values[self.name])
+
+    @value.setter
+    def value(self, value):
+        # A control with ``when`` also brings the control it counts with to that value, as the page does.
+        brought = {self.when[0]: self.explorer.controls[self.when[0]].position(self.when[1])} if self.when else {}
+        self.explorer.values = {**self.explorer.values, **brought, self.name: self.position(value)}
+
+    @property
+    def description(self):
+        return self.label
+
+    def applies(self, positions):
+        """Whether the control counts at ``positions`` (by name): always, unless ``when`` names another control's
+        value and that control is elsewhere."""
+        return not self.when or positions[self.when[0]] == self.explorer.controls[self.when[0]].position(self.when[1])
+
+    def spec(self, main):
+        entry = {"name": self.name, "kind": self.kind, "label": self.label, "options": list(self.labels)}
+        if self.tooltips:
+            entry["tooltips"] = list(self.tooltips)
+        if main:
+            entry["main"] = True
+        if self.when:
+            entry["when"] = [self.when[0], self.explorer.controls[self.when[0]].position(self.when[1])]
+        return entry
+
+
+def slider(name, label, options, labels=None):
+    """A slider over ``options``; ``labels`` (default: each option as text) is what the page shows at each."""
+    options = tuple(options)
+    return Control(name, label, options, tuple(labels) if labels else tuple(f"{o:g}" if isinstance(o, float)
+                                                                             else str(o) for o in options))
+
+
+def choice(name, label, options, labels, tooltips=()):
+    """Radio buttons, one per option, labelled ``labels``."""
+    return Control(name, label, tuple(options), tuple(labels), kind="choice", tooltips=tuple(tooltips))
+
+
+def text_field(name, label, when=()):
+    """A text field; the kernel computes the frames of each text it is given. ``when`` (control name, value): the
+    text counts only while that control is at that value (e.g. a choice's "your own" option), and giving a text
+    moves that control there; elsewhere a frame's key holds "" for the field, so that the frames of the other
+    positions serve whatever it holds."""
+    return Control(name, label, kind="text", when=tuple(when))
+
+
+def position_key(positions):
+    """The key of a position in ``frames``: the controls' positions in order, as the page's JSON.stringify writes it."""
+    return json.dumps(list(positions), separators=(",", ":"), ensure_ascii=False)
+
+
+def plain(value):
+    """``value`` in JSON's terms: numpy arrays and numbers as (nested) lists of numbers, each rounded to five
+    significant figures (a pixel needs four), NaN as null (a masked cell). Infinities are refused."""
+    if isinstance(value, dict):
+        return {key: plain(item) for key, item in value.items()}
+    numbers = isinstance(value, (np.ndarray, np.number)) or (
+        isinstance(value, (list, tuple)) and value
+        and all(isinstance(v, (int, float, np.number)) and not isinstance(v, (bool, np.bool_)) for v in value))
+    if numbers:
+        array = np.asarray(value, float)
+        if np.isinf(array).any():
+            raise ValueError("an explorer sent an infinite number to the page")
+        return _rounded(array.tolist())
+    if isinstance(value, (list, tuple)):
+        return [plain(item) for item in value]
+    return value
+
+
+def _rounded(numbers):
+    if isinstance(numbers, list):
+        return [_rounded(item) for item in numbers]
+    if numbers != numbers:
+        return None
+    rounded = float(f"{numbers:.5g}")
+    return rounded if math.isfinite(rounded) else numbers  # near the largest float, rounding up would overflow
+
+
+def axis(low, high, ticks=None, labels=None, log=False):
+    """One axis of a panel: its limits and its ticks as (value, label) pairs (default: at most 6 round values)."""
+    if ticks is None:
+        from matplotlib.ticker import LogLocator, MaxNLocator
+
+        locator = LogLocator(base=10) if log else MaxNLocator(nbins=6)
+        scale = np.log10 if log else (lambda v: v)  # a tick within the axis, compared where the axis is linear
+        lo, hi = sorted((float(scale(low)), float(scale(high))))
+        slack = 1e-9 * (hi - lo)
+        ticks = [float(t) for t in locator.tick_values(min(low, high), max(low, high))
+                 if t > 0 or not log if lo - slack <= scale(t) <= hi + slack]
+    if labels is None:
+        labels = [tick_label(t, log) for t in ticks]
+    return {"min": float(low), "max": float(high), "log": bool(log),
+            "ticks": [[float(t), str(label)] for t, label in zip(ticks, labels)]}
+
+
+def tick_label(value, log=False):
+    if log and value > 0:
+        exponent = round(math.log10(value))
+        if math.isclose(value, 10.0**exponent):
+            return "1" if exponent == 0 else "10" if exponent == 1 else f"10{str(exponent).translate(SUPERSCRIPT_DIGITS)}"
+    return f"{value:g}".replace("-", "−")
+
+
+def panels(size, ncols=1, width_ratios=None, left=62, right=14, top=26, bottom=46, gap=70):
+    """The rectangles ``[left, top, width, height]`` in pixels of ``ncols`` panels side by side in a figure of
+    ``size`` (width, height) pixels, leaving room for titles, tick labels and axis labels."""
+    width, height = size
+    ratios = np.asarray(width_ratios if width_ratios is not None else [1] * ncols, float)
+    usable = width - left - right - gap * (ncols - 1)
+    widths = usable * ratios / ratios.sum()
+    rects, x = [], left
+    for w in widths:
+        rects.append([round(x, 1), top, round(float(w), 1), height - top - bottom])
+        x += float(w) + gap
+    return rects
+
+
+def colormap(name, entries=256):
+    """A matplotlib colour map as ``entries`` hex colours, for the page's cells."""
+    from matplotlib import colormaps
+    from matplotlib.colors import to_hex
+
+    cmap = colormaps[name]
+    return [to_hex(cmap(k / (entries - 1))) for k in range(entries)]
 
 
 class NotBuilt:
@@ -208,170 +260,173 @@ def not_while_grading(explorer_function):
     return explorer
 
 
-class Explorer(widgets.VBox):
+class Explorer(anywidget.AnyWidget):
     """One explorer: controls above, the figure with its readout beside it, a text description below.
+
+    Parameters
+    ----------
+    name : str
+        The explorer's kind (``"dk"``, ...): its CSS class is ``attn-explorer-<name>``.
+    controls : list of Control
+        In the order the page shows them.
+    main_control : str
+        The control a learner moves first.
+    values : dict of str -> object
+        Where each control starts (a value of its options, or a text).
+    figure : dict
+        ``{"width": px, "height": px}``.
+    panels, artists : list of dict
+        What the page draws (see ``explorer.js``): each artist has a ``name``, a ``panel`` index and a ``type``.
+    frame : callable
+        ``frame(**values)`` -> dict with ``"artists"`` (name -> what moves), optionally ``"panels"`` (index -> what
+        changes of a panel), ``"readout"`` (a list of (label, value) text pairs), ``"description"`` (str) and
+        ``"measured"`` (the readout's numbers, unrounded: Python's, not sent).
+    colormaps : dict of str -> list of str, optional
+        Colour maps the cells use, as hex colours.
 
     Attributes
     ----------
-    controls : dict of str -> ipywidgets.Widget
-        Every control, by name; ``main_control`` names the one a learner moves first.
-    figure : matplotlib.figure.Figure
-        The live figure; ``figure.canvas`` is its ipympl widget.
-    readout : ipywidgets.HTML
-        The measured numbers, with their units.
-    caption : ipywidgets.HTML
-        The one-line description of the figure, as shown under it.
-    description : str
-        That description as plain text (also the explorer's ``text/plain`` form).
+    controls : dict of str -> Control
     measured : dict of str -> float
-        The numbers the readout shows, unrounded, for the current values of the controls.
-    updates : int
-        How many times the figure has been updated since the explorer was made (one per change of a control).
-    blits : int
-        How many of those updates were drawn by blitting (the rest asked the browser for a full redraw).
-    blit : bool
-        Draw updates by blitting when the axes did not change (default); False forces a full redraw every time,
-        for comparison.
+        The numbers the readout shows, unrounded, where the controls are.
+    readout : str
+        The readout as text, one "label: value" per line.
+    description : str
+        The figure's one-line text account (also the explorer's ``text/plain`` form).
+    computed : int
+        How many frames the kernel has computed since the explorer was made.
+    frames : dict of str -> dict
+        The frames computed when the explorer was made, by position key (sent as ``frames_json``).
+    sent : dict of str -> dict
+        Every frame the page has been given, by position key: ``frames``, then those sent as messages.
     """
 
-    def __init__(self, name, controls, main_control, fig, update, animated=(), **kwargs):
+    _esm = MODULE
+    spec = traitlets.Dict().tag(sync=True)
+    frames_json = traitlets.Unicode().tag(sync=True)  # ``frames`` as compact JSON: one line in a saved notebook
+    values = traitlets.Dict().tag(sync=True)
+
+    def __init__(self, name, controls, main_control, values, figure, panels, artists, frame, colormaps=None):
         self.name = name
-        self.controls = dict(controls)
         self.main_control = main_control
-        self.figure = fig
-        self.updates = 0
-        self.blits = 0
-        self.blit = True
-        self._update = update
-        self._animated = list(animated)
-        self._background = None
-        for artist in self._animated:
-            artist.set_animated(True)  # left out of full redraws' background, drawn on top of it
-        fig.canvas.mpl_connect("draw_event", self._on_draw)
-        self.readout = widgets.HTML(layout=widgets.Layout(flex="1 1 12em", min_width="12em", max_width="24em",
-                                                          margin="0 0 0 1em"))
-        self.readout.add_class("attn-readout")
-        self.caption = widgets.HTML(layout=widgets.Layout(max_width="60em"))
-        self.caption.add_class("attn-description")
-        self.description = ""
-        for widget in self.controls.values():
-            widget.observe(self._on_change, names="value")
-        self.controls[main_control].add_class("attn-main-control")
-        fig.canvas.add_class("attn-figure")
-        body = widgets.HBox([fig.canvas, self.readout], layout=widgets.Layout(flex_flow="row wrap",
-                                                                            align_items="flex-start"))
-        super().__init__([widgets.HBox(list(self.controls.values()), layout=widgets.Layout(flex_flow="row wrap")),
-                          body, self.caption], **kwargs)
-        self.add_class("attn-explorer")
-        self.add_class(f"attn-explorer-{name}")
-        self._drawing_still = False
-        self.update(draw=False)
-        self.updates = 0
+        self.controls = {control.name: control for control in controls}
+        for control in controls:
+            control.explorer = self
+        self._frame = frame
+        self._measured = {}  # position key -> measured
+        self.computed = 0
+        spec = {"name": name, "controls": [c.spec(c.name == main_control) for c in controls],
+                "figure": dict(figure), "panels": plain(panels), "artists": plain(artists),
+                "colormaps": dict(colormaps or {})}
+        start = {c.name: c.position(values[c.name]) for c in controls}
+        self.frames = self._frames_around(start, {})
+        super().__init__(spec=spec, frames_json=json.dumps(self.frames, separators=(",", ":"), ensure_ascii=False,
+                                                           allow_nan=False), values=start)
+        self.sent = dict(self.frames)  # every frame the page has: the saved ones, then those sent as messages
+        self._show(start)
+        self.observe(self._on_values, names="values")
 
-    def _on_draw(self, event):
-        # After every full redraw (the first display, a resize, a change of axes): keep the background, then draw
-        # the changing artists on top, so that the image the browser receives is complete.
-        if self._drawing_still:  # the still's own renderer: the live canvas did not redraw
-            return
-        canvas = self.figure.canvas
-        self._background = canvas.copy_from_bbox(self.figure.bbox)
-        for artist in self._animated:
-            self.figure.draw_artist(artist)
+    def _positions_around(self, values):
+        """The positions whose frames the page should have while the controls are at ``values``."""
+        controls = list(self.controls.values())
+        finite = [c for c in controls if c.kind != "text"]
+        counts = [len(c.options) for c in finite]
+        if math.prod(counts) <= ALL_POSITIONS:
+            ranges = [range(len(c.options)) if c.kind != "text" else [values[c.name]] for c in controls]
+            return [dict(zip(self.controls, combo)) for combo in itertools.product(*ranges)]
+        positions = [dict(values)]
+        for c in finite:
+            positions += [{**values, c.name: k} for k in range(len(c.options)) if k != values[c.name]]
+        return positions
 
-    def _on_change(self, change):
-        self.update()
+    def _frames_around(self, values, frames):
+        """``frames`` with the frames around ``values`` added (only those not there yet are computed)."""
+        frames = dict(frames)
+        for position in self._positions_around(values):
+            key = self._key(position)
+            if key not in frames:
+                frames[key] = self._compute(position)
+        return frames
 
-    def update(self, draw=True):
-        """Recompute from the controls' values, update the artists, readout and description in place.
+    def _compute(self, position):
+        values = {name: self.controls[name].value_at(pos) for name, pos in position.items()}
+        frame = dict(self._frame(**values))
+        measured = frame.pop("measured", {})
+        self.computed += 1
+        key = self._key(position)
+        self._measured[key] = (measured, frame["readout"], frame["description"])
+        frame["readout"] = [[str(label), str(value)] for label, value in frame["readout"]]
+        return plain(frame)
 
-        When only the changing artists moved, they are drawn over the kept background and sent as a diff at once
-        (blitting: a few milliseconds); when axes, ticks or labels changed, the browser is asked for a full
-        redraw (``canvas.draw_idle()``), which ipympl coalesces while an image is in flight.
+    def _on_values(self, change):
+        values = change["new"]
+        for name, control in self.controls.items():
+            if name not in values:
+                raise InputValueError(f"values must give every control's position; {name!r} is missing")
+            position = values[name]
+            if control.kind == "text" and not isinstance(position, str) or control.kind != "text" and not (
+                    isinstance(position, int) and 0 <= position < len(control.options)):
+                raise InputValueError(f"values[{name!r}] must be a position of {name}; got {position!r}")
+        self._send_around(values)  # computes the frame of ``values`` first, if the page lacks it
+        self._show(values)
 
-        Parameters
-        ----------
-        draw : bool
-            Redraw the figure (otherwise only the artists' data, the readout and the description change).
-        """
-        values = {name: widget.value for name, widget in self.controls.items()}
-        readout, description, full_redraw, self.measured = self._update(**values)
-        self.updates += 1
-        if draw:  # the figure first: its pixels then reach the browser ahead of the text
-            canvas = self.figure.canvas
-            if full_redraw or self._background is None or not self.blit:
-                canvas.draw_idle()
-            else:
-                canvas.restore_region(self._background)
-                for artist in self._animated:
-                    self.figure.draw_artist(artist)
-                canvas.blit(self.figure.bbox)
-                self.blits += 1
-        self.readout.value = f'<div style="line-height: 1.35">{readout}</div>'
-        self.description = description
-        self.caption.value = (f'<div style="line-height: 1.3; font-size: 0.9em"><b>Figure:</b> '
-                              f'{html.escape(description, quote=False)}</div>')
+    def _key(self, position):
+        """The key of ``position`` (:func:`position_key`), where a control that does not count (its ``when``) is at
+        "" (a text field) or 0: a frame that does not depend on it is computed and sent once (explorer.js's
+        ``positionKey`` writes the same)."""
+        return position_key(position[name] if c.applies(position) else "" if c.kind == "text" else 0
+                            for name, c in self.controls.items())
+
+    def _send_around(self, values):
+        """Send the page, as messages, the frames around ``values`` it does not have: the frame of ``values`` itself
+        first and alone (the page may be waiting for it), then the rest of the cross."""
+        current = self._key(values)
+        if current not in self.sent:
+            self._send_frames({current: self._compute(values)})
+        rest = {}
+        for position in self._positions_around(values):
+            key = self._key(position)
+            if key not in self.sent and key not in rest:
+                rest[key] = self._compute(position)
+        if rest:
+            self._send_frames(rest)
+
+    def _send_frames(self, frames):
+        self.sent.update(frames)
+        self.send({"frames": frames})
+
+    def _show(self, values):
+        key = self._key(values)
+        if key not in self._measured:
+            self._compute(values)
+        self.measured, readout, self.description = self._measured[key]
+        self.readout = "\n".join(f"{label}: {value}" for label, value in readout)
+
+    def frame_at(self, **values):
+        """The frame the page draws with the controls at ``values`` (every control's value, by name)."""
+        position = {name: self.controls[name].position(values[name]) for name in self.controls}
+        key = self._key(position)
+        return self.sent[key] if key in self.sent else self._compute(position)
 
     def __repr__(self):
         return f"{self.name}_explorer: {self.description}"
 
-    def _repr_mimebundle_(self, **kwargs):
-        data = super()._repr_mimebundle_(**kwargs)
-        data["text/plain"] = repr(self)  # the description, in full and deterministic (no model id)
-        return data
-
     def _ipython_display_(self):
-        # Two outputs: the still (what a notebook opened before running shows), then the live widget.
+        # Two outputs: a still of the figure, for a notebook JupyterLab does not trust yet (it draws no widget
+        # there), then the explorer itself; the still hides itself wherever the explorer is drawn (_still.py).
         from IPython.display import display
 
-        display(self.still_bundle(), raw=True)
+        from ._still import still_bundle
+
+        display(still_bundle(self), raw=True)
         display(self._repr_mimebundle_(), raw=True)
 
-    def still_png(self):
-        """The figure as it stands, as PNG bytes: drawn on a renderer of its own, the live canvas left alone.
-
-        A plain ``savefig`` would leave out the artists that move (they are animated, drawn by blitting). The pixels
-        are the live canvas's at a device pixel ratio of 1.
-        """
-        fig = self.figure
-        width, height = (int(round(size)) for size in fig.bbox.size)  # pixels at the figure's dpi
-        renderer = RendererAgg(width, height, fig.dpi)
-        self._drawing_still = True
-        try:
-            fig.draw(renderer)  # constrained layout settles on its second pass: the one the live canvas shows
-            renderer.clear()
-            fig.draw(renderer)
-            for artist in self._animated:
-                artist.draw(renderer)
-        finally:
-            self._drawing_still = False
-        buffer = io.BytesIO()
-        Image.fromarray(np.asarray(renderer.buffer_rgba())[..., :3]).save(buffer, format="png", optimize=True)
-        return buffer.getvalue()
-
-    def still_bundle(self):
-        """The still's outputs: ``text/html`` (the image, its alt text and caption, and :data:`STILL_STYLE`) and
-        ``text/plain`` (the prompt and the "Figure:" description, for a reader without HTML)."""
-        width, height = (int(round(size)) for size in self.figure.bbox.size)
-        png = base64.b64encode(self.still_png()).decode("ascii")
-        names = [self.controls[self.main_control].description]
-        names += [widget.description for name, widget in self.controls.items() if name != self.main_control]
-        prompt = f"A still image of the explorer as first shown. Run this cell to use its controls: {'; '.join(names)}."
-        description = html.escape(self.description, quote=False)
-        image = (f'<img alt="{html.escape(self.description, quote=True)}" src="data:image/png;base64,{png}" '
-                 f'width="{width}" height="{height}" style="max-width: 100%; height: auto">')
-        caption = (f'<figcaption style="max-width: 60em; line-height: 1.3; font-size: 0.9em"><b>Figure:</b> '
-                   f'{description}<br><i>{html.escape(prompt, quote=False)}</i></figcaption>')
-        return {
-            "text/html": f'<figure class="attn-still attn-still-{self.name}" style="margin: 0">{image}{caption}'
-                         f'</figure>{STILL_STYLE}',
-            "text/plain": f"{prompt}\nFigure: {self.description}",
-        }
-
-
-def readout_rows(pairs):
-    """Readout HTML: one line per (label, value) pair."""
-    return "<br>".join(f"{html.escape(label, quote=False)}: <b>{html.escape(value, quote=False)}</b>"
-                       for label, value in pairs)
+    def _repr_mimebundle_(self, **kwargs):
+        data = super()._repr_mimebundle_(**kwargs)
+        if isinstance(data, tuple):
+            data = data[0]
+        data["text/plain"] = repr(self)  # the description, in full and deterministic (no model id)
+        return data
 
 
 def entropy_nats(weights):

@@ -2,17 +2,18 @@
 
 from __future__ import annotations
 
-import ipywidgets as widgets
 import numpy as np
 
 from ..cost import attention_cost
-from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, not_while_grading, readout_rows
+from ._explorer import BAR, SUPERSCRIPT_DIGITS, THEORY, Explorer, axis, not_while_grading, panels, slider
 from .._checks import InputValueError
 from .._platform import whole
 
 LENGTHS = (10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000)
 COST_DK = (8, 16, 32, 64, 128, 256, 512)
 BASE_MODEL = {"n": 1000, "m": 1000, "d_k": 64, "heads": 8, "layers": 6}
+LINEAR = "#888888"  # the dashed line of slope 1 (3.5:1 on white)
+GRID = "#dddddd"  # grid lines at the labelled ticks, under everything drawn
 
 
 def _bytes(count):
@@ -29,6 +30,13 @@ def _count(count):
         if count >= size:
             return f"{count / size:.3g} {unit}"
     return f"{count:.0f}"
+
+
+def _decades(low, high, step=1):
+    """A log axis from 10**low to 10**high, ticks at every ``step`` decades labelled 10¹, 10², ..."""
+    exponents = range(low, high + 1, step)
+    return axis(10.0**low, 10.0**high, ticks=[10.0**k for k in exponents],
+                labels=[f"10{str(k).translate(SUPERSCRIPT_DIGITS)}" for k in exponents], log=True)
 
 
 @not_while_grading
@@ -62,52 +70,62 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
         raise InputValueError(f"heads must be from 1 to 16; got {heads!r}")
     if not 1 <= layers <= 24:
         raise InputValueError(f"layers must be from 1 to 24; got {layers!r}")
-    slider = {"continuous_update": False, "style": WIDE, "layout": widgets.Layout(width="34em")}
-    controls = {
-        "n": widgets.SelectionSlider(options=LENGTHS, value=n, description="n (queries, tokens)", **slider),
-        "m": widgets.SelectionSlider(options=LENGTHS, value=m, description="m (keys, tokens)", **slider),
-        "d_k": widgets.SelectionSlider(options=COST_DK, value=d_k, description="d_k = d_v (components per head)",
-                                       **slider),
-        "heads": widgets.IntSlider(value=heads, min=1, max=16, description="heads (per layer)", **slider),
-        "layers": widgets.IntSlider(value=layers, min=1, max=24, description="layers (scores kept for backward)",
-                                    **slider),
-    }
-    x = np.unique(whole(np.geomspace(LENGTHS[0], LENGTHS[-1], 200)))  # whole numbers of tokens, 64-bit everywhere
+    controls = [
+        slider("n", "n (queries, tokens)", LENGTHS),
+        slider("m", "m (keys, tokens)", LENGTHS),
+        slider("d_k", "d_k = d_v (components per head)", COST_DK),
+        slider("heads", "heads (per layer)", range(1, 17)),
+        slider("layers", "layers (scores kept for backward)", range(1, 25)),
+    ]
+    # Python ints, as the integer sliders took them (numpy's integers too; 2.7 heads are 2, as int() makes them).
+    start = {name: np.int64(value).item() for name, value in
+             (("n", n), ("m", m), ("d_k", d_k), ("heads", heads), ("layers", layers))}
+    # Whole numbers of tokens, 64-bit everywhere; 12 per decade (the curves are straight on these log-log axes, and
+    # every frame the page holds carries both).
+    x = np.unique(whole(np.geomspace(LENGTHS[0], LENGTHS[-1], 49)))
     base = attention_cost(**BASE_MODEL)
-    fig, (ax_mem, ax_macs) = live_figure((7.0, 3.1), ncols=2)
-    lines = {}
-    for ax, key, ylabel, title, base_value in (
-        (ax_mem, "bytes", "memory of the scores (bytes, float32)", "scores kept", base.score_bytes("float32")),
-        (ax_macs, "macs", "multiply-adds (QKᵀ and weights·V)", "multiply-adds", base.macs),
-    ):
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        ax.set_xlim(LENGTHS[0], LENGTHS[-1])
-        ax.set_xlabel("sequence length n (tokens)")
-        ax.set_ylabel(ylabel)
-        ax.set_title(title)
-        ax.grid(True, which="major", color="#dddddd", lw=0.6)
-        (curve,) = ax.plot([], [], color=BAR, lw=2, label="self-attention, m = n")
-        ax.plot(x, base_value * x / 1000, color="#888888", lw=1, ls="--", label="linear (slope 1)")
-        ax.plot([1000], [base_value], marker="*", ms=13, color=THEORY, ls="none",
-                label="base model (n = m = 1000, 8 heads, 6 layers)")
-        (point,) = ax.plot([], [], marker="o", ms=8, mfc="none", mec="black", mew=1.5, ls="none",
-                           label="your choice (n, m)")
-        lines[key] = (curve, point)
-    ax_mem.set_ylim(1e2, 1e14)
-    ax_macs.set_ylim(1e3, 1e17)
-    ax_mem.legend(loc="upper left", fontsize=7, frameon=False)
 
-    def update(n, m, d_k, heads, layers):
+    size = (700, 310)
+    lengths = _decades(1, 5)
+    figure_panels, artists = [], []
+    for index, (rect, key, ylabel, title, y, base_value) in enumerate(zip(
+        panels(size, ncols=2), ("bytes", "macs"),
+        ("memory of the scores (bytes, float32)", "multiply-adds (QKᵀ and weights·V)"),
+        ("scores kept", "multiply-adds"),
+        (_decades(2, 14, 2), _decades(3, 17, 2)), (base.score_bytes("float32"), base.macs),
+    )):
+        figure_panels.append({"rect": rect, "title": title, "x": lengths, "y": y, "grid": GRID,
+                              "xlabel": "sequence length n (tokens)", "ylabel": ylabel})
+        artists += [
+            {"name": f"{key}_linear", "panel": index, "type": "line", "color": LINEAR, "width": 1, "dash": [5, 2.5],
+             "x": x, "y": base_value * x / 1000},
+            {"name": f"{key}_base", "panel": index, "type": "markers", "shape": "star", "size": 9, "color": THEORY,
+             "x": [1000], "y": [base_value]},
+            {"name": f"{key}_curve", "panel": index, "type": "line", "color": BAR, "width": 2, "x": x},
+            {"name": f"{key}_point", "panel": index, "type": "markers", "size": 5.5, "color": "#000000",
+             "fill": "none", "linewidth": 2},
+        ]
+    figure_panels[0]["legend"] = [
+        {"label": "self-attention, m = n", "color": BAR, "kind": "line"},
+        {"label": "linear (slope 1)", "color": LINEAR, "kind": "line", "dash": [5, 2.5]},
+        {"label": "base model (n = m = 1000, 8 heads, 6 layers)", "color": THEORY, "kind": "marker", "shape": "star"},
+        {"label": "your choice (n, m)", "color": "#000000", "kind": "marker", "fill": "none", "linewidth": 1.5},
+    ]
+    curves = {}  # (d_k, heads, layers) -> (bytes, macs) of self-attention at each length x: n and m move neither
+
+    def self_attention(d_k, heads, layers):
+        if (d_k, heads, layers) not in curves:
+            curve = [attention_cost(length.item(), d_k=d_k, heads=heads, layers=layers) for length in x]  # m = n
+            # Counts reach 10**16: as floats, not numpy's default int (32 bits in the browser, where they overflow).
+            curves[d_k, heads, layers] = (np.array([c.score_bytes("float32") for c in curve], dtype=float),
+                                          np.array([c.macs for c in curve], dtype=float))
+        return curves[d_k, heads, layers]
+
+    def frame(n, m, d_k, heads, layers):
         cost = attention_cost(n, m, d_k=d_k, heads=heads, layers=layers)
-        curve = [attention_cost(length.item(), d_k=d_k, heads=heads, layers=layers) for length in x]  # m = n
-        # Counts reach 10**16: as floats, not numpy's default int (32 bits in the browser, where they overflow).
-        lines["bytes"][0].set_data(x, np.array([c.score_bytes("float32") for c in curve], dtype=float))
-        lines["bytes"][1].set_data([n], np.array([cost.score_bytes("float32")], dtype=float))
-        lines["macs"][0].set_data(x, np.array([c.macs for c in curve], dtype=float))
-        lines["macs"][1].set_data([n], np.array([cost.macs], dtype=float))
+        curve_bytes, curve_macs = self_attention(d_k, heads, layers)
         memory = cost.score_bytes("float32")
-        readout = readout_rows([
+        readout = [
             ("scores alive", f"{cost.scores:,} ({_count(cost.scores)})"),
             ("  = n · m · heads · layers", f"{n:,} · {m:,} · {heads} · {layers}"),
             ("multiply-adds QKᵀ", f"{_count(cost.score_macs)}"),
@@ -115,7 +133,7 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
             ("memory of the scores (float32)", _bytes(memory)),
             ("vs the base model", f"{memory / base.score_bytes('float32'):.3g} × its {_bytes(base.score_bytes())}"),
             ("doubling n (m = n)", "× 4 scores, × 4 memory"),
-        ])
+        ]
         description = (
             f"log-log plots of score memory and multiply-adds against n for self-attention (slope 2: quadratic); "
             f"at n = {n}, m = {m}, d_k = {d_k}, {heads} heads, {layers} layers: {_count(cost.scores)} scores, "
@@ -123,7 +141,9 @@ def cost_explorer(n=1000, m=1000, d_k=64, heads=8, layers=6):
         )
         measured = {"scores": cost.scores, "score_macs": cost.score_macs, "mix_macs": cost.mix_macs,
                     "score_bytes_float32": memory}
-        return readout, description, False, measured
+        return {"artists": {"bytes_curve": {"y": curve_bytes}, "bytes_point": {"x": [n], "y": [float(memory)]},
+                            "macs_curve": {"y": curve_macs}, "macs_point": {"x": [n], "y": [float(cost.macs)]}},
+                "readout": readout, "description": description, "measured": measured}
 
-    return Explorer("cost", controls, "n", fig, update,
-                    animated=[artist for pair in lines.values() for artist in pair])
+    return Explorer("cost", controls, "n", start, {"width": size[0], "height": size[1]}, figure_panels, artists,
+                    frame)

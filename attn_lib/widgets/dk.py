@@ -8,13 +8,12 @@ from __future__ import annotations
 
 import math
 
-import ipywidgets as widgets
 import numpy as np
 
 from .._checks import InputValueError
 from ..attention import softmax
-from ._explorer import (BAR, THEORY, WIDE, Explorer, entropy_nats, largest_jacobian_entry, live_figure,
-                        not_while_grading, readout_rows, significant, three_figures)
+from ._explorer import (BAR, THEORY, Explorer, axis, choice, entropy_nats, largest_jacobian_entry, not_while_grading,
+                        panels, significant, slider, three_figures)
 
 DK_VALUES = tuple(2**p for p in range(11))  # 1, 2, 4, ..., 1024
 
@@ -66,71 +65,56 @@ def dk_explorer(d_k=64, scaled=False, pairs=5000, keys=16, seed=0):
     row_blocks = np.add.reduceat(K_row * q, starts, axis=1)  # (keys, 1024) * (1024,) -> (keys, 11)
     row_scores = np.cumsum(row_blocks, axis=1)  # (keys, 11)
 
-    fig, (ax_hist, ax_row) = live_figure((6.8, 2.9), ncols=2, width_ratios=(1.5, 1.0))
     # Fixed axes and bins per mode, so that the spread is seen to grow with d_k (and only the bars move).
     # Unscaled: 64 bins of 4 score units over +-128 (4 standard deviations at d_k = 1024); scaled: 50 bins of 0.2.
     modes = {False: {"edges": np.linspace(-128, 128, 65), "top": 1.0, "xlabel": "score q·k (unscaled)"},
              True: {"edges": np.linspace(-5, 5, 51), "top": 0.25, "xlabel": "score q·k / √d_k"}}
-    hist = ax_hist.stairs(np.zeros(64), modes[False]["edges"], fill=True, color=BAR, alpha=0.75,
-                          label="sampled scores")
-    (curve,) = ax_hist.plot([], [], color=THEORY, lw=2, label="normal curve, theory's variance")
-    ax_hist.set_title(f"{pairs} sampled scores")
-    ax_hist.legend(loc="upper left", fontsize=8, frameon=False)
-    row = ax_row.stairs(np.zeros(keys), np.arange(keys + 1) - 0.5, fill=True, color=BAR)
-    ax_row.set_xlim(-0.5, keys - 0.5)
-    ax_row.set_ylim(0, 1.02)
-    ax_row.set_xlabel(f"key j (of {keys})")
-    ax_row.set_ylabel("weight (row sums to 1)")
-    ax_row.set_title("one query's weights")  # longer, it ran past the figure's right edge
+    size = (680, 290)
+    hist_rect, row_rect = panels(size, ncols=2, width_ratios=(1.5, 1.0))
 
-    def set_mode(scaled):
+    def hist_axes(scaled):
         edges = modes[scaled]["edges"]
-        ax_hist.set_xlim(edges[0], edges[-1])
-        ax_hist.set_ylim(0, modes[scaled]["top"])
-        ax_hist.set_xlabel(modes[scaled]["xlabel"])
-        ax_hist.set_ylabel(f"share of scores per bin of {edges[1] - edges[0]:g}")
+        return {"x": axis(edges[0], edges[-1]), "y": axis(0, modes[scaled]["top"]),
+                "xlabel": modes[scaled]["xlabel"], "ylabel": f"share of scores per bin of {edges[1] - edges[0]:g}"}
 
-    set_mode(False)
+    figure_panels = [
+        {"rect": hist_rect, "title": f"{pairs} sampled scores", **hist_axes(False),
+         "legend": [{"label": "sampled scores", "color": BAR, "alpha": 0.75, "kind": "patch"},
+                    {"label": "normal curve, theory's variance", "color": THEORY, "kind": "line"}]},
+        {"rect": row_rect, "title": "one query's weights", "x": axis(-0.5, keys - 0.5), "y": axis(0, 1.02),
+         "xlabel": f"key j (of {keys})", "ylabel": "weight (row sums to 1)"},
+    ]
+    artists = [
+        {"name": "hist", "panel": 0, "type": "stairs", "color": BAR, "alpha": 0.75},
+        {"name": "curve", "panel": 0, "type": "line", "color": THEORY, "width": 2},
+        {"name": "row", "panel": 1, "type": "stairs", "color": BAR, "edges": np.arange(keys + 1) - 0.5},
+    ]
 
-    d_k_control = widgets.SelectionSlider(options=DK_VALUES, value=d_k, continuous_update=False,
-                                          description="d_k (components per query and key)", style=WIDE,
-                                          layout=widgets.Layout(width="36em"))
-    scaled_control = widgets.ToggleButtons(options=[("unscaled: q·k", False), ("scaled: q·k / √d_k", True)],
-                                           value=bool(scaled), description="scores shown", style=WIDE,
-                                           tooltips=["scores as dot products", "scores divided by √d_k"])
-    state = {"scaled": False}
-
-    def update(d_k, scaled):
+    def frame(d_k, scaled):
         p = DK_VALUES.index(d_k)
         scale = 1.0 / math.sqrt(d_k) if scaled else 1.0
         sample = pair_scores[:, p] * scale
         edges = modes[scaled]["edges"]
         counts, _ = np.histogram(sample, bins=edges)  # scores beyond the axis are left out
-        hist.set_data(counts / pairs, edges)
-        full_redraw = state["scaled"] != scaled
-        if full_redraw:
-            set_mode(scaled)
-            state["scaled"] = scaled
         theory = 1.0 if scaled else float(d_k)
         sd = math.sqrt(theory)
-        x = np.linspace(edges[0], edges[-1], 401)
+        x = np.linspace(edges[0], edges[-1], 201)
         width = edges[1] - edges[0]
-        curve.set_data(x, width * np.exp(-0.5 * (x / sd) ** 2) / (sd * math.sqrt(2 * math.pi)))
+        density = width * np.exp(-0.5 * (x / sd) ** 2) / (sd * math.sqrt(2 * math.pi))
         weights = softmax(row_scores[:, p] * scale)
-        row.set_data(weights)
         variance = float(sample.var())
         largest = float(weights.max())
         entropy = float(entropy_nats(weights))
         gradient = largest_jacobian_entry(weights)
         mode = "q·k / √d_k" if scaled else "q·k"
-        readout = readout_rows([
+        readout = [
             ("d_k", f"{d_k} components"),
             (f"measured variance of {mode}", three_figures(variance)),
             ("theory", f"{theory:g}" + (" (whatever d_k)" if scaled else " (= d_k)")),
             ("largest weight in the row", f"{largest:.3f} (of 1)"),
             ("entropy of the row", f"{entropy:.2f} nats (uniform: {math.log(keys):.2f})"),
             ("largest |∂weight/∂score|", f"{significant(gradient)} (at most 0.25)"),
-        ])
+        ]
         description = (
             f"histogram of {pairs} scores {mode} at d_k = {d_k}: measured variance {three_figures(variance)}, theory "
             f"{theory:g}, with the normal curve; one query's softmax over {keys} keys has largest weight "
@@ -138,7 +122,15 @@ def dk_explorer(d_k=64, scaled=False, pairs=5000, keys=16, seed=0):
         )
         measured = {"variance": variance, "theory": theory, "largest_weight": largest, "entropy": entropy,
                     "largest_jacobian_entry": gradient}
-        return readout, description, full_redraw, measured
+        return {"artists": {"hist": {"values": counts / pairs, "edges": edges}, "curve": {"x": x, "y": density},
+                            "row": {"values": weights}},
+                "panels": {0: hist_axes(scaled)} if scaled else {},
+                "readout": readout, "description": description, "measured": measured}
 
-    return Explorer("dk", {"d_k": d_k_control, "scaled": scaled_control}, "d_k", fig, update,
-                    animated=(hist, curve, row))
+    controls = [
+        slider("d_k", "d_k (components per query and key)", DK_VALUES),
+        choice("scaled", "scores shown", (False, True), ("unscaled: q·k", "scaled: q·k / √d_k"),
+               tooltips=("scores as dot products", "scores divided by √d_k")),
+    ]
+    return Explorer("dk", controls, "d_k", {"d_k": d_k, "scaled": bool(scaled)}, {"width": size[0], "height": size[1]},
+                    figure_panels, artists, frame)

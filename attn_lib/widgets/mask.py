@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import ipywidgets as widgets
-import matplotlib as mpl
 import numpy as np
 
 from .._checks import InputValueError
 from ..attention import attention, scaled_scores, softmax
 from ..masks import causal_mask, padding_mask
 from ..plotting import BLOCKED_MARK, MASKED_COLOR, WEIGHTS_CMAP
-from ._explorer import BAR, BROKEN, WIDE, Explorer, live_figure, not_while_grading, readout_rows
+from ._explorer import BAR, BROKEN, Explorer, axis, choice, colormap, not_while_grading
 
 MASK_KINDS = (("no mask", "none"), ("causal: key j ≤ query i", "causal"), ("padding: last 2 keys are <pad>",
                                                                            "padding"))
@@ -34,6 +32,12 @@ def _masked_weights(Q, K, V, mask, placement):
         scores = scaled_scores(Q, K)  # (n, d_k) x (d_k, m) -> (n, m)
         weights = softmax(np.where(mask, scores, 0.0))  # 0 is a score like any other: blocked keys get weight
     return np.asarray(weights, float).reshape(Q.shape[0], K.shape[0])
+
+
+def _cells(where):
+    """The x (column j) and y (row i) of the True cells of ``where`` (n, m), for markers (none: no marker)."""
+    rows, columns = np.nonzero(where)
+    return {"x": columns.astype(float).tolist(), "y": rows.astype(float).tolist()}
 
 
 @not_while_grading
@@ -78,67 +82,52 @@ def mask_explorer(mask="causal", placement="before", seed=0):
         for place in places:
             table[kind, place] = (_masked_weights(Q, K, V, mask_array, place), blocked)
 
-    fig, (ax, ax_sum) = live_figure((5.8, 3.4), ncols=2, width_ratios=(6, 1.3))
-    cmap = mpl.colormaps[WEIGHTS_CMAP].with_extremes(bad=MASKED_COLOR)
-    # One coloured quadrilateral per cell (not an image, which is resampled to the screen's pixels at every draw).
-    image = ax.pcolormesh(np.arange(m + 1) - 0.5, np.arange(n + 1) - 0.5, np.zeros((n, m)), cmap=cmap, vmin=0,
-                          vmax=1)
-    ax.set_xlim(-0.5, m - 0.5)
-    ax.set_ylim(n - 0.5, -0.5)  # query 0 at the top, as in a matrix
-    fig.colorbar(image, ax=ax, label="weight", shrink=0.9, pad=0.02)
-    ax.set_xticks(range(m), _TOKENS)
-    ax.set_yticks(range(n), _TOKENS)
-    ax.set_xlabel("key j (attended to)")
-    ax.set_ylabel("query i (attending)")
-    ax.spines[:].set_visible(False)
-    ax.set_title("weights (× blocked, red square: blocked yet weighted)", fontsize=9)
-    # Markers, not one text per cell: two collections draw in a fraction of the time of 36 texts.
-    crosses = ax.scatter([], [], marker="x", s=40, color=BLOCKED_MARK, linewidths=1.5)
-    leaks = ax.scatter([], [], marker="s", s=330, facecolors="none", edgecolors=BROKEN, linewidths=2.5)
-    # Each row's sum as a horizontal bar against a dashed line at 1: a short bar is a broken row.
-    sums = list(ax_sum.barh(range(n), np.ones(n), height=0.7, color=BAR))
-    ax_sum.axvline(1.0, color=BROKEN, lw=1.5, ls="--")
-    ax_sum.set_xlim(0, 1.15)
-    ax_sum.set_ylim(n - 0.5, -0.5)
-    ax_sum.set_xticks([0, 0.5, 1], ["0", "0.5", "1"])
-    ax_sum.set_yticks([])
-    ax_sum.set_xlabel("sum")
-    ax_sum.set_title("row sum", fontsize=9)
+    # The heatmap (query 0 at the top, as in a matrix), its colour bar, and the row sums beside it.
+    size = (580, 340)
+    heat_rect = [72, 26, 348, 268]
+    cell = min(heat_rect[2] / m, heat_rect[3] / n)  # px: the smaller side of a cell
+    colorbar = {"rect": [428, 26 + 0.05 * 268, 14, 0.9 * 268], "cmap": WEIGHTS_CMAP, "vmin": 0, "vmax": 1,
+                "ticks": [[t, f"{t:.1f}"] for t in np.linspace(0, 1, 6)], "label": "weight"}
 
-    kind_control = widgets.RadioButtons(options=MASK_KINDS, value=mask, description="mask (which keys are blocked)",
-                                        style=WIDE)
-    place_control = widgets.RadioButtons(options=MASK_PLACEMENTS, value=placement,
-                                         description="where the mask goes", style=WIDE,
-                                         layout=widgets.Layout(width="34em"))
+    def token_axes(tokens):
+        return {"x": axis(-0.5, m - 0.5, range(m), tokens), "y": axis(n - 0.5, -0.5, range(n), tokens)}
+
+    figure_panels = [
+        {"rect": heat_rect, "title": "weights (× blocked, red square: blocked yet weighted)", **token_axes(_TOKENS),
+         "xlabel": "key j (attended to)", "ylabel": "query i (attending)", "ylabelOffset": 40,
+         "colorbar": colorbar},
+        {"rect": [502, 26, 64, 268], "title": "row sum", "x": axis(0, 1.15, [0, 0.5, 1], ["0", "0.5", "1"]),
+         "y": axis(n - 0.5, -0.5, [], []), "xlabel": "sum"},
+    ]
+    artists = [
+        # Grey (masked): blocked and weight exactly 0, the mask worked. A blocked cell with weight > 0 is a leak.
+        {"name": "weights", "panel": 0, "type": "cells", "cmap": WEIGHTS_CMAP, "vmin": 0, "vmax": 1,
+         "masked": MASKED_COLOR, "xedges": np.arange(m + 1) - 0.5, "yedges": np.arange(n + 1) - 0.5},
+        {"name": "crosses", "panel": 0, "type": "markers", "shape": "x", "color": BLOCKED_MARK, "size": 4.5,
+         "linewidth": 2},
+        {"name": "leaks", "panel": 0, "type": "markers", "shape": "square", "color": BROKEN, "fill": "none",
+         "size": round(0.3 * cell, 1), "linewidth": 3.5},
+        # Each row's sum as a horizontal bar against a dashed line at 1: a short bar is a broken row.
+        {"name": "sums", "panel": 1, "type": "bars", "orientation": "horizontal", "color": BAR,
+         "positions": np.arange(n), "width": 0.7},
+        {"name": "one", "panel": 1, "type": "line", "color": BROKEN, "width": 2, "dash": [6, 3],
+         "x": [1.0, 1.0], "y": [n - 0.5, -0.5]},
+    ]
     labels = {value: label for label, value in MASK_KINDS + MASK_PLACEMENTS}
 
-    state = {"tokens": _TOKENS}
-
-    def update(placement, mask):
+    def frame(placement, mask):
         weights, blocked = table[mask, placement]
-        tokens = _PADDED_TOKENS if mask == "padding" else _TOKENS
-        full_redraw = tokens != state["tokens"]  # new tick labels: the background changes
-        if full_redraw:
-            ax.set_xticks(range(m), tokens)
-            ax.set_yticks(range(n), tokens)
-            state["tokens"] = tokens
-        # Grey: blocked and weight exactly 0 (the mask worked). A blocked cell with weight > 0 is a leak.
         leak = blocked & (weights > 0)
-        image.set_array(np.ma.masked_array(weights, blocked & ~leak))
-        crosses.set_offsets(np.argwhere(blocked)[:, ::-1].reshape(-1, 2))  # (row i, column j) -> (x = j, y = i)
-        leaks.set_offsets(np.argwhere(leak)[:, ::-1].reshape(-1, 2))
         row_sums = weights.sum(axis=1)
         broken = ~np.isclose(row_sums, 1.0)
-        for bar, row_sum in zip(sums, row_sums):
-            bar.set_width(row_sum)
         leaked = float(weights[blocked].sum())
-        readout = readout_rows([
+        readout = [
             ("mask", labels[mask]),
             ("placement", labels[placement]),
             ("row sums", ", ".join(f"{s:.2f}" for s in row_sums)),
             ("rows not summing to 1", f"{int(broken.sum())} of {n}"),
             ("weight on blocked keys (leak)", f"{leaked:.2f} in {int(leak.sum())} cells"),
-        ])
+        ]
         verdict = "right" if placement == "before" or mask == "none" else "wrong"
         description = (
             f"heatmap of {n}×{m} attention weights, {labels[mask]}, mask {labels[placement].split(':')[0]} "
@@ -147,7 +136,15 @@ def mask_explorer(mask="causal", placement="before", seed=0):
         )
         measured = {"leaked_weight": leaked, "leak_cells": int(leak.sum()), "broken_rows": int(broken.sum()),
                     **{f"row_sum{i}": float(x) for i, x in enumerate(row_sums)}}
-        return readout, description, full_redraw, measured
+        return {"artists": {"weights": {"values": np.where(blocked & ~leak, np.nan, weights)},
+                            "crosses": _cells(blocked), "leaks": _cells(leak), "sums": {"values": row_sums}},
+                "panels": {0: token_axes(_PADDED_TOKENS)} if mask == "padding" else {},
+                "readout": readout, "description": description, "measured": measured}
 
-    return Explorer("mask", {"placement": place_control, "mask": kind_control}, "placement", fig, update,
-                    animated=[image, crosses, leaks, *sums])
+    controls = [
+        choice("placement", "where the mask goes", places, [label for label, _ in MASK_PLACEMENTS]),
+        choice("mask", "mask (which keys are blocked)", kinds, [label for label, _ in MASK_KINDS]),
+    ]
+    return Explorer("mask", controls, "placement", {"placement": placement, "mask": mask},
+                    {"width": size[0], "height": size[1]}, figure_panels, artists, frame,
+                    colormaps={WEIGHTS_CMAP: colormap(WEIGHTS_CMAP)})

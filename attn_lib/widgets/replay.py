@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import functools
 
-import ipywidgets as widgets
 import numpy as np
 
 from .._checks import InputValueError
 from ..training import RecallTask, init_parameters, train
-from ._explorer import BAR, THEORY, WIDE, Explorer, live_figure, not_while_grading, readout_rows
+from ._explorer import BAR, THEORY, Explorer, axis, colormap, not_while_grading, slider
 
 
 @functools.lru_cache(maxsize=4)
@@ -60,46 +59,46 @@ def replay_explorer(steps=151, save_every=5, lr=0.5, seed=0):
     saved = history.saved_weights[:, 0]  # (saved steps, n, m): head 0
     on_match = saved[:, np.arange(len(match)), match].mean(axis=1)  # (saved steps,)
 
-    step_control = widgets.SelectionSlider(options=[int(s) for s in history.saved_steps], value=0,
-                                           continuous_update=False, style=WIDE,
-                                           description="training step (updates of W so far)",
-                                           layout=widgets.Layout(width="40em"))
-    fig, (ax_weights, ax_loss) = live_figure((6.8, 2.9), ncols=2, width_ratios=[1.25, 1])
-    image = ax_weights.imshow(saved[0], cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    ax_weights.set_xticks(range(len(pairs)), pairs, fontsize=8)
-    ax_weights.set_yticks(range(len(queries)), queries)
-    ax_weights.set_xlabel("key position (key symbol, value)")
-    ax_weights.set_ylabel("query")
-    ax_weights.set_title("attention weights")
-    fig.colorbar(image, ax=ax_weights, shrink=0.9, label="weight (0 to 1)")
-    steps_axis = np.arange(len(history.losses))
-    ax_loss.semilogy(steps_axis, history.losses, color=BAR, lw=1.2)
-    ax_loss.set_xlim(0, len(history.losses))
-    low, high = history.losses.min(), history.losses.max()
-    ax_loss.set_ylim(low / 1.5, high * 1.5)
-    ax_loss.set_xlabel("training step")
-    ax_loss.set_ylabel("batch loss (log scale)")
-    ax_loss.set_title("loss of each step's batch")
-    marker_line = ax_loss.axvline(0, color=THEORY, lw=1.2)
-    (marker_dot,) = ax_loss.plot([0], [history.losses[0]], "o", color=THEORY, markersize=6)
+    saved_steps = [int(s) for s in history.saved_steps]
+    n, m = len(queries), len(pairs)
+    losses = history.losses
+    low, high = float(losses.min()) / 1.5, float(losses.max()) * 1.5
 
-    def update(step):
-        index = int(np.searchsorted(history.saved_steps, step))
+    size = (680, 290)
+    weights_rect, loss_rect = [44, 26, 266, 218], [446, 26, 220, 218]
+    colorbar = {"rect": [318, 26 + 0.05 * 218, 14, 0.9 * 218], "cmap": "viridis", "vmin": 0, "vmax": 1,
+                "ticks": [[t, f"{t:.1f}"] for t in np.linspace(0, 1, 6)], "label": "weight (0 to 1)"}
+    figure_panels = [
+        # Query 0 at the top, as imshow draws a matrix.
+        {"rect": weights_rect, "title": "attention weights", "x": axis(-0.5, m - 0.5, range(m), pairs),
+         "y": axis(n - 0.5, -0.5, range(n), queries), "xlabel": "key position (key symbol, value)",
+         "ylabel": "query", "ylabelOffset": 24, "colorbar": colorbar},
+        {"rect": loss_rect, "title": "loss of each step's batch", "x": axis(0, len(losses)),
+         "y": axis(low, high, log=True), "xlabel": "training step", "ylabel": "batch loss (log scale)"},
+    ]
+    artists = [
+        {"name": "weights", "panel": 0, "type": "cells", "cmap": "viridis", "vmin": 0, "vmax": 1,
+         "xedges": np.arange(m + 1) - 0.5, "yedges": np.arange(n + 1) - 0.5},
+        {"name": "loss", "panel": 1, "type": "line", "color": BAR, "width": 1.7, "x": np.arange(len(losses)),
+         "y": losses},
+        {"name": "step_line", "panel": 1, "type": "line", "color": THEORY, "width": 1.7, "y": [low, high]},
+        {"name": "step_dot", "panel": 1, "type": "markers", "color": THEORY, "size": 4.2},
+    ]
+
+    def frame(step):
+        index = saved_steps.index(step)
         weights = saved[index]
-        loss = float(history.losses[step])
+        loss = float(losses[step])
         accuracy = float(history.accuracy[step].min())
-        image.set_data(weights)
-        marker_line.set_xdata([step, step])
-        marker_dot.set_data([step], [loss])
         share = float(on_match[index])
         largest = float(weights.max())
-        readout = readout_rows([
-            ("step", f"{step} of {len(history.losses) - 1}"),
+        readout = [
+            ("step", f"{step} of {len(losses) - 1}"),
             ("batch loss", f"{loss:.3f} (uniform guess: {np.log(10):.3f})"),
             ("batch accuracy", f"{accuracy:.0%}"),
             ("weight on the key each query names", f"{share:.2f} on average (uniform: {1 / len(pairs):.3f})"),
             ("largest weight", f"{largest:.2f}"),
-        ])
+        ]
         description = (
             f"heatmap of the weights of {len(queries)} queries ({' '.join(queries)}) over {len(pairs)} keys "
             f"({' '.join(pairs)}) after {step} steps of training: on average {share:.2f} of each query's weight "
@@ -107,9 +106,12 @@ def replay_explorer(steps=151, save_every=5, lr=0.5, seed=0):
         )
         measured = {"step": float(step), "loss": loss, "accuracy": accuracy, "weight_on_match": share,
                     "largest_weight": largest}
-        return readout, description, False, measured
+        return {"artists": {"weights": {"values": weights}, "step_line": {"x": [step, step]},
+                            "step_dot": {"x": [step], "y": [loss]}},
+                "readout": readout, "description": description, "measured": measured}
 
-    explorer = Explorer("replay", {"step": step_control}, "step", fig, update,
-                        animated=(image, marker_line, marker_dot))
+    controls = [slider("step", "training step (updates of W so far)", saved_steps)]
+    explorer = Explorer("replay", controls, "step", {"step": 0}, {"width": size[0], "height": size[1]},
+                        figure_panels, artists, frame, colormaps={"viridis": colormap("viridis")})
     explorer.history = history
     return explorer

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import math
 
-import ipywidgets as widgets
 import numpy as np
 
 from .._checks import InputValueError
 from ..attention import softmax
-from ._explorer import BAR, WIDE, Explorer, entropy_nats, live_figure, not_while_grading, readout_rows
+from ._explorer import BAR, Explorer, axis, entropy_nats, not_while_grading, panels, slider
 
 SOFTMAX_SCORES = (2.0, 1.0, 0.5, -0.5, -1.5)
+# The temperature's positions: 10**e for e from -1 to 1 in steps of 0.05 (41, evenly spaced on a log scale), rounded
+# so that 0.1, 1.0 and 10.0 are exactly positions; a score's: -5 to 5 in steps of 0.1 (101), each of one decimal.
+TEMPERATURES = tuple(round(10 ** (k / 20 - 1), 10) for k in range(41))
+SCORE_VALUES = tuple(round(k / 10, 1) for k in range(-50, 51))
+ZERO_LINE = "#444444"  # the axis colour: the line at score 0
 
 
 @not_while_grading
@@ -28,7 +32,8 @@ def softmax_explorer(scores=SOFTMAX_SCORES, temperature=1.0):
     Returns
     -------
     Explorer
-        Controls ``"temperature"`` (main) and ``"s0"``, ``"s1"``, ... (one per score).
+        Controls ``"temperature"`` (main) and ``"s0"``, ``"s1"``, ... (one per score). A starting value between two
+        positions of its slider starts at the nearer one.
     """
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 1 or not 2 <= scores.size <= 8:
@@ -38,50 +43,43 @@ def softmax_explorer(scores=SOFTMAX_SCORES, temperature=1.0):
     if not 0.1 <= temperature <= 10:
         raise InputValueError(f"temperature must lie between 0.1 and 10; got {temperature!r}")
     m = scores.size
-    temperature_control = widgets.FloatLogSlider(value=temperature, base=10, min=-1, max=1, step=0.05,
-                                                 continuous_update=False, readout_format=".2f",
-                                                 description="temperature T (no unit; divides the scores)",
-                                                 style=WIDE, layout=widgets.Layout(width="40em"))
-    controls = {"temperature": temperature_control}
-    for j, s in enumerate(scores):
-        controls[f"s{j}"] = widgets.FloatSlider(value=float(s), min=-5, max=5, step=0.1, continuous_update=False,
-                                                description=f"score s{j} (no unit)", style=WIDE,
-                                                layout=widgets.Layout(width="22em"), readout_format=".1f")
+    controls = [slider("temperature", "temperature T (no unit; divides the scores)", TEMPERATURES,
+                       [f"{t:.2f}" for t in TEMPERATURES])]
+    controls += [slider(f"s{j}", f"score s{j} (no unit)", SCORE_VALUES, [f"{s:.1f}" for s in SCORE_VALUES])
+                 for j in range(m)]
+    start = {"temperature": float(temperature), **{f"s{j}": float(s) for j, s in enumerate(scores)}}
 
-    fig, (ax_scores, ax_weights) = live_figure((6.6, 2.8), ncols=2)
+    size = (660, 280)
+    scores_rect, weights_rect = panels(size, ncols=2)
+    keys = axis(-0.5, m - 0.5, ticks=range(m))
     edges = np.arange(m + 1) - 0.5
-    score_bars = ax_scores.stairs(np.zeros(m), edges, fill=True, color=BAR, baseline=0)
-    ax_scores.axhline(0, color="#444444", lw=0.8)
-    ax_scores.set_xlim(-0.5, m - 0.5)
-    ax_scores.set_ylim(-5.5, 5.5)
-    ax_scores.set_xticks(range(m))
-    ax_scores.set_xlabel("key j")
-    ax_scores.set_ylabel("score s_j (no unit)")
-    ax_scores.set_title("scores")
-    weight_bars = ax_weights.stairs(np.zeros(m), edges, fill=True, color=BAR)
-    ax_weights.set_xlim(-0.5, m - 0.5)
-    ax_weights.set_xticks(range(m))
-    ax_weights.set_ylim(0, 1.02)
-    ax_weights.set_xlabel("key j")
-    ax_weights.set_ylabel("weight (row sums to 1)")
-    ax_weights.set_title("weights = softmax(s / T)")
+    figure_panels = [
+        {"rect": scores_rect, "title": "scores", "x": keys, "y": axis(-5.5, 5.5, ticks=(-4, -2, 0, 2, 4)),
+         "xlabel": "key j", "ylabel": "score s_j (no unit)"},
+        {"rect": weights_rect, "title": "weights = softmax(s / T)", "x": keys,
+         "y": axis(0, 1.02, ticks=(0, 0.2, 0.4, 0.6, 0.8, 1.0)), "xlabel": "key j", "ylabel": "weight (row sums to 1)"},
+    ]
+    artists = [
+        {"name": "zero", "panel": 0, "type": "line", "color": ZERO_LINE, "width": 0.8, "x": [-0.5, m - 0.5],
+         "y": [0, 0]},
+        {"name": "scores", "panel": 0, "type": "stairs", "color": BAR, "edges": edges, "baseline": 0},
+        {"name": "weights", "panel": 1, "type": "stairs", "color": BAR, "edges": edges},
+    ]
 
-    def update(temperature, **values):
+    def frame(temperature, **values):
         row = np.array([values[f"s{j}"] for j in range(m)])
         seen = row / temperature
         weights = softmax(seen)
-        score_bars.set_data(row)
-        weight_bars.set_data(weights)
         largest, winner = float(weights.max()), int(weights.argmax())
         entropy = float(entropy_nats(weights))
-        readout = readout_rows([
+        readout = [
             ("temperature T", f"{temperature:.2f}"),
             ("scores / T", ", ".join(f"{x:.2f}" for x in seen)),
             ("weights", ", ".join(f"{w:.3f}" for w in weights)),
             ("sum of the weights", f"{weights.sum():.3f}"),
             ("largest weight", f"{largest:.3f} (key {winner})"),
             ("entropy", f"{entropy:.2f} nats (uniform: {math.log(m):.2f}, one-hot: 0)"),
-        ])
+        ]
         description = (
             f"bars of the {m} scores and of their softmax weights at T = {temperature:.2f}: "
             f"{', '.join(f'{w:.2f}' for w in weights)}; largest weight {largest:.3f} on key {winner}, "
@@ -89,6 +87,8 @@ def softmax_explorer(scores=SOFTMAX_SCORES, temperature=1.0):
         )
         measured = {"largest_weight": largest, "entropy": entropy, "weight_sum": float(weights.sum()),
                     **{f"w{j}": float(w) for j, w in enumerate(weights)}}
-        return readout, description, False, measured
+        return {"artists": {"scores": {"values": row}, "weights": {"values": weights}},
+                "readout": readout, "description": description, "measured": measured}
 
-    return Explorer("softmax", controls, "temperature", fig, update, animated=(score_bars, weight_bars))
+    return Explorer("softmax", controls, "temperature", start, {"width": size[0], "height": size[1]},
+                    figure_panels, artists, frame)

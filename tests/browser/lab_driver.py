@@ -95,9 +95,12 @@ class Lab:
     files : dict of str -> pathlib.Path or str
         Path in the root -> a file or folder to copy there, or the text to write there. Copies, so that
         JupyterLab's autosave never touches the repository.
+    pythonpath : str or pathlib.Path, optional
+        A folder put first on the kernels' PYTHONPATH, before the repository (e.g. a git worktree of another
+        commit, whose attn_lib the kernels then import).
     """
 
-    def __init__(self, files, timeout=120):
+    def __init__(self, files, timeout=120, pythonpath=None):
         self.root = Path(tempfile.mkdtemp(prefix="attn-lab-"))
         for relative, source in files.items():
             target = self.root / relative
@@ -111,8 +114,14 @@ class Lab:
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")]))
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [pythonpath and str(pythonpath), str(REPO),
+                                                          env.get("PYTHONPATH")]))
         env["JUPYTER_CONFIG_DIR"] = str(self.root / ".jupyter-config")  # no user settings leak in
+        # What Binder and the browser edition set (binder/postBuild, lite/overrides.json): JupyterLab saves the widgets'
+        # state with a notebook (it draws them from a saved state whenever the notebook is trusted).
+        widgets = self.root / ".jupyter-config/lab/user-settings/@jupyter-widgets/jupyterlab-manager"
+        widgets.mkdir(parents=True)
+        (widgets / "plugin.jupyterlab-settings").write_text('{"saveState": true}')
         self.log = open(self.root / "server.log", "wb")  # noqa: SIM115 (open while the server runs)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "jupyter", "lab", "--no-browser", "--allow-root", "--ServerApp.ip=127.0.0.1",
@@ -246,17 +255,18 @@ def error_outputs(page):
 
 
 # In-page helpers: a checksum of the explorer's figure pixels, and its readout text.
+FIGURE_CANVAS = ".attn-figure canvas"  # the canvas attn_lib/widgets/explorer.js draws on
 PAGE_HELPERS = """
 window.attnFigureSum = (sel) => {
-    const canvas = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
+    const canvas = document.querySelector(sel + ' .attn-figure canvas');
     if (!canvas || canvas.width === 0) return null;
     const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     let a = 1, b = 0;
     for (let i = 0; i < data.length; i += 1) { a = (a + data[i]) % 65521; b = (b + a) % 65521; }
     return b * 65536 + a;
 };
-window.attnFigureDrawn = (sel) => {  // an ipympl canvas is transparent until the first image arrives
-    const canvas = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
+window.attnFigureDrawn = (sel) => {  // the canvas is transparent until the first frame is drawn
+    const canvas = document.querySelector(sel + ' .attn-figure canvas');
     if (!canvas || canvas.width === 0) return false;
     const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
     for (let i = 3; i < data.length; i += 4) if (data[i] !== 0) return true;
@@ -276,44 +286,39 @@ def explorer_selector(kind):
 def wait_for_figure(page, kind, timeout_ms=60_000):
     """Wait until the explorer's canvas shows a drawn figure (a non-blank image); return its checksum."""
     selector = explorer_selector(kind)
-    page.wait_for_selector(f"{selector} .jupyter-matplotlib-canvas-div canvas", timeout=timeout_ms)
+    page.wait_for_selector(f"{selector} {FIGURE_CANVAS}", timeout=timeout_ms)
     page.evaluate(PAGE_HELPERS)
     page.wait_for_function("sel => window.attnFigureDrawn(sel)", arg=selector, timeout=timeout_ms, polling=100)
     return page.evaluate("sel => window.attnFigureSum(sel)", selector)
 
 
 def focus_main_control(page, kind):
-    """Put keyboard focus on the explorer's main control (a slider handle, the checked radio button, or the
-    pressed toggle button); return how it moves: "slider", "radio" or "buttons"."""
+    """Put keyboard focus on the explorer's main control (a range input, or the checked radio button of its group);
+    return how it moves: "slider" or "radio"."""
     selector = explorer_selector(kind)
-    handle = page.locator(f"{selector} .attn-main-control .noUi-handle")
-    if handle.count():
-        handle.first.focus()
+    slider = page.locator(f"{selector} .attn-main-control input[type=range]")
+    if slider.count():
+        slider.first.focus()
         return "slider"
-    radio = page.locator(f"{selector} .attn-main-control input[type=radio]:checked")
-    if radio.count():
-        radio.first.focus()
-        return "radio"
-    page.locator(f"{selector} .attn-main-control button.mod-active").first.focus()
-    return "buttons"
+    page.locator(f"{selector} .attn-main-control input[type=radio]:checked").first.focus()
+    return "radio"
 
 
-# The keys that move a main control one step, and to its end. ipywidgets' radio buttons are not one arrow-key
-# group (their inputs share no name), so each is a Tab stop and Space checks it; a toggle button is a Tab stop
-# too, and Space presses it.
-STEP_KEYS = {"slider": ["ArrowRight"], "radio": ["Tab", "Space"], "buttons": ["Tab", "Space"]}
-END_KEYS = {"slider": ["End"], "radio": ["Tab", "Space"], "buttons": ["Tab", "Space"]}
+# The keys that move a main control one step, and to its end (radio buttons of one group: the arrow keys move the
+# choice, and wrap around at the ends).
+STEP_KEYS = {"slider": ["ArrowRight"], "radio": ["ArrowDown"]}
+END_KEYS = {"slider": ["End"], "radio": ["ArrowUp"]}
 
 
 def main_control_value(page, kind):
-    """What the main control shows: a slider's readout, or the label of the checked radio button."""
+    """What the main control shows: a slider's output, or the label of the checked radio button."""
     return page.evaluate(
         """sel => {
             const c = document.querySelector(sel + ' .attn-main-control');
-            const readout = c.querySelector('.widget-readout');
-            if (readout) return readout.textContent;
+            const output = c.querySelector('output');
+            if (output) return output.textContent;
             const radio = c.querySelector('input[type=radio]:checked');
-            return radio ? radio.parentElement.textContent : null;
+            return radio ? radio.parentElement.textContent.trim() : null;
         }""", explorer_selector(kind))
 
 
@@ -322,27 +327,19 @@ def key_to_pixels_ms(page, kind, key, timeout_ms=10_000):
     animation frame that shows new figure pixels, and to the first frame whose readout text differs (each None if
     it did not change within ``timeout_ms``; the wait ends when both have changed, whichever comes first).
 
-    ipympl puts every new image on the visible canvas with ``drawImage``; that call is watched on the figure's
-    canvas, and at the next animation frame the pixels are compared once with those before the press. (Hashing
-    the whole canvas at every frame instead would add its own cost to what is measured: four times as much at a
-    device pixel ratio of 2.)
+    The explorer's module draws a frame on its canvas and then fires "attn-paint" on it; at the next animation
+    frame the pixels are compared once with those before the press. (Hashing the whole canvas at every frame
+    instead would add its own cost to what is measured: four times as much at a device pixel ratio of 2.)
     """
     page.evaluate(
         """([sel, timeout]) => {
-            const canvas = document.querySelector(sel + ' .jupyter-matplotlib-canvas-div canvas');
-            const context = canvas.getContext('2d');
-            if (!context.attnWatched) {
-                const draw = context.drawImage.bind(context);
-                context.drawImage = (...args) => { draw(...args); if (context.attnOnDraw) context.attnOnDraw(); };
-                context.attnWatched = true;
-            }
+            const canvas = document.querySelector(sel + ' .attn-figure canvas');
             const before = window.attnFigureSum(sel), readout = window.attnReadout(sel);
             let pressed = null, text = null, pixels = null, done = false;
             document.addEventListener('keydown', () => { pressed = performance.now(); },
                                       {capture: true, once: true});
             window.attnLatency = new Promise(resolve => {
-                const finish = (value) => { if (!done) { done = true; context.attnOnDraw = null; resolve(value); } };
-                context.attnOnDraw = () => {
+                const onPaint = () => {
                     if (pressed === null) return;
                     requestAnimationFrame(() => {
                         const now = performance.now();
@@ -351,6 +348,10 @@ def key_to_pixels_ms(page, kind, key, timeout_ms=10_000):
                         if (pixels !== null && text !== null) finish([pixels, text]);
                     });
                 };
+                const finish = (value) => {
+                    if (!done) { done = true; canvas.removeEventListener('attn-paint', onPaint); resolve(value); }
+                };
+                canvas.addEventListener('attn-paint', onPaint);
                 const poll = () => {  // the readout, and the timeout
                     if (done) return;
                     if (pressed !== null) {

@@ -204,3 +204,47 @@ def test_every_formula_is_drawn_as_mathml_no_tex_shows_and_nothing_comes_from_ou
     left = sorted({m.group(0) for m in TEX_LEFT.finditer(prose)})
     assert not left, f"{rel}: TeX shows as text in the prose: {left}"
     assert static_page.outside == [], f"{rel} asks for files outside the site: {static_page.outside}"
+
+
+EXPLORER_PAGES = {kind: Path(name).with_suffix(".html").as_posix()
+                  for kind, name in __import__("lab_driver").EXPLORER_NOTEBOOKS.items()}
+
+
+@pytest.mark.parametrize("kind", EXPLORER_PAGES)
+def test_every_explorer_moves_in_the_reading_copy_with_no_kernel_and_nothing_from_outside(reading_copy, static_page,
+                                                                                          kind):
+    """Opened from file://, every outside request refused: the explorer is drawn from the state saved with the
+    notebook, its main control moves with the keyboard, and figure, readout, caption and accessible name follow;
+    no text of the figure runs off it, at the first position or the last."""
+    import lab_driver
+
+    rel = EXPLORER_PAGES[kind]
+    static_page.errors = []
+    static_page.on("pageerror", lambda error: static_page.errors.append(str(error)))
+    static_page.goto((reading_copy / rel).as_uri())
+    selector = lab_driver.explorer_selector(kind)
+    lab_driver.wait_for_figure(static_page, kind, timeout_ms=10_000)
+    assert static_page.locator(selector).count() == 1, f"{rel}: not one live {kind} explorer"
+    assert static_page.locator(f"{selector} .attn-status").inner_text() == ""
+
+    def shown():
+        return static_page.evaluate("""sel => {
+            const e = document.querySelector(sel), canvas = e.querySelector('.attn-figure canvas');
+            return [window.attnFigureSum(sel), window.attnReadout(sel), canvas.getAttribute('aria-label'),
+                    e.querySelector('.attn-description').textContent, canvas.attnTexts,
+                    [canvas.clientWidth, canvas.clientHeight]];
+        }""", selector)
+
+    how = lab_driver.focus_main_control(static_page, kind)
+    first = shown()
+    for key in lab_driver.END_KEYS[how]:
+        static_page.keyboard.press(key)
+    moved = shown()
+    assert moved[0] != first[0] and moved[1] != first[1], f"{rel}: the {kind} explorer did not move"
+    for figure in (first, moved):
+        sum_, readout, label, caption, texts, (width, height) = figure
+        assert label and caption == f"Figure: {label}"
+        outside = [t["text"] for t in texts if t["x0"] < -0.5 or t["y0"] < -0.5 or t["x1"] > width + 0.5
+                   or t["y1"] > height + 0.5]
+        assert not outside, f"{rel}: text runs off the {width}x{height} figure: {outside}"
+    assert static_page.outside == [] and static_page.errors == []

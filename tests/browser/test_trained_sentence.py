@@ -1,5 +1,6 @@
 """The trained-model explorer's sentence box, in JupyterLab in headless Chromium: typing a sentence and pressing
-Enter runs it through the model, and the heatmap (new tokens on its axes) and the readout change.
+Enter runs it through the model in the kernel (a move the page cannot draw alone), and the heatmap (new tokens on its
+axes), the readout and the caption change; "your own" is chosen in the page.
 
 Run: python -m pytest tests/browser -q -k trained
 """
@@ -17,7 +18,7 @@ def test_typing_a_sentence_redraws_the_heatmap_with_its_tokens(lab, page):
     readout = page.evaluate("s => window.attnReadout(s)", selector)
     assert "tokens n: 12" in readout
 
-    box = page.locator(f"{selector} .attn-sentence input")
+    box = page.locator(f"{selector} input[type=text]")
     box.click()
     box.fill("a dog chased the ball")
     page.keyboard.press("Enter")
@@ -27,5 +28,8 @@ def test_typing_a_sentence_redraws_the_heatmap_with_its_tokens(lab, page):
     lab_driver.wait_until_settled(page, "trained", quiet_ms=300)
     assert "tokens n: 7" in page.evaluate("s => window.attnReadout(s)", selector)  # [CLS] + 5 words + [SEP]
     assert "a dog chased the ball" in page.locator(f"{selector} .attn-description").inner_text()
+    assert page.locator(f"{selector} input[type=radio]:checked").evaluate("r => r.parentElement.textContent").strip() \
+        .startswith("your own")
+    assert page.locator(f"{selector} .attn-status").inner_text() == ""
     assert lab_driver.error_outputs(page) == []
     assert page.errors == []

@@ -31,7 +31,7 @@ def test_dk_explorer_unscaled_large_d_k_saturates_the_softmax_and_shrinks_its_gr
 def test_dk_explorer_names_its_units():
     explorer = dk_explorer()
     assert "components" in explorer.controls["d_k"].description
-    assert "nats" in explorer.readout.value and "components" in explorer.readout.value
+    assert "nats" in explorer.readout and "components" in explorer.readout
 
 
 @pytest.mark.parametrize("kwargs, argument", [({"d_k": 100}, "d_k"), ({"keys": 1}, "keys"),

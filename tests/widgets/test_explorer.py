@@ -1,44 +1,44 @@
-"""What every explorer shares (attn_lib/widgets/_explorer.py), tested on every explorer in ``EXPLORERS``: each
-control at its ends, keyboard controls with labels, a deterministic text form, one update per change, blitting.
+"""What every explorer shares (attn_lib/widgets/_explorer.py and explorer.js), tested on every explorer in
+``EXPLORERS``: each control at its ends, labelled controls, a deterministic text form, frames computed once and
+sent before they are needed, numbers sent as the kernel computed them.
 
-The browser side (keyboard, pixels, latency) is in tests/browser/.
+The browser side (drawing, keyboard, the reading copy, latency) is in tests/browser/.
 """
 
 import contextlib
-import html
 import io
+import json
 import os
 import subprocess
 import sys
 import warnings
 from pathlib import Path
 
-import ipywidgets as widgets
 import numpy as np
 import pytest
-from PIL import Image
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from attn_lib import softmax
 from attn_lib.widgets import EXPLORERS, dk_explorer, softmax_explorer
-from attn_lib.widgets._explorer import diff_png, largest_jacobian_entry, significant, three_figures
+from attn_lib.widgets._explorer import (MODULE, largest_jacobian_entry, plain, position_key, significant,
+                                        three_figures)
 
-from .explorer_checks import assert_finite_labelled_figure, control_ends
+from .explorer_checks import artist_numbers, assert_finite_labelled_frame, control_ends
 
 REPO = Path(__file__).resolve().parents[2]
-KEYBOARD_CONTROLS = (widgets.SelectionSlider, widgets.FloatSlider, widgets.FloatLogSlider, widgets.IntSlider,
-                     widgets.ToggleButtons, widgets.RadioButtons)
 
 
 @pytest.fixture(scope="module")
 def built():
-    """One explorer of each kind (building them samples and draws: do it once per module)."""
+    """One explorer of each kind (building them samples and computes: do it once per module)."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         return {kind: factory() for kind, factory in EXPLORERS.items()}
 
 
 @pytest.mark.parametrize("kind", EXPLORERS)
-def test_every_control_at_its_ends_gives_a_finite_labelled_figure(built, kind):
+def test_every_control_at_its_ends_gives_a_finite_labelled_frame(built, kind):
     explorer = built[kind]
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -46,28 +46,28 @@ def test_every_control_at_its_ends_gives_a_finite_labelled_figure(built, kind):
             start = control.value
             for value in control_ends(control):
                 control.value = value
-                assert control.value == pytest.approx(value)
-                assert_finite_labelled_figure(explorer)
-                assert explorer.readout.value and explorer.description
+                assert control.value == value
+                key = position_key(explorer.values.values())
+                assert key in explorer.sent, f"the page has no frame where Python moved {control_name}"
+                assert_finite_labelled_frame(explorer, explorer.sent[key])
+                assert explorer.readout and explorer.description
                 assert all(np.isfinite(v) for v in explorer.measured.values()), (control_name, value)
             control.value = start
 
 
 @pytest.mark.parametrize("kind", EXPLORERS)
-def test_controls_are_keyboard_widgets_with_labels_and_units(built, kind):
+def test_controls_have_labels_with_units_and_one_main_control(built, kind):
     explorer = built[kind]
-    assert explorer.name == kind
-    assert explorer.main_control in explorer.controls
-    assert "attn-main-control" in explorer.controls[explorer.main_control]._dom_classes
-    assert f"attn-explorer-{kind}" in explorer._dom_classes
-    for control in explorer.controls.values():
-        assert isinstance(control, KEYBOARD_CONTROLS), type(control).__name__
-        assert len(control.description) >= 5, f"{type(control).__name__} has no real description"
-        assert control.style.description_width == "initial"  # the whole label shows
-        if isinstance(control, (widgets.SelectionSlider, widgets.FloatSlider, widgets.FloatLogSlider,
-                                widgets.IntSlider)):
-            assert control.continuous_update is False  # a drag sends one change, not one per pixel
-            assert "(" in control.description  # what it counts, or "no unit"
+    assert explorer.name == kind and explorer.spec["name"] == kind
+    assert [c["name"] for c in explorer.spec["controls"] if c.get("main")] == [explorer.main_control]
+    for control in explorer.spec["controls"]:
+        assert control["kind"] in ("slider", "choice", "text")
+        assert len(control["label"]) >= 5, f"{control['name']} has no real label"
+        if control["kind"] == "slider":
+            assert "(" in control["label"], f"{control['label']!r}: what it counts, or 'no unit'"
+        if control["kind"] != "text":
+            assert len(control["options"]) >= 2 and all(control["options"])
+            assert len(set(control["options"])) == len(control["options"]), f"{control['name']}: two equal labels"
 
 
 @pytest.mark.parametrize("kind", EXPLORERS)
@@ -77,7 +77,17 @@ def test_text_form_is_the_description_and_is_deterministic(kind):
     assert text == second._repr_mimebundle_()["text/plain"]  # strict nbval compares this
     assert text.startswith(f"{kind}_explorer: ") and first.description in text
     assert "0x" not in text and "model_id" not in text
-    assert html.escape(first.description, quote=False) in first.caption.value
+    assert first.frames == second.frames  # the saved widget state is deterministic too
+
+
+@pytest.mark.parametrize("kind", EXPLORERS)
+def test_the_page_shows_what_python_measured(built, kind):
+    """The readout and description the page shows at the current position are Python's, and every number an
+    artist draws is the kernel's to five significant figures."""
+    explorer = built[kind]
+    frame = explorer.sent[position_key(explorer.values.values())]
+    assert "\n".join(f"{label}: {value}" for label, value in frame["readout"]) == explorer.readout
+    assert frame["description"] == explorer.description
 
 
 @pytest.mark.parametrize("kind", EXPLORERS)
@@ -124,35 +134,116 @@ def test_largest_jacobian_entry_matches_finite_differences():
     assert largest_jacobian_entry(softmax(scores)) == pytest.approx(np.abs(numeric).max(), rel=1e-6)
 
 
-def test_one_update_per_change_and_blitting_after_the_first_draw():
+def test_a_move_among_the_positions_sent_computes_nothing():
+    """The d_k explorer has 22 positions: all sent when it is made, so moves, the page's or Python's, need no kernel
+    work and send nothing new."""
     explorer = dk_explorer()
-    canvas = explorer.figure.canvas
-    canvas.draw()  # what the browser's first draw request does
-    before = np.asarray(canvas.get_renderer().buffer_rgba()).copy()
-    slider = explorer.controls["d_k"]
-    values = [value for _, value in slider.options] if isinstance(slider.options[0], tuple) else slider.options
-    for d_k in values[::-1]:  # from 64 to the largest, then down one step at a time
-        slider.value = d_k
-    slider.value = values[0]  # already there: no change, no update
-    assert explorer.updates == len(values)
-    assert explorer.blits == explorer.updates  # only the bars and curves moved: no full redraw
-    assert not np.array_equal(before, np.asarray(canvas.get_renderer().buffer_rgba()))
-    explorer.controls["scaled"].value = True  # new x-axis: a full redraw, not a blit
-    assert explorer.blits == explorer.updates - 1
+    assert explorer.computed == len(explorer.frames) == 22
+    frames = explorer.frames
+    sent = []
+    explorer.observe(sent.append, names="frames_json")
+    explorer.send = sent.append
+    for d_k in (1, 1024, 128):
+        explorer.controls["d_k"].value = d_k
+        explorer.values = {**explorer.values, "scaled": 1}  # as the page writes a move: by position
+    assert explorer.frames is frames and sent == [] and explorer.computed == 22
+    assert explorer.measured["theory"] == 1.0 and explorer.controls["d_k"].value == 128
 
 
-def test_blit_draws_the_same_pixels_as_a_full_redraw():
+@settings(max_examples=25, deadline=None)
+@given(moves=st.lists(st.tuples(st.integers(0, 5), st.integers(0, 200)), min_size=1, max_size=6))
+def test_after_any_moves_every_one_move_position_is_in_the_page(moves):
+    """The softmax explorer has 41 x 101**5 positions: the page holds the cross of one-control moves around where the
+    controls are, and after each move the cross around the new position, each frame as computed afresh."""
+    explorer = _softmax()
+    messages = []
+    explorer.send = messages.append
+    names = list(explorer.controls)
+    for which, where in moves:
+        control = explorer.controls[names[which]]
+        before = len(messages)
+        explorer.values = {**explorer.values, control.name: where % len(control.options)}
+        current = position_key(explorer.values.values())
+        new = [key for message in messages[before:] for key in message["frames"]]
+        assert len(new) == len(set(new)) and not set(new) & set(explorer.frames)  # nothing sent twice
+        if new and current in new:  # the frame of where the controls are goes first, alone
+            assert list(messages[before]["frames"]) == [current]
+        for name, other in explorer.controls.items():
+            for k in range(len(other.options)):
+                assert position_key({**explorer.values, name: k}.values()) in explorer.sent
+    assert explorer.sent == {**explorer.frames, **{k: f for message in messages for k, f in message["frames"].items()}}
+    shown = explorer.sent[position_key(explorer.values.values())]
+    assert shown == explorer._compute(explorer.values)  # not a frame left from an earlier position
+    assert f"T = {explorer.controls['temperature'].value:.2f}" in shown["description"] == explorer.description
+
+
+def _softmax():
+    return softmax_explorer()
+
+
+@pytest.mark.parametrize("bad, message", [({"d_k": 11, "scaled": 0}, "values\\['d_k'\\] must be a position"),
+                                          ({"d_k": "64", "scaled": 0}, "values\\['d_k'\\] must be a position"),
+                                          ({"d_k": 3}, "'scaled' is missing")])
+def test_a_bad_position_from_the_page_names_itself(bad, message):
+    explorer = dk_explorer()
+    with pytest.raises(ValueError, match=message):
+        explorer.values = bad
+
+
+@pytest.mark.parametrize("value", [100, 64.0, "64", True])
+def test_a_value_not_on_a_slider_names_the_control_and_its_positions(value):
+    explorer = dk_explorer()
+    with pytest.raises(ValueError, match=r"^d_k must be one of \['1', '2', "):
+        explorer.controls["d_k"].value = value
+
+
+def test_a_real_valued_slider_snaps_to_its_nearest_position():
     explorer = softmax_explorer()
-    canvas = explorer.figure.canvas
-    canvas.draw()
-    explorer.controls["temperature"].value = 0.5  # blitted
-    blitted = np.asarray(canvas.get_renderer().buffer_rgba()).copy()
-    canvas.draw()
-    assert np.array_equal(blitted, np.asarray(canvas.get_renderer().buffer_rgba()))
+    explorer.controls["s0"].value = 1.04
+    assert explorer.controls["s0"].value == 1.0
+    with pytest.raises(ValueError, match="^s0 must be one of"):
+        explorer.controls["s0"].value = 7.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.floats(allow_nan=True, allow_infinity=False, width=64), min_size=1, max_size=20))
+def test_numbers_are_sent_to_five_significant_figures_and_nan_as_null(numbers):
+    sent = plain(np.asarray(numbers))
+    assert len(sent) == len(numbers)
+    for number, shown in zip(numbers, sent):
+        if np.isnan(number):
+            assert shown is None
+        else:
+            assert shown == pytest.approx(number, rel=5e-5, abs=1e-300)
+    json.dumps(sent, allow_nan=False)  # the page's JSON has no NaN
+
+
+def test_an_infinite_number_is_refused_before_it_reaches_the_page():
+    with pytest.raises(ValueError, match="infinite"):
+        plain({"values": np.array([1.0, np.inf])})
+
+
+@pytest.mark.parametrize("positions", [[0, 1], [10, 0, 3], ["a sentence, with \"quotes\" and é", 2], ["", 0],
+                                       ["line\nbreak \u2028 and \\ slash", 5]])
+def test_python_and_the_page_write_the_same_position_key(positions):
+    """The page finds a frame by the key it writes with JSON.stringify: node runs explorer.js's own function."""
+    script = (f"import('{MODULE.as_uri()}').then(m => process.stdout.write(m.positionKey("
+              f"{{controls: {json.dumps([{'name': f'c{k}'} for k in range(len(positions))])}}}, "
+              f"{json.dumps({f'c{k}': p for k, p in enumerate(positions)})})))")
+    result = subprocess.run(["node", "--input-type=module", "-e", script], capture_output=True, text=True,
+                            check=True)
+    assert result.stdout == position_key(positions)
+
+
+def test_the_frames_of_an_explorer_are_small_enough_to_save_in_a_notebook(built):
+    sizes = {kind: len(json.dumps(explorer.frames)) for kind, explorer in built.items()}
+    assert max(sizes.values()) < 3_000_000, sizes
 
 
 def test_static_figures_stay_inline_pngs_in_a_notebook_that_imports_the_widgets():
-    """The course's setup cell imports pyplot and the explorers together; its other figures must stay PNGs."""
+    """The course's setup cell imports pyplot and the explorers together; its other figures must stay PNGs. The
+    explorer is a still then the widget; the reading copy (tools/build_html.py) draws the explorer itself from the
+    saved state, with the module inline, in place of both."""
     nbclient = pytest.importorskip("nbclient")
     from nbformat.v4 import new_code_cell, new_notebook
 
@@ -164,21 +255,24 @@ def test_static_figures_stay_inline_pngs_in_a_notebook_that_imports_the_widgets(
     ])
     env = {"PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
     with _environ(env):
-        nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3").execute()
+        nbclient.NotebookClient(notebook, timeout=120, kernel_name="python3", store_widget_state=True).execute()
     before, explorer, after = (notebook.cells[i].outputs for i in (1, 2, 3))
     assert [sorted(o["data"]) for o in before] == [["image/png", "text/plain"]]
     assert [sorted(o["data"]) for o in after] == [["image/png", "text/plain"]]
-    still, live = explorer  # a still image of the first state, then the live widget (tests/widgets/test_still.py)
-    assert sorted(still["data"]) == ["text/html", "text/plain"] and '<figure class="attn-still' in still["data"][
-        "text/html"]
+    still, live = explorer  # a still of the first frame (tests/widgets/test_still.py), then the widget
+    assert '<figure class="attn-still' in still["data"]["text/html"]
     assert live["data"]["text/plain"].startswith("dk_explorer: histogram of 5000 scores")
     assert "application/vnd.jupyter.widget-view+json" in live["data"]
-    # The reading copy (tools/build_html.py) gives the still the cell's "Figure:" line as its alt text.
     sys.path.insert(0, str(REPO / "tools"))
     import build_html
 
-    assert (2, still) in build_html.figure_outputs(notebook)
-    assert build_html.figure_description(notebook, 2) == "Figure: " + live["data"]["text/plain"].split(": ", 1)[1]
+    assert [i for i, _ in build_html.figure_outputs(notebook)] == [1, 3]  # the still is not one of its figures
+    assert build_html.static_explorers(notebook) == 1
+    (shown,) = notebook.cells[2].outputs  # the still left out: the page draws the explorer itself
+    page = shown["data"]["text/html"]
+    assert page.count('<script type="module">') == 1 and "import " not in page.split("<script", 2)[2]
+    saved = json.loads(page.split('<script type="application/json">')[1].split("</script>")[0])
+    assert len(json.loads(saved["frames_json"])) == 22 and saved["values"] == {"d_k": 6, "scaled": 0}
 
 
 @contextlib.contextmanager
@@ -200,36 +294,6 @@ def test_importing_the_widgets_leaves_the_matplotlib_backend_alone():
             "import attn_lib.widgets; print(matplotlib.get_backend())")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=REPO)
     assert result.stdout.strip() == "svg"
-
-
-def test_the_images_sent_to_the_browser_add_up_to_the_figure(monkeypatch):
-    explorer = dk_explorer()
-    canvas = explorer.figure.canvas
-    sent = []
-    monkeypatch.setattr(canvas, "send_binary", sent.append)  # what ipympl would send to the browser
-    canvas._set_device_pixel_ratio(2)  # a laptop's screen: the figure at twice the pixels
-    canvas.draw()  # the first image: the whole figure
-    shown = np.asarray(Image.open(io.BytesIO(sent.pop())).convert("RGBA")).copy()
-    for d_k in (128, 1024, 1):
-        explorer.controls["d_k"].value = d_k  # blitted: a diff image goes out
-        diff = np.asarray(Image.open(io.BytesIO(sent.pop())).convert("RGBA"))
-        opaque = diff[..., 3] == 255
-        assert ((diff[..., 3] == 0) | opaque).all()  # each pixel either replaces what is shown or leaves it
-        shown[opaque] = diff[opaque]  # what the browser does: lay the diff over what it shows
-        np.testing.assert_array_equal(shown, np.asarray(canvas.get_renderer().buffer_rgba()))
-    assert sent == []
-
-
-@pytest.mark.parametrize("height, width, share", [(1, 1, 1.0), (7, 5, 0.0), (40, 33, 0.02), (40, 33, 0.5)])
-def test_diff_png_is_transparent_exactly_where_nothing_changed(height, width, share):
-    rng = np.random.default_rng(height * width)
-    opaque = np.uint32(0xFF000000)
-    before = rng.integers(0, 2**24, (height, width), dtype=np.uint32) | opaque
-    after = before.copy()
-    changed = rng.random((height, width)) < share
-    after[changed] = rng.integers(0, 2**24, int(changed.sum()), dtype=np.uint32) | opaque
-    decoded = np.asarray(Image.open(io.BytesIO(diff_png(after, after != before))).convert("RGBA"))
-    np.testing.assert_array_equal(decoded.view(np.uint32).squeeze(2), np.where(after != before, after, 0))
 
 
 @pytest.mark.parametrize("x, three, sig", [
