@@ -465,3 +465,32 @@ def test_a_collapsed_checker_cell_shows_its_call_but_not_the_answer_it_holds():
     assert nb.cells[0].source.startswith("check_number(answer, ...)")
     assert "24" not in nb.cells[0].source and "48" not in nb.cells[0].source
     assert nb.cells[1].source == "check_count('scores', answer, n=7)"
+
+
+def test_html_draws_each_explorer_live_from_its_saved_state_and_check_counts_them(course, tmp_path):
+    """An explorer's output (its still, then its widget, whose state the notebook saved) becomes the live explorer:
+    the state in the page, the module inline once; the still is left out. A page that lost it is reported."""
+    nav.write(course, COURSE)
+    path = course / "02-scores.ipynb"
+    nb = nbformat.read(path, as_version=4)
+    state = {"_esm": "export default { render({ model, el }) { el.textContent = model.get('values').x; } };",
+             "spec": {"name": "toy", "controls": []}, "frames_json": "{}", "values": {"x": "</script> 1"}}
+    nb.metadata["widgets"] = {build_html.WIDGET_STATE: {"state": {"toy-1": {"state": state}}}}
+    still = nbformat.v4.new_output("display_data", data={
+        "text/html": '<figure class="attn-still attn-still-toy"><img alt="a toy" src="data:image/png;base64,AA=="></figure>',
+        "text/plain": "A still image."})
+    view = nbformat.v4.new_output("display_data", data={
+        build_html.WIDGET_VIEW: {"model_id": "toy-1", "version_major": 2, "version_minor": 0},
+        "text/plain": "toy_explorer: a toy."})
+    nb.cells.append(nbformat.v4.new_code_cell("toy_explorer()", outputs=[still, view], execution_count=9))
+    nbformat.write(nb, path)
+    out = tmp_path / "html"
+    build_html.build(course, out)
+    assert build_html.check(course, out) == []
+    page = (out / "02-scores.html").read_text()
+    assert page.count('<div class="attn-static-explorer">') == 1 and page.count('<script type="module">') == 1
+    assert "attn-still" not in page and "<\\/script> 1" in page and "export default" not in page
+    assert "const attnExplorer = { render(" in page
+    (out / "02-scores.html").write_text(page.replace('<div class="attn-static-explorer">', "<div>"))
+    assert build_html.check(course, out) == [
+        "02-scores.html: 1 explorer(s) in 02-scores.ipynb, 0 drawn live in the page"]

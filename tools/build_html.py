@@ -8,6 +8,8 @@ Usage::
 The notebooks are rendered as committed (run tools/build_notebooks.py first if they changed), with their figures
 embedded in the pages. Links between notebooks (``02-scores.ipynb``) become links between pages (``02-scores.html``);
 each figure gets its "Figure:" description as alt text; each page is titled by its notebook's first heading.
+Each explorer is drawn live in its page from the state saved with the notebook, by the explorers' own module
+inlined once per page (:func:`static_explorers`): its controls move it with no kernel and nothing from outside.
 nbconvert's lab template is made to meet WCAG 2.1 AA (tests/browser/test_reading_copy.py audits every page with
 axe): prompts at full opacity, code and traceback colours darkened to 4.5:1 on their backgrounds, links underlined.
 
@@ -21,7 +23,9 @@ Mathematics is written in the markdown as TeX (``$...$``, ``$$...$$``) and rende
 screen readers read it as mathematics.
 
 The check fails (exit 1) if a notebook has no page, if a page holds fewer embedded images than its notebook has
-figures (an ``image/png`` output, or an ``<img src="data:...">`` inside a ``text/html`` output), if a page holds
+figures (an ``image/png`` output, or an ``<img src="data:...">`` inside a ``text/html`` output), if a page draws
+another number of live explorers than its notebook shows (each with its saved state and the module inline), if a
+page holds
 another number of MathML formulas than its notebook's markdown has formulas, if a page loads anything from outside
 the site, if a relative link points to no file, or if a handout is missing, lacks a notebook or is not linked from
 the contents.
@@ -358,7 +362,7 @@ def static_explorers(nb) -> int:
     An explorer is a widget whose saved state holds the module (``_esm``) and a ``spec``; its text form stays in
     the output for a reader without scripts (it is the figure's description)."""
     states = nb.metadata.get("widgets", {}).get(WIDGET_STATE, {}).get("state", {})
-    replaced, module = 0, None
+    replaced, module, drawn = 0, None, set()
     for cell in nb.cells:
         if "outputs" in cell:
             cell.outputs = [out for out in cell.outputs if not is_still(out)]
@@ -380,6 +384,9 @@ def static_explorers(nb) -> int:
                 raise ValueError("two explorers in one notebook were saved with different modules: rebuild it")
             out["data"] = {"text/html": block}
             replaced += 1
+            drawn.add(view["model_id"])
+    for model_id in drawn:  # the page holds each explorer's state once, in its own block
+        del states[model_id]
     return replaced
 
 
@@ -579,6 +586,9 @@ def check(notebooks_dir: Path, out_dir: Path) -> list[str]:
         if embedded < figures:
             problems.append(
                 f"{rel}: {figures} figure(s) in {nb_path.name}, {embedded} embedded image(s) in the page")
+        explorers, live = static_explorers(nb), page.count('<div class="attn-static-explorer">')
+        if live != explorers or (explorers and page.count('<script type="module">') != 1):
+            problems.append(f"{rel}: {explorers} explorer(s) in {nb_path.name}, {live} drawn live in the page")
         problems += broken_links(page, page_path, rel) + outside_resources(page, rel)
         expected, rendered = len(notebook_formulas(nb)), len(MATH_ELEMENT.findall(page))
         if rendered != expected:

@@ -41,7 +41,6 @@ While nbgrader autogrades a notebook, an explorer function builds nothing and sh
 from __future__ import annotations
 
 import functools
-import html
 import itertools
 import json
 import math
@@ -56,7 +55,7 @@ from .._checks import InputValueError
 from .._platform import autograding
 
 # Lines, bars and markers reach WCAG 2's 3:1 for graphics against the white figure (1.4.11), BROKEN also against the
-# grey of a blocked cell it outlines; tests/widgets/test_contrast_of_explorers.py measures every artist's colour.
+# grey of a blocked cell it outlines; tests/widgets/test_explorer_colours.py measures every artist's colour.
 BAR = "#3b528b"  # viridis, a third of the way up: the colour of measured quantities (7.6:1; 4.1:1 at alpha 0.75)
 THEORY = "#cf7000"  # orange, distinct from viridis blues in both themes: the colour of theory (3.5:1)
 BROKEN = "#a93226"  # red: the line a row sum must reach, the outline of a blocked cell that took weight (3.3:1 on grey)

@@ -24,7 +24,7 @@ from attn_lib.widgets import EXPLORERS, dk_explorer, softmax_explorer
 from attn_lib.widgets._explorer import (MODULE, largest_jacobian_entry, plain, position_key, significant,
                                         three_figures)
 
-from .explorer_checks import artist_numbers, assert_finite_labelled_frame, control_ends
+from .explorer_checks import assert_finite_labelled_frame, control_ends
 
 REPO = Path(__file__).resolve().parents[2]
 
