@@ -116,9 +116,9 @@ python - <<'PY'
 import json, sys
 from pathlib import Path
 settings = Path(sys.prefix) / "share/jupyter/lab/settings/overrides.d/attn-course.json"
-if json.loads(settings.read_text()) != {"@jupyter-widgets/jupyterlab-manager:plugin": {"saveState": True}}:
-    sys.exit(f"binder-env: {settings} does not keep the widgets' state")
-print("JupyterLab keeps the widgets' state:", settings)
+if json.loads(settings.read_text()) != json.loads(Path("lite/overrides.json").read_text()):
+    sys.exit(f"binder-env: {settings} is not the browser edition's settings (lite/overrides.json)")
+print("JupyterLab's settings are the browser edition's (arrow keys left to the explorers):", settings)
 PY
 extensions="$(jupyter labextension list 2>&1)"
 for ext in "anywidget" "@jupyter-widgets/jupyterlab-manager"; do

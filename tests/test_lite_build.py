@@ -281,13 +281,15 @@ def test_the_plugin_keeps_run_all_going_only_past_a_deliberate_error(tmp_path):
 
 def test_the_arrow_shortcuts_are_rebound_off_the_widgets_not_dropped():
     """lite/overrides.json: each command-mode arrow shortcut that fired on a focused slider is disabled and bound
-    again with the same keys everywhere but inside a widget."""
+    again with the same keys everywhere but inside a widget (ipywidgets' views, and the explorers drawn by
+    attn_lib/widgets/explorer.js, whose range inputs and radio groups take the arrow keys)."""
     shortcuts = json.loads((ROOT / "lite" / "overrides.json").read_text())[
         "@jupyterlab/shortcuts-extension:shortcuts"]["shortcuts"]
     off = [(s["command"], s["keys"]) for s in shortcuts if s.get("disabled")]
     again = [(s["command"], s["keys"]) for s in shortcuts if not s.get("disabled")]
     assert sorted(off) == sorted(again) and len(off) == 4
-    assert all(s["selector"].endswith(":not(.jupyter-widgets *)") for s in shortcuts if not s.get("disabled"))
+    assert all(s["selector"].endswith(":not(.jupyter-widgets *):not(.attn-explorer *)")
+               for s in shortcuts if not s.get("disabled"))
 
 
 # ---------------------------------------------------------------------------------------------------------------
